@@ -1,0 +1,567 @@
+//! Fabric descriptions (as written in a scenario) and the builders that turn them into a
+//! [`Topology`]: leaf-spine, 3-tier fat-tree, dumbbell, a file, or one of the papers' presets.
+//!
+//! Rates in scenario files are in Gb/s, delays in microseconds, buffers in bytes.
+
+use crate::topology::{NodeKind, Topology, TopologyError};
+use crate::units::{Delta, Rate};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A fabric as a scenario describes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum FabricSpec {
+    /// One of the papers' fabrics by name (see [`PRESETS`]).
+    Preset {
+        /// `flowtune-144`, `tfc-360`, `fq-codel-32`, `dba-144` or `holnet-6x6`.
+        name: String,
+    },
+    /// Two-tier leaf-spine: every leaf connects to every spine.
+    LeafSpine(LeafSpineSpec),
+    /// Three-tier k-ary fat-tree (k^3/4 hosts).
+    FatTree(FatTreeSpec),
+    /// `senders` hosts on one switch, `receivers` hosts on another, one bottleneck cable between.
+    Dumbbell(DumbbellSpec),
+    /// Nodes and cables from a TOML file (see [`load_fabric_file`]).
+    File {
+        /// Path of the fabric file, relative to the scenario file.
+        path: String,
+    },
+}
+
+/// Parameters of a leaf-spine fabric.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineSpec {
+    /// Number of racks (leaf switches).
+    pub racks: usize,
+    /// Hosts under each leaf.
+    pub hosts_per_rack: usize,
+    /// Number of spine switches.
+    pub spines: usize,
+    /// Host link rate, Gb/s.
+    pub host_rate_gbps: f64,
+    /// Leaf-spine link rate, Gb/s. Ignored when `oversubscription` is set.
+    pub fabric_rate_gbps: f64,
+    /// When set, the leaf-spine rate is chosen so that a leaf's downlink capacity is this many
+    /// times its uplink capacity: `hosts_per_rack * host_rate / (spines * oversubscription)`.
+    #[serde(default)]
+    pub oversubscription: Option<f64>,
+    /// Propagation delay of host links, us.
+    pub host_link_delay_us: f64,
+    /// Propagation delay of leaf-spine links, us.
+    pub fabric_link_delay_us: f64,
+    /// Host stack delay per one-way trip, us.
+    #[serde(default)]
+    pub host_delay_us: f64,
+    /// Buffer of each leaf port and each host NIC, bytes.
+    pub buffer_bytes: u64,
+    /// Buffer of each spine port, bytes (default: `buffer_bytes`).
+    #[serde(default)]
+    pub spine_buffer_bytes: Option<u64>,
+}
+
+/// Parameters of a 3-tier fat-tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeSpec {
+    /// Switch radix (even): k pods, k^3/4 hosts.
+    pub k: usize,
+    /// Rate of every link, Gb/s.
+    pub rate_gbps: f64,
+    /// Propagation delay of every link, us.
+    pub link_delay_us: f64,
+    /// Host stack delay per one-way trip, us.
+    #[serde(default)]
+    pub host_delay_us: f64,
+    /// Buffer of every port, bytes.
+    pub buffer_bytes: u64,
+}
+
+/// Parameters of a dumbbell (single bottleneck).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    /// Hosts on the left switch.
+    pub senders: usize,
+    /// Hosts on the right switch.
+    pub receivers: usize,
+    /// Host link rate, Gb/s.
+    pub host_rate_gbps: f64,
+    /// Rate of the cable between the two switches, Gb/s.
+    pub bottleneck_rate_gbps: f64,
+    /// Propagation delay of every link, us.
+    pub link_delay_us: f64,
+    /// Host stack delay per one-way trip, us.
+    #[serde(default)]
+    pub host_delay_us: f64,
+    /// Buffer of every port, bytes.
+    pub buffer_bytes: u64,
+}
+
+/// The papers' fabrics: name, one-line description.
+pub const PRESETS: &[(&str, &str)] = &[
+    (
+        "flowtune-144",
+        "pFabric / Flowtune: 9 racks x 16 hosts, 4 spines, 10/40 Gb/s, 1.5 us links, 2 us hosts",
+    ),
+    (
+        "tfc-360",
+        "TFC ns-2: 18 racks x 20 hosts, 1 top switch, 1 Gb/s down, 10 Gb/s up, 20 us links",
+    ),
+    (
+        "fq-codel-32",
+        "FQ-CoDel: 4 racks x 8 hosts, 2 spines, pFabric rates and delays (10/40 Gb/s)",
+    ),
+    (
+        "dba-144",
+        "DBA: 12 ToRs x 12 hosts at 10 Gb/s, 3 cores at 40 Gb/s (1440 Gb/s bisection)",
+    ),
+    (
+        "holnet-6x6",
+        "HOLNET: 6 leaves x 24 hosts, 6 spines, 10 Gb/s/10 us hosts, 20 Gb/s/30 us fabric",
+    ),
+];
+
+/// The spec of a named preset, or `None` for an unknown name.
+pub fn preset(name: &str) -> Option<FabricSpec> {
+    let ls = |racks, hosts_per_rack, spines, host, fabric, hd, fd, host_delay, buf, spine_buf| {
+        FabricSpec::LeafSpine(LeafSpineSpec {
+            racks,
+            hosts_per_rack,
+            spines,
+            host_rate_gbps: host,
+            fabric_rate_gbps: fabric,
+            oversubscription: None,
+            host_link_delay_us: hd,
+            fabric_link_delay_us: fd,
+            host_delay_us: host_delay,
+            buffer_bytes: buf,
+            spine_buffer_bytes: spine_buf,
+        })
+    };
+    Some(match name {
+        // pFabric's DCTCP runs used 225 KB per port.
+        "flowtune-144" => ls(9, 16, 4, 10.0, 40.0, 1.5, 1.5, 2.0, 225_000, None),
+        "tfc-360" => ls(18, 20, 1, 1.0, 10.0, 20.0, 20.0, 0.0, 512_000, None),
+        "fq-codel-32" => ls(4, 8, 2, 10.0, 40.0, 1.5, 1.5, 2.0, 225_000, None),
+        "dba-144" => ls(12, 12, 3, 10.0, 40.0, 1.0, 1.0, 0.0, 1_000_000, None),
+        "holnet-6x6" => ls(
+            6,
+            24,
+            6,
+            10.0,
+            20.0,
+            10.0,
+            30.0,
+            0.0,
+            150_000,
+            Some(300_000),
+        ),
+        _ => return None,
+    })
+}
+
+fn rate(key: &str, gbps: f64) -> Result<Rate, TopologyError> {
+    if !(gbps.is_finite() && gbps > 0.0) {
+        return Err(TopologyError::invalid(
+            key,
+            format!("rate must be positive, got {gbps}"),
+        ));
+    }
+    Ok(Rate((gbps * 1e9).round() as u64))
+}
+
+fn delay(key: &str, us: f64) -> Result<Delta, TopologyError> {
+    if !(us.is_finite() && us >= 0.0) {
+        return Err(TopologyError::invalid(
+            key,
+            format!("delay must be >= 0, got {us}"),
+        ));
+    }
+    Ok(Delta::from_us_f64(us))
+}
+
+fn positive(key: &str, n: usize) -> Result<usize, TopologyError> {
+    if n == 0 {
+        return Err(TopologyError::invalid(key, "must be at least 1"));
+    }
+    Ok(n)
+}
+
+fn buffer(key: &str, bytes: u64) -> Result<u64, TopologyError> {
+    if bytes < 1500 {
+        return Err(TopologyError::invalid(
+            key,
+            format!("buffer must hold at least one 1500 B packet, got {bytes}"),
+        ));
+    }
+    Ok(bytes)
+}
+
+impl FabricSpec {
+    /// Builds the fabric. `base_dir` resolves relative file paths.
+    pub fn build(&self, base_dir: &Path) -> Result<Topology, TopologyError> {
+        match self {
+            FabricSpec::Preset { name } => {
+                let spec = preset(name).ok_or_else(|| {
+                    let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+                    TopologyError::invalid(
+                        "name",
+                        format!("unknown preset `{name}`; presets: {}", names.join(", ")),
+                    )
+                })?;
+                let mut t = spec.build(base_dir)?;
+                t.name = name.clone();
+                Ok(t)
+            }
+            FabricSpec::LeafSpine(s) => leaf_spine(s),
+            FabricSpec::FatTree(s) => fat_tree(s),
+            FabricSpec::Dumbbell(s) => dumbbell(s),
+            FabricSpec::File { path } => load_fabric_file(&base_dir.join(path)),
+        }
+    }
+}
+
+/// Builds a leaf-spine fabric. Hosts are `h0..`, leaves `leaf0..`, spines `spine0..`; host `i`
+/// sits in rack `i / hosts_per_rack`.
+pub fn leaf_spine(s: &LeafSpineSpec) -> Result<Topology, TopologyError> {
+    positive("racks", s.racks)?;
+    positive("hosts_per_rack", s.hosts_per_rack)?;
+    positive("spines", s.spines)?;
+    let host_rate = rate("host_rate_gbps", s.host_rate_gbps)?;
+    let fabric_rate = match s.oversubscription {
+        Some(o) if !(o.is_finite() && o > 0.0) => {
+            return Err(TopologyError::invalid(
+                "oversubscription",
+                format!("must be positive, got {o}"),
+            ))
+        }
+        Some(o) => rate(
+            "oversubscription",
+            s.hosts_per_rack as f64 * s.host_rate_gbps / (s.spines as f64 * o),
+        )?,
+        None => rate("fabric_rate_gbps", s.fabric_rate_gbps)?,
+    };
+    let host_delay_link = delay("host_link_delay_us", s.host_link_delay_us)?;
+    let fabric_delay = delay("fabric_link_delay_us", s.fabric_link_delay_us)?;
+    let host_delay = delay("host_delay_us", s.host_delay_us)?;
+    let buf = buffer("buffer_bytes", s.buffer_bytes)?;
+    let spine_buf = buffer(
+        "spine_buffer_bytes",
+        s.spine_buffer_bytes.unwrap_or(s.buffer_bytes),
+    )?;
+    let name = format!("leaf-spine {}x{}x{}", s.racks, s.hosts_per_rack, s.spines);
+    let mut t = Topology::new(name, host_delay);
+    let hosts: Vec<_> = (0..s.racks * s.hosts_per_rack)
+        .map(|i| t.add_node(NodeKind::Host, format!("h{i}")))
+        .collect();
+    let leaves: Vec<_> = (0..s.racks)
+        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("leaf{i}")))
+        .collect();
+    let spines: Vec<_> = (0..s.spines)
+        .map(|i| t.add_node(NodeKind::Switch { tier: 2 }, format!("spine{i}")))
+        .collect();
+    for (i, &h) in hosts.iter().enumerate() {
+        t.add_cable(
+            h,
+            leaves[i / s.hosts_per_rack],
+            host_rate,
+            host_delay_link,
+            buf,
+            buf,
+        );
+    }
+    for &l in &leaves {
+        for &sp in &spines {
+            t.add_cable(l, sp, fabric_rate, fabric_delay, buf, spine_buf);
+        }
+    }
+    Ok(t)
+}
+
+/// Builds a k-ary fat-tree (Al-Fares et al.): k pods of k/2 edge and k/2 aggregation switches,
+/// (k/2)^2 cores, k/2 hosts per edge switch.
+pub fn fat_tree(s: &FatTreeSpec) -> Result<Topology, TopologyError> {
+    if s.k < 2 || !s.k.is_multiple_of(2) {
+        return Err(TopologyError::invalid(
+            "k",
+            format!("must be even and >= 2, got {}", s.k),
+        ));
+    }
+    let r = rate("rate_gbps", s.rate_gbps)?;
+    let d = delay("link_delay_us", s.link_delay_us)?;
+    let hd = delay("host_delay_us", s.host_delay_us)?;
+    let buf = buffer("buffer_bytes", s.buffer_bytes)?;
+    let half = s.k / 2;
+    let mut t = Topology::new(format!("fat-tree k={}", s.k), hd);
+    let hosts: Vec<_> = (0..s.k * half * half)
+        .map(|i| t.add_node(NodeKind::Host, format!("h{i}")))
+        .collect();
+    let edges: Vec<_> = (0..s.k * half)
+        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("edge{i}")))
+        .collect();
+    let aggs: Vec<_> = (0..s.k * half)
+        .map(|i| t.add_node(NodeKind::Switch { tier: 2 }, format!("agg{i}")))
+        .collect();
+    let cores: Vec<_> = (0..half * half)
+        .map(|i| t.add_node(NodeKind::Switch { tier: 3 }, format!("core{i}")))
+        .collect();
+    for (i, &h) in hosts.iter().enumerate() {
+        t.add_cable(h, edges[i / half], r, d, buf, buf);
+    }
+    for pod in 0..s.k {
+        for e in 0..half {
+            for a in 0..half {
+                t.add_cable(edges[pod * half + e], aggs[pod * half + a], r, d, buf, buf);
+            }
+        }
+        // Aggregation switch `a` of every pod connects to cores a*half .. a*half + half.
+        for a in 0..half {
+            for c in 0..half {
+                t.add_cable(aggs[pod * half + a], cores[a * half + c], r, d, buf, buf);
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// Builds a dumbbell: senders `h0..h{senders-1}` on switch `left`, receivers after them on
+/// `right`, one cable `left`-`right` at the bottleneck rate.
+pub fn dumbbell(s: &DumbbellSpec) -> Result<Topology, TopologyError> {
+    positive("senders", s.senders)?;
+    positive("receivers", s.receivers)?;
+    let hr = rate("host_rate_gbps", s.host_rate_gbps)?;
+    let br = rate("bottleneck_rate_gbps", s.bottleneck_rate_gbps)?;
+    let d = delay("link_delay_us", s.link_delay_us)?;
+    let hd = delay("host_delay_us", s.host_delay_us)?;
+    let buf = buffer("buffer_bytes", s.buffer_bytes)?;
+    let mut t = Topology::new(format!("dumbbell {}x{}", s.senders, s.receivers), hd);
+    let hosts: Vec<_> = (0..s.senders + s.receivers)
+        .map(|i| t.add_node(NodeKind::Host, format!("h{i}")))
+        .collect();
+    let left = t.add_node(NodeKind::Switch { tier: 1 }, "left");
+    let right = t.add_node(NodeKind::Switch { tier: 1 }, "right");
+    for (i, &h) in hosts.iter().enumerate() {
+        let sw = if i < s.senders { left } else { right };
+        t.add_cable(h, sw, hr, d, buf, buf);
+    }
+    t.add_cable(left, right, br, d, buf, buf);
+    Ok(t)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FabricFile {
+    #[serde(default)]
+    host_delay_us: f64,
+    nodes: Vec<FileNode>,
+    links: Vec<FileLink>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileNode {
+    name: String,
+    kind: FileNodeKind,
+    #[serde(default = "default_tier")]
+    tier: u8,
+}
+
+fn default_tier() -> u8 {
+    1
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum FileNodeKind {
+    Host,
+    Switch,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileLink {
+    a: String,
+    b: String,
+    rate_gbps: f64,
+    delay_us: f64,
+    buffer_bytes: u64,
+}
+
+/// Reads a fabric file:
+///
+/// ```toml
+/// host_delay_us = 2.0
+/// nodes = [ { name = "h0", kind = "host" }, { name = "s0", kind = "switch", tier = 1 } ]
+/// links = [ { a = "h0", b = "s0", rate_gbps = 10, delay_us = 1.5, buffer_bytes = 225000 } ]
+/// ```
+///
+/// Every link is a cable (both directions, same buffer at both ends).
+pub fn load_fabric_file(path: &Path) -> Result<Topology, TopologyError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| TopologyError::File(format!("{}: {e}", path.display())))?;
+    let file: FabricFile = toml::from_str(&text)
+        .map_err(|e| TopologyError::File(format!("{}: {e}", path.display())))?;
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "custom".into());
+    let mut t = Topology::new(name, delay("host_delay_us", file.host_delay_us)?);
+    for n in &file.nodes {
+        if t.node_by_name(&n.name).is_some() {
+            return Err(TopologyError::DuplicateName(n.name.clone()));
+        }
+        let kind = match n.kind {
+            FileNodeKind::Host => NodeKind::Host,
+            FileNodeKind::Switch => NodeKind::Switch { tier: n.tier },
+        };
+        t.add_node(kind, n.name.clone());
+    }
+    for (i, l) in file.links.iter().enumerate() {
+        let find = |name: &str| {
+            t.node_by_name(name)
+                .ok_or_else(|| TopologyError::UnknownNode {
+                    index: i,
+                    name: name.to_string(),
+                })
+        };
+        let (a, b) = (find(&l.a)?, find(&l.b)?);
+        let key = |k: &str| format!("links[{i}].{k}");
+        let r = rate(&key("rate_gbps"), l.rate_gbps)?;
+        let d = delay(&key("delay_us"), l.delay_us)?;
+        let buf = buffer(&key("buffer_bytes"), l.buffer_bytes)?;
+        t.add_cable(a, b, r, d, buf, buf);
+    }
+    if t.hosts().is_empty() {
+        return Err(TopologyError::invalid("nodes", "the fabric has no host"));
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flowtune_preset_has_144_hosts_and_the_papers_rates() {
+        let t = FabricSpec::Preset {
+            name: "flowtune-144".into(),
+        }
+        .build(Path::new("."))
+        .unwrap();
+        assert_eq!(t.hosts().len(), 144);
+        assert_eq!(t.nodes().len(), 144 + 9 + 4);
+        // 144 host cables + 9 * 4 leaf-spine cables, two links each.
+        assert_eq!(t.links().len(), 2 * (144 + 36));
+        assert_eq!(t.host_rate(t.hosts()[0]), Some(Rate::gbps(10)));
+        assert_eq!(t.host_delay, Delta::from_us(2));
+        let leaf0 = t.edge_switch(t.hosts()[0]).unwrap();
+        let up = t
+            .out_links(leaf0)
+            .iter()
+            .find(|l| !t.is_host(t.link(**l).to))
+            .unwrap();
+        assert_eq!(t.link(*up).rate, Rate::gbps(40));
+    }
+
+    #[test]
+    fn every_preset_builds() {
+        for (name, _) in PRESETS {
+            let t = preset(name).unwrap().build(Path::new(".")).unwrap();
+            assert!(!t.hosts().is_empty(), "{name}");
+        }
+        assert!(preset("nope").is_none());
+    }
+
+    #[test]
+    fn fat_tree_k4_has_16_hosts_20_switches() {
+        let t = fat_tree(&FatTreeSpec {
+            k: 4,
+            rate_gbps: 10.0,
+            link_delay_us: 1.0,
+            host_delay_us: 0.0,
+            buffer_bytes: 100_000,
+        })
+        .unwrap();
+        assert_eq!(t.hosts().len(), 16);
+        assert_eq!(t.nodes().len() - 16, 20);
+        // 16 host + 16 edge-agg + 16 agg-core cables.
+        assert_eq!(t.links().len(), 2 * 48);
+    }
+
+    #[test]
+    fn oversubscription_sets_the_fabric_rate() {
+        let mut s = match preset("dba-144").unwrap() {
+            FabricSpec::LeafSpine(s) => s,
+            _ => unreachable!(),
+        };
+        s.oversubscription = Some(4.0);
+        let t = leaf_spine(&s).unwrap();
+        let leaf = t.edge_switch(t.hosts()[0]).unwrap();
+        let up = t
+            .out_links(leaf)
+            .iter()
+            .map(|l| t.link(*l))
+            .find(|l| !t.is_host(l.to))
+            .unwrap();
+        assert_eq!(up.rate, Rate::gbps(10)); // 12 * 10 / (3 * 4)
+    }
+
+    #[test]
+    fn bad_parameters_name_the_key() {
+        let mut s = match preset("flowtune-144").unwrap() {
+            FabricSpec::LeafSpine(s) => s,
+            _ => unreachable!(),
+        };
+        s.host_rate_gbps = -1.0;
+        let e = leaf_spine(&s).unwrap_err();
+        assert!(e.to_string().starts_with("host_rate_gbps:"), "{e}");
+        s.host_rate_gbps = 10.0;
+        s.spines = 0;
+        assert!(leaf_spine(&s)
+            .unwrap_err()
+            .to_string()
+            .starts_with("spines:"));
+        let e = FabricSpec::Preset { name: "x".into() }
+            .build(Path::new("."))
+            .unwrap_err();
+        assert!(e.to_string().contains("flowtune-144"), "{e}");
+    }
+
+    #[test]
+    fn fabric_file_round_trip_and_errors() {
+        let dir = std::env::temp_dir().join(format!("dctc-fabric-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.toml");
+        std::fs::write(
+            &p,
+            r#"nodes = [{name="a", kind="host"}, {name="s", kind="switch"}, {name="b", kind="host"}]
+links = [{a="a", b="s", rate_gbps=10, delay_us=1, buffer_bytes=100000},
+         {a="s", b="b", rate_gbps=1, delay_us=1, buffer_bytes=100000}]"#,
+        )
+        .unwrap();
+        let t = load_fabric_file(&p).unwrap();
+        assert_eq!(t.hosts().len(), 2);
+        assert_eq!(t.links().len(), 4);
+        std::fs::write(
+            &p,
+            r#"nodes = [{name="a", kind="host"}]
+links = [{a="a", b="zz", rate_gbps=10, delay_us=1, buffer_bytes=100000}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            load_fabric_file(&p).unwrap_err(),
+            TopologyError::UnknownNode {
+                index: 0,
+                name: "zz".into()
+            }
+        );
+        assert!(matches!(
+            load_fabric_file(&dir.join("missing.toml")),
+            Err(TopologyError::File(_))
+        ));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

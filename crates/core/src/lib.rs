@@ -1,0 +1,26 @@
+//! dctc-core: what every dctc engine shares.
+//!
+//! - [`units`]: simulated instants and spans in picoseconds, rates in bits per second, sizes in
+//!   bytes, as newtypes.
+//! - [`ids`]: node, link, flow and coflow ids (no arithmetic on them).
+//! - [`topology`] and [`fabric`]: directed links with rate, delay and buffer; leaf-spine,
+//!   fat-tree, dumbbell and file-defined fabrics; the papers' named presets.
+//! - [`routing`]: equal-cost shortest paths, per-flow ECMP hashing.
+//! - [`workload`]: flow-size CDFs, Poisson arrivals at a target load, incast, long-lived and
+//!   CSV flow lists.
+//! - [`spec`]: the flows an engine is asked to carry.
+//! - [`stats`]: percentiles, size buckets, ideal (empty-network) completion times.
+//! - [`rng`]: one seeded RNG per run, split per component.
+
+pub mod fabric;
+pub mod ids;
+pub mod rng;
+pub mod routing;
+pub mod spec;
+pub mod stats;
+pub mod topology;
+pub mod units;
+pub mod workload;
+
+pub use ids::{CoflowId, FlowId, LinkId, NodeId};
+pub use units::{Delta, Rate, SimTime};

@@ -1,0 +1,266 @@
+//! Per-flow records and the statistics every engine reports.
+
+use crate::units::{Delta, Rate};
+use serde::{Deserialize, Serialize};
+
+/// Payload bytes per full packet (the unit of the size buckets).
+pub const MSS_BYTES: u64 = 1460;
+/// TCP/IP header bytes per packet on the wire.
+pub const HEADER_BYTES: u64 = 40;
+
+/// Percentiles of a sample.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Percentiles {
+    /// Number of values.
+    pub count: usize,
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+impl Percentiles {
+    /// Percentiles of `values` (any order; NaNs are ignored). Empty input gives all zeros.
+    pub fn of(values: &[f64]) -> Percentiles {
+        let mut v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
+        if v.is_empty() {
+            return Percentiles::default();
+        }
+        v.sort_by(f64::total_cmp);
+        Percentiles {
+            count: v.len(),
+            mean: v.iter().sum::<f64>() / v.len() as f64,
+            p50: percentile_sorted(&v, 0.5),
+            p99: percentile_sorted(&v, 0.99),
+            p999: percentile_sorted(&v, 0.999),
+            max: v[v.len() - 1],
+        }
+    }
+}
+
+/// The `q`-quantile (0..=1) of sorted values, interpolating linearly between closest ranks.
+pub fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {
+    assert!(!sorted.is_empty(), "percentile of an empty sample");
+    let pos = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+/// Jain's fairness index of `x`: (sum x)^2 / (n sum x^2); 1 when all equal.
+pub fn jain_fairness(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if s2 == 0.0 {
+        return 1.0;
+    }
+    s * s / (x.len() as f64 * s2)
+}
+
+/// Flow-size buckets in packets of [`MSS_BYTES`] (Flowtune §6.5, pFabric).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum SizeBucket {
+    /// One packet.
+    #[serde(rename = "1")]
+    One,
+    /// 2 to 10 packets.
+    #[serde(rename = "1-10")]
+    UpTo10,
+    /// 11 to 100 packets.
+    #[serde(rename = "10-100")]
+    UpTo100,
+    /// 101 to 1000 packets.
+    #[serde(rename = "100-1000")]
+    UpTo1000,
+    /// More than 1000 packets.
+    #[serde(rename = ">1000")]
+    Over1000,
+}
+
+impl SizeBucket {
+    /// All buckets, smallest first.
+    pub const ALL: [SizeBucket; 5] = [
+        SizeBucket::One,
+        SizeBucket::UpTo10,
+        SizeBucket::UpTo100,
+        SizeBucket::UpTo1000,
+        SizeBucket::Over1000,
+    ];
+
+    /// The bucket of a flow of `bytes` payload bytes.
+    pub fn of(bytes: u64) -> SizeBucket {
+        match bytes.div_ceil(MSS_BYTES) {
+            0 | 1 => SizeBucket::One,
+            2..=10 => SizeBucket::UpTo10,
+            11..=100 => SizeBucket::UpTo100,
+            101..=1000 => SizeBucket::UpTo1000,
+            _ => SizeBucket::Over1000,
+        }
+    }
+
+    /// The label used in tables and JSON.
+    pub fn label(self) -> &'static str {
+        match self {
+            SizeBucket::One => "1",
+            SizeBucket::UpTo10 => "1-10",
+            SizeBucket::UpTo100 => "10-100",
+            SizeBucket::UpTo1000 => "100-1000",
+            SizeBucket::Over1000 => ">1000",
+        }
+    }
+}
+
+/// Bytes on the wire for `payload` bytes cut into packets of at most `mss` payload bytes, each
+/// with `header` bytes of headers.
+pub fn wire_bytes(payload: u64, mss: u64, header: u64) -> u64 {
+    payload + payload.div_ceil(mss).max(1) * header
+}
+
+/// The time to deliver `payload` bytes over an empty path: the first packet is stored and
+/// forwarded at every hop, the rest stream behind it at the bottleneck rate.
+///
+/// ```text
+/// ideal = host_delay + sum_i (delay_i + tx_i(first)) + (wire - first) / min_i rate_i
+/// ```
+///
+/// where `first` is the first packet's wire size (`min(payload, mss) + header`) and `wire` the
+/// whole flow's ([`wire_bytes`]). `hops` are `(rate, propagation delay)` per link, sender
+/// first; `host_delay` is paid once per one-way trip (by the sender). FCT runs from the flow's
+/// start until its receiver holds every byte.
+pub fn ideal_fct(
+    hops: &[(Rate, Delta)],
+    payload: u64,
+    mss: u64,
+    header: u64,
+    host_delay: Delta,
+) -> Delta {
+    assert!(!hops.is_empty(), "a path has at least one link");
+    let first = payload.min(mss) + header;
+    let wire = wire_bytes(payload, mss, header);
+    let bottleneck = hops.iter().map(|h| h.0).min().expect("non-empty");
+    let mut t = host_delay;
+    for &(rate, delay) in hops {
+        t += delay + rate.tx_time(first);
+    }
+    t + bottleneck.tx_time(wire - first)
+}
+
+/// One row of `flows.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FlowRecord {
+    /// Flow id.
+    pub id: u32,
+    /// Sender host index.
+    pub src: usize,
+    /// Receiver host index.
+    pub dst: usize,
+    /// Payload bytes (0 for long-lived flows).
+    pub size: u64,
+    /// Start, us.
+    pub start_us: f64,
+    /// Completion (receiver holds every byte), us; absent if unfinished.
+    pub finish_us: Option<f64>,
+    /// `finish - start`, us.
+    pub fct_us: Option<f64>,
+    /// Empty-network FCT ([`ideal_fct`]), us.
+    pub ideal_fct_us: f64,
+    /// `fct / ideal_fct`.
+    pub slowdown: Option<f64>,
+    /// Payload bytes sent more than once.
+    pub retransmitted_bytes: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u32,
+    /// Scheme that carried it.
+    pub scheme: String,
+}
+
+/// Slowdown percentiles overall and per size bucket.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SlowdownSummary {
+    /// All completed sized flows.
+    pub overall: Percentiles,
+    /// Per size bucket, in [`SizeBucket::ALL`] order (label, percentiles).
+    pub by_size: Vec<(String, Percentiles)>,
+}
+
+impl SlowdownSummary {
+    /// Summarizes the completed sized flows of `records`.
+    pub fn of(records: &[FlowRecord]) -> SlowdownSummary {
+        let done: Vec<&FlowRecord> = records
+            .iter()
+            .filter(|r| r.size > 0 && r.slowdown.is_some())
+            .collect();
+        let all: Vec<f64> = done.iter().filter_map(|r| r.slowdown).collect();
+        let by_size = SizeBucket::ALL
+            .iter()
+            .map(|b| {
+                let v: Vec<f64> = done
+                    .iter()
+                    .filter(|r| SizeBucket::of(r.size) == *b)
+                    .filter_map(|r| r.slowdown)
+                    .collect();
+                (b.label().to_string(), Percentiles::of(&v))
+            })
+            .collect();
+        SlowdownSummary {
+            overall: Percentiles::of(&all),
+            by_size,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_of_one_to_hundred() {
+        let v: Vec<f64> = (1..=101).map(f64::from).collect();
+        let p = Percentiles::of(&v);
+        assert_eq!(p.p50, 51.0);
+        assert_eq!(p.p99, 100.0);
+        assert_eq!(p.max, 101.0);
+        assert_eq!(p.mean, 51.0);
+        assert_eq!(Percentiles::of(&[]).count, 0);
+    }
+
+    #[test]
+    fn buckets_follow_packet_counts() {
+        assert_eq!(SizeBucket::of(1), SizeBucket::One);
+        assert_eq!(SizeBucket::of(1460), SizeBucket::One);
+        assert_eq!(SizeBucket::of(1461), SizeBucket::UpTo10);
+        assert_eq!(SizeBucket::of(14_600), SizeBucket::UpTo10);
+        assert_eq!(SizeBucket::of(14_601), SizeBucket::UpTo100);
+        assert_eq!(SizeBucket::of(1_460_001), SizeBucket::Over1000);
+    }
+
+    #[test]
+    fn ideal_fct_of_one_packet_over_two_hops() {
+        let hops = [
+            (Rate::gbps(10), Delta::from_ns(1500)),
+            (Rate::gbps(10), Delta::from_ns(1500)),
+        ];
+        // 2 us host + 2 x (1.5 us + 1.2 us).
+        assert_eq!(
+            ideal_fct(&hops, 1460, 1460, 40, Delta::from_us(2)),
+            Delta::from_ns(7400)
+        );
+        // 10 packets: 9 more 1.2 us serializations at the bottleneck.
+        assert_eq!(
+            ideal_fct(&hops, 14_600, 1460, 40, Delta::ZERO),
+            Delta::from_ns(5400 + 9 * 1200)
+        );
+    }
+
+    #[test]
+    fn jain_is_one_for_equal_and_one_over_n_for_a_hog() {
+        assert!((jain_fairness(&[3.0, 3.0, 3.0]) - 1.0).abs() < 1e-12);
+        assert!((jain_fairness(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+}

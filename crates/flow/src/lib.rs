@@ -1,0 +1,1 @@
+//! dctc-flow (being built).

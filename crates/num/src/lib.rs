@@ -1,0 +1,1 @@
+//! dctc-num (being built).

@@ -1,0 +1,1 @@
+//! dctc-packet (being built).

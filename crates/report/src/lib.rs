@@ -1,0 +1,1 @@
+//! dctc-report (being built).
