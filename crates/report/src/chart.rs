@@ -4,7 +4,9 @@
 use std::fmt::Write;
 
 use crate::format::{coord, escape_xml, format_num};
-use crate::ticks::{decade_range, linear_labels, log_label, log_ticks, nice_ticks, pow10};
+use crate::ticks::{
+    decade_range, linear_labels, log_labels, log_ticks, minor_label, nice_ticks, pow10,
+};
 use crate::{Chart, ChartKind, Series};
 
 /// Series colors, in order: the Okabe-Ito colorblind-safe palette (yellow swapped for a
@@ -35,12 +37,13 @@ macro_rules! w {
 }
 
 /// One tick: value in data units, its label (empty for minor ticks), and whether it is a
-/// major tick (gridline drawn darker, label shown).
+/// major tick (longer tick mark, darker gridline), and whether it gets a gridline.
 #[derive(Clone, Debug)]
 struct Tick {
     value: f64,
     label: String,
     major: bool,
+    grid: bool,
 }
 
 /// A numeric axis: domain in transformed units (log10 for log axes) and pixel range.
@@ -69,10 +72,12 @@ impl Axis {
             let hi = majors.last().copied().unwrap_or(10.0);
             let mut ticks: Vec<Tick> = majors
                 .iter()
-                .map(|&v| Tick {
+                .zip(log_labels(&majors))
+                .map(|(&v, label)| Tick {
                     value: v,
-                    label: log_label(v),
+                    label,
                     major: true,
+                    grid: true,
                 })
                 .collect();
             let (e_lo, e_hi) = decade_range(lo, hi);
@@ -84,7 +89,7 @@ impl Axis {
                     for k in 2..=9 {
                         let v = k as f64 * pow10(e);
                         let label = if decades == 1 && (k == 2 || k == 5) {
-                            format_num(v)
+                            minor_label(v)
                         } else {
                             String::new()
                         };
@@ -92,6 +97,7 @@ impl Axis {
                             value: v,
                             label,
                             major: false,
+                            grid: decades <= 3,
                         });
                     }
                 }
@@ -124,6 +130,7 @@ impl Axis {
                         value,
                         label,
                         major: true,
+                        grid: true,
                     })
                     .collect(),
                 px0: 0.0,
@@ -284,8 +291,8 @@ impl Chart {
         w!(
             svg,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"{FONT}\" font-size=\"11\" role=\"img\" aria-label=\"{t}\">\n",
-            w = coord(WIDTH),
-            h = coord(height),
+            w = format!("{WIDTH:.0}"),
+            h = format!("{height:.0}"),
             t = escape_xml(&self.title),
         );
         w!(svg, "<title>{}</title>\n", escape_xml(&self.title));
@@ -414,13 +421,15 @@ impl Chart {
             } else {
                 ("#f2f2f2", 3.0)
             };
-            w!(
-                svg,
-                "<path d=\"M{l} {y}H{r}\" stroke=\"{stroke}\" stroke-width=\"1\"/>\n",
-                l = coord(f.left),
-                r = coord(f.right),
-                y = coord(y)
-            );
+            if t.grid {
+                w!(
+                    svg,
+                    "<path d=\"M{l} {y}H{r}\" stroke=\"{stroke}\" stroke-width=\"1\"/>\n",
+                    l = coord(f.left),
+                    r = coord(f.right),
+                    y = coord(y)
+                );
+            }
             w!(
                 svg,
                 "<path d=\"M{a} {y}H{l}\" stroke=\"#333333\" stroke-width=\"1\"/>\n",
@@ -448,13 +457,15 @@ impl Chart {
             } else {
                 ("#f2f2f2", 3.0)
             };
-            w!(
-                svg,
-                "<path d=\"M{x} {t}V{b}\" stroke=\"{stroke}\" stroke-width=\"1\"/>\n",
-                x = coord(x),
-                t = coord(f.top),
-                b = coord(f.bottom)
-            );
+            if t.grid {
+                w!(
+                    svg,
+                    "<path d=\"M{x} {t}V{b}\" stroke=\"{stroke}\" stroke-width=\"1\"/>\n",
+                    x = coord(x),
+                    t = coord(f.top),
+                    b = coord(f.bottom)
+                );
+            }
             w!(
                 svg,
                 "<path d=\"M{x} {b}V{e}\" stroke=\"#333333\" stroke-width=\"1\"/>\n",

@@ -139,9 +139,9 @@ fn table_html(t: &Table) -> String {
         w!(h, "<caption>{}</caption>\n", escape_xml(&t.caption));
     }
     h.push_str("<thead><tr>");
-    for c in 0..width {
+    for (c, &num) in numeric.iter().enumerate() {
         let name = t.columns.get(c).map_or("", String::as_str);
-        let class = if numeric[c] { " class=\"num\"" } else { "" };
+        let class = if num { " class=\"num\"" } else { "" };
         w!(h, "<th{class}>{}</th>", escape_xml(name));
     }
     h.push_str("</tr></thead>\n<tbody>\n");

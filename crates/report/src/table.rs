@@ -154,7 +154,7 @@ mod tests {
         ]);
         t.push_row(vec![
             "pfabric".into(),
-            3.14159.into(),
+            std::f64::consts::PI.into(),
             0.0001234.into(),
             "".into(),
         ]);

@@ -139,14 +139,41 @@ pub(crate) fn linear_labels(ticks: &[f64]) -> Vec<String> {
         .collect()
 }
 
-/// Label for a decade tick: plain for 0.001 ..= 10000, `1e6` style otherwise.
-pub(crate) fn log_label(v: f64) -> String {
-    let e = v.log10().round() as i32;
-    if (-3..=4).contains(&e) {
+/// Labels for decade ticks: plain numbers when every decade is within 0.001 ..= 10000,
+/// otherwise `10` with a superscript exponent (`10⁶`, `10⁻³`) for all of them, so one axis
+/// never mixes styles.
+pub(crate) fn log_labels(ticks: &[f64]) -> Vec<String> {
+    let exps: Vec<i32> = ticks.iter().map(|v| v.log10().round() as i32).collect();
+    if exps.iter().all(|e| (-3..=4).contains(e)) {
+        ticks.iter().map(|&v| format_num(v)).collect()
+    } else {
+        exps.iter()
+            .map(|&e| format!("10{}", superscript(e)))
+            .collect()
+    }
+}
+
+/// A minor tick label (`k x 10^e`): plain within 0.001 ..= 10000, else `2e6` style.
+pub(crate) fn minor_label(v: f64) -> String {
+    if (1e-3..=1e4).contains(&v) {
         format_num(v)
     } else {
-        format!("1e{e}")
+        sci(v, 0)
     }
+}
+
+fn superscript(e: i32) -> String {
+    e.to_string()
+        .chars()
+        .map(|c| match c {
+            '-' => '\u{207B}',
+            '0' => '\u{2070}',
+            '1' => '\u{00B9}',
+            '2' => '\u{00B2}',
+            '3' => '\u{00B3}',
+            d => char::from_u32(0x2070 + d.to_digit(10).unwrap_or(0)).unwrap_or(d),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -215,8 +242,17 @@ mod tests {
             linear_labels(&[1e6, 1.5e6, 2e6]),
             vec!["1e6", "1.5e6", "2e6"]
         );
-        assert_eq!(log_label(1e6), "1e6");
-        assert_eq!(log_label(0.01), "0.01");
-        assert_eq!(log_label(1000.0), "1000");
+        assert_eq!(log_labels(&[0.01, 1.0, 1000.0]), vec!["0.01", "1", "1000"]);
+        assert_eq!(
+            log_labels(&[1e-5, 1.0, 1e10, 1e14]),
+            vec![
+                "10\u{207B}\u{2075}",
+                "10\u{2070}",
+                "10\u{00B9}\u{2070}",
+                "10\u{00B9}\u{2074}"
+            ]
+        );
+        assert_eq!(minor_label(2e6), "2e6");
+        assert_eq!(minor_label(50.0), "50");
     }
 }
