@@ -96,6 +96,43 @@ fn example() -> Report {
         "a",
         vec![(0.0, 4e10), (1.0, 4e10), (2.0, 4e10)],
     ));
+    let mut twelve = Chart::line(
+        "twelve series with a long title that goes on and on to test truncation of titles in charts",
+        "time (s)",
+        "goodput (b/s)",
+    );
+    for i in 0..12 {
+        twelve.push_series(Series::new(
+            format!("flow {i}"),
+            (0..30)
+                .map(|t| {
+                    (
+                        t as f64 * 1e-6,
+                        1e9 * (1.0 + i as f64 + (t as f64 * 0.3).sin()),
+                    )
+                })
+                .collect(),
+        ));
+    }
+    let neg = Chart::bars("change vs baseline", "scheme", "delta (%)", ["A", "B", "C"])
+        .with_series(Series::from_values("p50", &[-12.0, 3.5, 0.0]))
+        .with_series(Series::from_values("p99", &[-30.0, 18.0, -2.0]));
+    let hosts = Chart::bars(
+        "per-host load (144 hosts)",
+        "host",
+        "load",
+        (0..144).map(|i| format!("h{i}")),
+    )
+    .with_series(Series::from_values(
+        "load",
+        &(0..144).map(|i| 0.5 + 0.003 * i as f64).collect::<Vec<_>>(),
+    ));
+    let narrow = Chart::line("sub-decade log axis", "x", "y")
+        .with_log(true, true)
+        .with_series(Series::new(
+            "s",
+            vec![(20.0, 30.0), (40.0, 45.0), (80.0, 70.0)],
+        ));
     Report::new(
         "Example report <demo>",
         "leaf-spine 144 hosts, seed 1, web search workload",
@@ -114,5 +151,12 @@ fn example() -> Report {
             .with_chart(loglog)
             .with_chart(many)
             .with_chart(flat),
+    )
+    .with_section(
+        Section::new("Edge cases")
+            .with_chart(twelve)
+            .with_chart(neg)
+            .with_chart(hosts)
+            .with_chart(narrow),
     )
 }

@@ -27,6 +27,8 @@ const CHAR_W: f64 = 6.6;
 const MARKER_MAX: usize = 50;
 const FONT: &str = "system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif";
 const LEGEND_MAX_CHARS: usize = 28;
+/// Longest title (15 px bold) that fits across the picture.
+const TITLE_MAX_CHARS: usize = 86;
 const CATEGORY_MAX_CHARS: usize = 24;
 
 macro_rules! w {
@@ -307,7 +309,7 @@ impl Chart {
                 svg,
                 "<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"600\" fill=\"#222222\">{}</text>\n",
                 coord(WIDTH / 2.0),
-                escape_xml(&self.title)
+                escape_xml(&truncate(&self.title, TITLE_MAX_CHARS))
             );
         }
 
@@ -354,7 +356,7 @@ impl Chart {
                 "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#222222\">{}</text>\n",
                 coord((left + right) / 2.0),
                 coord(height - 12.0),
-                escape_xml(&self.x_label)
+                escape_xml(&truncate(&self.x_label, (plot_w / 7.0) as usize))
             );
         }
         if !self.y_label.is_empty() {
@@ -362,7 +364,7 @@ impl Chart {
             w!(
                 svg,
                 "<text x=\"18\" y=\"{cy}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#222222\" transform=\"rotate(-90 18 {cy})\">{}</text>\n",
-                escape_xml(&self.y_label),
+                escape_xml(&truncate(&self.y_label, (plot_h / 7.0) as usize)),
                 cy = coord(cy)
             );
         }
@@ -491,8 +493,12 @@ impl Chart {
         let mut drawn = 0;
         for (i, s) in self.series.iter().enumerate() {
             let (color, dash) = style(i);
-            let pts = self.placed_points(s, xa, ya, step);
-            drawn += pts.iter().flatten().count();
+            let mut pts = self.placed_points(s, xa, ya, step);
+            let count = pts.iter().flatten().count();
+            drawn += count;
+            if count > DECIMATE_MIN {
+                pts = decimate(&pts);
+            }
             let mut d = String::new();
             let mut pen_down = false;
             for p in &pts {
@@ -522,7 +528,6 @@ impl Chart {
                     dash_attr(dash)
                 );
             }
-            let count = pts.iter().flatten().count();
             let markers = if step {
                 count == 1
             } else {
@@ -588,20 +593,23 @@ impl Chart {
         let value_labels = bar_w >= 26.0 && total_bars <= 60;
 
         // Category labels (every k-th when crowded).
+        // Rotated labels need ~18 px between neighbours (11 px text at 40 degrees).
         let label_every = if rotate {
-            ((12.0 / band).ceil() as usize).max(1)
+            ((18.0 / band).ceil() as usize).max(1)
         } else {
             1
         };
         for (j, c) in categories.iter().enumerate() {
             let cx = f.left + band * (j as f64 + 0.5);
-            w!(
-                svg,
-                "<path d=\"M{x} {b}V{e}\" stroke=\"#333333\" stroke-width=\"1\"/>\n",
-                x = coord(f.left + band * j as f64),
-                b = coord(f.bottom),
-                e = coord(f.bottom + 5.0)
-            );
+            if band >= 8.0 {
+                w!(
+                    svg,
+                    "<path d=\"M{x} {b}V{e}\" stroke=\"#333333\" stroke-width=\"1\"/>\n",
+                    x = coord(f.left + band * j as f64),
+                    b = coord(f.bottom),
+                    e = coord(f.bottom + 5.0)
+                );
+            }
             if j % label_every != 0 {
                 continue;
             }
@@ -664,10 +672,22 @@ impl Chart {
                     escape_xml(&format_num(y))
                 );
                 if value_labels {
-                    let ty = if py <= base_px { py - 4.0 } else { py + 12.0 };
+                    // Outside the bar's end; inside it (white) when that would leave the
+                    // plot area.
+                    let (ty, fill) = if py <= base_px {
+                        if py - 14.0 >= f.top - 16.0 {
+                            (py - 4.0, "#333333")
+                        } else {
+                            (py + 12.0, "#ffffff")
+                        }
+                    } else if py + 14.0 <= f.bottom {
+                        (py + 12.0, "#333333")
+                    } else {
+                        (py - 4.0, "#ffffff")
+                    };
                     w!(
                         svg,
-                        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#333333\">{}</text>\n",
+                        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" fill=\"{fill}\">{}</text>\n",
                         coord(x + bar_w / 2.0),
                         coord(ty),
                         escape_xml(&format_num(y))
@@ -718,6 +738,45 @@ impl Chart {
         }
         svg.push_str("</g>\n");
     }
+}
+
+/// Series with more points than this are thinned per pixel column before drawing.
+const DECIMATE_MIN: usize = 2000;
+
+/// Thins a long run of placed points without changing the picture by more than a pixel:
+/// consecutive points falling in the same half-pixel column are reduced to the first, the
+/// lowest, the highest and the last of them, in their original order (the "M4" scheme).
+/// Gaps (`None`) are kept.
+fn decimate(pts: &[Option<(f64, f64)>]) -> Vec<Option<(f64, f64)>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < pts.len() {
+        let Some((x0, _)) = pts[i] else {
+            out.push(None);
+            i += 1;
+            continue;
+        };
+        let col = (x0 * 2.0).floor();
+        let mut j = i + 1;
+        while j < pts.len() && matches!(pts[j], Some((x, _)) if (x * 2.0).floor() == col) {
+            j += 1;
+        }
+        // Run pts[i..j] shares one column.
+        let run: Vec<(f64, f64)> = pts[i..j].iter().flatten().copied().collect();
+        let last = run.len() - 1;
+        let y_min = (0..run.len())
+            .min_by(|&a, &b| run[a].1.total_cmp(&run[b].1))
+            .unwrap_or(0);
+        let y_max = (0..run.len())
+            .max_by(|&a, &b| run[a].1.total_cmp(&run[b].1))
+            .unwrap_or(0);
+        let mut keep = vec![0, y_min, y_max, last];
+        keep.sort_unstable();
+        keep.dedup();
+        out.extend(keep.into_iter().map(|k| Some(run[k])));
+        i = j;
+    }
+    out
 }
 
 /// True when neighbouring labelled x ticks would overlap.

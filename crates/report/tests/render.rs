@@ -350,3 +350,35 @@ fn serializes_to_json() {
         12.345678
     );
 }
+
+#[test]
+fn long_series_are_thinned_but_keep_their_extremes() {
+    // 200k points of a sawtooth between 0 and 100: far more points than pixels.
+    let pts: Vec<(f64, f64)> = (0..200_000)
+        .map(|i| (i as f64, if i % 2 == 0 { 0.0 } else { 100.0 }))
+        .collect();
+    let mut c = Chart::line("big", "x", "y");
+    c.push_series(Series::new("saw", pts));
+    let svg = c.to_svg();
+    parse_svg(&svg);
+    assert!(svg.len() < 200_000, "SVG not thinned: {} bytes", svg.len());
+    let d = &series_path_data(&svg)[0];
+    let ys: Vec<f64> = d
+        .split(['M', 'L'])
+        .filter(|t| !t.is_empty())
+        .map(|t| t.split(' ').nth(1).unwrap().parse().unwrap())
+        .collect();
+    // Both the top and the bottom of the band are still drawn.
+    let (lo, hi) = ys
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+    assert!(hi - lo > 200.0, "extremes lost: {lo}..{hi}");
+    // A short series is drawn point for point.
+    let mut small = Chart::line("small", "x", "y");
+    small.push_series(Series::new(
+        "s",
+        (0..100).map(|i| (i as f64, (i % 7) as f64)).collect(),
+    ));
+    let d = &series_path_data(&small.to_svg())[0];
+    assert_eq!(d.matches('L').count(), 99);
+}
