@@ -1,1 +1,27 @@
-//! dctc-packet (being built).
+//! dctc-packet: the packet-level simulator.
+//!
+//! - [`engine`]: the event queue (picosecond [`dctc_core::SimTime`], ties in scheduling
+//!   order) and the packet pool.
+//! - [`packet`]: the header, with room for per-scheme fields.
+//! - [`queue`]: queue disciplines of output ports (DropTail, ECN threshold).
+//! - [`lb`]: load balancers (per-flow ECMP, per-packet spraying).
+//! - [`transport`]: TCP NewReno and DCTCP as I/O-free state machines.
+//! - [`sim`]: fabric, hosts and the event loop of one run.
+//! - [`metrics`]: counters, histograms and per-port statistics of a run.
+//! - [`scheme`]: the registered schemes and their resolved settings.
+//! - [`config`]: scenario keys (`[packet]`, `[[schemes]]`, `[[workload]]`, `[output]`).
+//! - [`bench`]: the standard speed workload behind `dctc bench`.
+
+pub mod bench;
+pub mod config;
+pub mod engine;
+pub mod lb;
+pub mod metrics;
+pub mod packet;
+pub mod queue;
+pub mod scheme;
+pub mod sim;
+pub mod transport;
+
+pub use scheme::{Scheme, SchemeKind, SCHEMES};
+pub use sim::{simulate, RunOptions, SimError, Simulation, Workload};

@@ -1,0 +1,86 @@
+//! The standard speed workload (`dctc bench`): the `flowtune-144` fabric, web-search flows at
+//! 0.6 load, DCTCP, pFabric-tuned TCP, a given span of simulated time.
+
+use crate::metrics::RunResult;
+use crate::scheme::Scheme;
+use crate::sim::{RunOptions, Simulation, Workload};
+use crate::transport::TcpConfig;
+use dctc_core::fabric::preset;
+use dctc_core::rng::{component_rng, streams};
+use dctc_core::routing::Routing;
+use dctc_core::units::{Delta, SimTime};
+use dctc_core::workload::{Cdf, PairMode, PoissonSpec};
+use std::path::Path;
+
+/// What the benchmark measured.
+#[derive(Clone, Debug)]
+pub struct BenchReport {
+    /// Simulated span.
+    pub simulated: Delta,
+    /// Flows offered.
+    pub flows: usize,
+    /// Events processed.
+    pub events: u64,
+    /// Packets serialized onto links.
+    pub packet_hops: u64,
+    /// Wall seconds of the event loop.
+    pub wall_seconds: f64,
+    /// Events per wall second.
+    pub events_per_sec: f64,
+    /// Packet-hops per wall second.
+    pub packet_hops_per_sec: f64,
+    /// Peak resident memory of the process (VmHWM), bytes, where /proc offers it.
+    pub peak_rss_bytes: Option<u64>,
+    /// The run itself.
+    pub result: RunResult,
+}
+
+/// Peak resident set size of this process from `/proc/self/status` (Linux only).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Runs the standard workload for `simulated` with `seed`.
+pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
+    let topo = preset("flowtune-144")
+        .expect("preset exists")
+        .build(Path::new("."))
+        .expect("preset builds");
+    let routing = Routing::new(&topo).expect("preset is connected");
+    let cdf = Cdf::builtin("websearch").expect("built-in CDF");
+    let until = SimTime::from_delta(simulated);
+    let spec = PoissonSpec {
+        cdf: "websearch".into(),
+        load: 0.6,
+        pairs: PairMode::Any,
+        max_flows: None,
+    };
+    let flows = spec
+        .generate(&topo, &cdf, until, 0, &mut component_rng(seed, streams::WORKLOAD))
+        .expect("valid spec");
+    let n = flows.len();
+    let buffer = topo.links().iter().map(|l| l.buffer_bytes).min().unwrap_or(0);
+    let scheme = Scheme::dctcp(TcpConfig::pfabric_tuned(buffer), 97_500);
+    let workload = Workload {
+        flows,
+        incasts: Vec::new(),
+    };
+    let sim = Simulation::new(&topo, &routing, &scheme, &workload, RunOptions::new(seed, until))
+        .expect("valid workload");
+    let result = sim.run(&mut |_| {});
+    let wall = result.wall_seconds.max(1e-9);
+    BenchReport {
+        simulated,
+        flows: n,
+        events: result.counters.events,
+        packet_hops: result.counters.packet_hops,
+        wall_seconds: result.wall_seconds,
+        events_per_sec: result.counters.events as f64 / wall,
+        packet_hops_per_sec: result.counters.packet_hops as f64 / wall,
+        peak_rss_bytes: peak_rss_bytes(),
+        result,
+    }
+}

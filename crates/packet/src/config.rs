@@ -1,0 +1,437 @@
+//! Scenario keys of the packet engine and their resolution into engine values.
+//!
+//! ```toml
+//! [packet]                       # defaults for every scheme
+//! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6 }
+//! load_balancer = "ecmp"         # or "spray"
+//! nic_buffer_bytes = 1500000
+//! drain_ms = 0                   # run on after arrivals stop, so flows can finish
+//!
+//! [[schemes]]
+//! name = "dctcp"                 # a registered scheme (see SCHEMES)
+//! label = "DCTCP"                # how outputs name it (default: the name)
+//! ecn_k_bytes = 97500            # DCTCP's K (default: 65 packets >= 10 Gb/s hosts, else 20)
+//! tcp = { initial_cwnd_packets = 10 }   # per-scheme overrides of [packet].tcp
+//!
+//! [[workload]]
+//! kind = "poisson"               # or "incast", "flows", "csv"
+//! cdf = "websearch"
+//! load = 0.6
+//!
+//! [output]
+//! queue_sample_us = 100
+//! throughput_bin_us = 100
+//! ```
+
+use crate::scheme::{LbKind, Scheme, SchemeKind, DEFAULT_NIC_BUFFER, SCHEMES};
+use crate::transport::TcpConfig;
+use dctc_core::topology::Topology;
+use dctc_core::units::{Delta, Rate};
+use dctc_core::workload::list::ExplicitFlow;
+use dctc_core::workload::{IncastSpec, PoissonSpec};
+use serde::{Deserialize, Serialize};
+
+/// A setting that cannot be used: where and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{key}: {reason}")]
+pub struct ConfigError {
+    /// Dotted key path.
+    pub key: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+fn err(key: impl Into<String>, reason: impl Into<String>) -> ConfigError {
+    ConfigError {
+        key: key.into(),
+        reason: reason.into(),
+    }
+}
+
+/// TCP knobs; every key is optional and overrides the preset.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpKnobs {
+    /// `pfabric-tuned` (default) or `linux-like`.
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Minimum RTO, us.
+    #[serde(default)]
+    pub min_rto_us: Option<f64>,
+    /// Maximum RTO, us.
+    #[serde(default)]
+    pub max_rto_us: Option<f64>,
+    /// RTO before the first RTT sample, us.
+    #[serde(default)]
+    pub initial_rto_us: Option<f64>,
+    /// Timer granularity, us.
+    #[serde(default)]
+    pub clock_us: Option<f64>,
+    /// Delayed-ACK timeout, us; 0 acknowledges every segment.
+    #[serde(default)]
+    pub delayed_ack_us: Option<f64>,
+    /// Initial congestion window, packets.
+    #[serde(default)]
+    pub initial_cwnd_packets: Option<u64>,
+    /// Largest congestion window, packets.
+    #[serde(default)]
+    pub max_cwnd_packets: Option<u64>,
+    /// Receive window, bytes.
+    #[serde(default)]
+    pub rwnd_bytes: Option<u64>,
+    /// Duplicate ACKs that trigger fast retransmit.
+    #[serde(default)]
+    pub dupack_threshold: Option<u32>,
+}
+
+/// TCP presets: name, description.
+pub const TCP_PRESETS: &[(&str, &str)] = &[
+    (
+        "pfabric-tuned",
+        "minRTO 45 us, maxRTO 2 s, init RTO 45 us, 1 us clock, delayed ACK 6 us, rwnd 1e6, IW 12, max cwnd = switch buffer - 1 packet",
+    ),
+    (
+        "linux-like",
+        "minRTO 200 ms, init RTO 1 s, max RTO 60 s, 1 ms clock, no delayed ACK, IW 10",
+    ),
+];
+
+impl TcpKnobs {
+    /// `self` with every key `over` sets replaced.
+    pub fn overridden_by(&self, over: &TcpKnobs) -> TcpKnobs {
+        macro_rules! pick {
+            ($($f:ident),*) => { TcpKnobs { $($f: over.$f.clone().or_else(|| self.$f.clone())),* } };
+        }
+        pick!(
+            preset,
+            min_rto_us,
+            max_rto_us,
+            initial_rto_us,
+            clock_us,
+            delayed_ack_us,
+            initial_cwnd_packets,
+            max_cwnd_packets,
+            rwnd_bytes,
+            dupack_threshold
+        )
+    }
+
+    /// Resolves the knobs on a fabric whose smallest switch buffer is `switch_buffer`;
+    /// `key` prefixes error paths.
+    pub fn resolve(&self, switch_buffer: u64, key: &str) -> Result<TcpConfig, ConfigError> {
+        let mut c = match self.preset.as_deref().unwrap_or("pfabric-tuned") {
+            "pfabric-tuned" => TcpConfig::pfabric_tuned(switch_buffer),
+            "linux-like" => TcpConfig::linux_like(),
+            other => {
+                let names: Vec<&str> = TCP_PRESETS.iter().map(|p| p.0).collect();
+                return Err(err(
+                    format!("{key}.preset"),
+                    format!("unknown TCP preset `{other}`; presets: {}", names.join(", ")),
+                ));
+            }
+        };
+        let us = |name: &str, v: Option<f64>, zero_ok: bool| -> Result<Option<Delta>, ConfigError> {
+            match v {
+                None => Ok(None),
+                Some(x) if x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0)) => {
+                    Ok(Some(Delta::from_us_f64(x)))
+                }
+                Some(x) => Err(err(
+                    format!("{key}.{name}"),
+                    format!("must be a positive number of microseconds, got {x}"),
+                )),
+            }
+        };
+        if let Some(d) = us("min_rto_us", self.min_rto_us, false)? {
+            c.min_rto = d;
+        }
+        if let Some(d) = us("max_rto_us", self.max_rto_us, false)? {
+            c.max_rto = d;
+        }
+        if let Some(d) = us("initial_rto_us", self.initial_rto_us, false)? {
+            c.initial_rto = d;
+        }
+        if let Some(d) = us("clock_us", self.clock_us, false)? {
+            c.clock = d;
+        }
+        if let Some(d) = us("delayed_ack_us", self.delayed_ack_us, true)? {
+            c.delayed_ack = (d.0 > 0).then_some(d);
+        }
+        if c.min_rto > c.max_rto {
+            return Err(err(
+                format!("{key}.min_rto_us"),
+                format!("min RTO {} exceeds max RTO {}", c.min_rto, c.max_rto),
+            ));
+        }
+        let pos = |name: &str, v: Option<u64>| -> Result<Option<u64>, ConfigError> {
+            match v {
+                Some(0) => Err(err(format!("{key}.{name}"), "must be at least 1")),
+                v => Ok(v),
+            }
+        };
+        if let Some(n) = pos("initial_cwnd_packets", self.initial_cwnd_packets)? {
+            c.initial_cwnd_packets = n;
+        }
+        if let Some(n) = pos("max_cwnd_packets", self.max_cwnd_packets)? {
+            c.max_cwnd_bytes = n * c.mss;
+        }
+        if let Some(n) = pos("rwnd_bytes", self.rwnd_bytes)? {
+            c.rwnd_bytes = n.max(c.mss);
+        }
+        if let Some(n) = self.dupack_threshold {
+            if n == 0 {
+                return Err(err(format!("{key}.dupack_threshold"), "must be at least 1"));
+            }
+            c.dupack_threshold = n;
+        }
+        Ok(c)
+    }
+}
+
+/// The `[packet]` table.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketSettings {
+    /// TCP defaults for every scheme.
+    #[serde(default)]
+    pub tcp: TcpKnobs,
+    /// Load balancer for every scheme (default `ecmp`).
+    #[serde(default)]
+    pub load_balancer: Option<LbKind>,
+    /// Host NIC queue, bytes (default 1.5 MB).
+    #[serde(default)]
+    pub nic_buffer_bytes: Option<u64>,
+    /// DCTCP's K for every DCTCP scheme, bytes.
+    #[serde(default)]
+    pub ecn_k_bytes: Option<u64>,
+    /// Extra simulated time after the workload's duration (arrivals stop at the duration).
+    #[serde(default)]
+    pub drain_ms: Option<f64>,
+}
+
+/// One `[[schemes]]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchemeConfig {
+    /// A registered scheme name.
+    pub name: String,
+    /// Name in outputs (default: `name`).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// DCTCP's marking threshold K, bytes.
+    #[serde(default)]
+    pub ecn_k_bytes: Option<u64>,
+    /// DCTCP's gain g (default 1/16).
+    #[serde(default)]
+    pub dctcp_g: Option<f64>,
+    /// Load balancer (overrides `[packet]`).
+    #[serde(default)]
+    pub load_balancer: Option<LbKind>,
+    /// TCP overrides.
+    #[serde(default)]
+    pub tcp: TcpKnobs,
+}
+
+/// One `[[workload]]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum WorkloadConfig {
+    /// Poisson arrivals at a load.
+    Poisson(PoissonSpec),
+    /// Closed-loop incast.
+    Incast(IncastSpec),
+    /// Explicit flows (long-lived flows with start and stop, or sized flows).
+    Flows {
+        /// The flows.
+        flows: Vec<ExplicitFlow>,
+    },
+    /// A CSV flow list (`src,dst,size_bytes,start_us[,stop_us,coflow]`).
+    Csv {
+        /// Path relative to the scenario.
+        path: String,
+    },
+}
+
+/// The `[output]` table.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSettings {
+    /// Interval of switch-queue samples, us (default 100; 0 disables).
+    #[serde(default)]
+    pub queue_sample_us: Option<f64>,
+    /// Bin of long-lived flows' throughput series, us (default 100; 0 disables).
+    #[serde(default)]
+    pub throughput_bin_us: Option<f64>,
+}
+
+/// DCTCP's default K: 65 packets of 1500 B with hosts at 10 Gb/s or more, 20 packets below
+/// (BASELINES.md).
+pub fn default_ecn_k(host_rate: Rate) -> u64 {
+    if host_rate >= Rate::gbps(10) {
+        65 * 1500
+    } else {
+        20 * 1500
+    }
+}
+
+/// The smallest switch-port buffer of a fabric (sets pFabric-tuned's max cwnd).
+pub fn smallest_switch_buffer(topo: &Topology) -> u64 {
+    topo.links()
+        .iter()
+        .filter(|l| !topo.is_host(l.from))
+        .map(|l| l.buffer_bytes)
+        .min()
+        .unwrap_or(u64::MAX / 4)
+}
+
+/// Resolves one scheme table; `key` (e.g. `schemes[1]`) prefixes error paths.
+pub fn resolve_scheme(
+    cfg: &SchemeConfig,
+    settings: &PacketSettings,
+    topo: &Topology,
+    key: &str,
+) -> Result<Scheme, ConfigError> {
+    let kind = SchemeKind::from_name(&cfg.name).ok_or_else(|| {
+        let names: Vec<&str> = SCHEMES.iter().map(|s| s.0).collect();
+        let near = names
+            .iter()
+            .min_by_key(|n| edit_distance(n, &cfg.name))
+            .copied()
+            .unwrap_or("");
+        err(
+            format!("{key}.name"),
+            format!(
+                "unknown scheme `{}`, did you mean `{near}`? schemes: {}",
+                cfg.name,
+                names.join(", ")
+            ),
+        )
+    })?;
+    let knobs = settings.tcp.overridden_by(&cfg.tcp);
+    let tcp = knobs.resolve(smallest_switch_buffer(topo), &format!("{key}.tcp"))?;
+    let host_rate = topo
+        .hosts()
+        .first()
+        .and_then(|&h| topo.host_rate(h))
+        .unwrap_or(Rate::gbps(10));
+    let mut s = match kind {
+        SchemeKind::NewReno => {
+            if cfg.ecn_k_bytes.is_some() || cfg.dctcp_g.is_some() {
+                return Err(err(
+                    format!("{key}.ecn_k_bytes"),
+                    "newreno runs on DropTail queues; ECN settings apply to dctcp only",
+                ));
+            }
+            Scheme::newreno(tcp)
+        }
+        SchemeKind::Dctcp => {
+            let k = cfg
+                .ecn_k_bytes
+                .or(settings.ecn_k_bytes)
+                .unwrap_or_else(|| default_ecn_k(host_rate));
+            if k == 0 {
+                return Err(err(format!("{key}.ecn_k_bytes"), "must be positive"));
+            }
+            let mut s = Scheme::dctcp(tcp, k);
+            if let Some(g) = cfg.dctcp_g {
+                if !(g > 0.0 && g <= 1.0) {
+                    return Err(err(
+                        format!("{key}.dctcp_g"),
+                        format!("must be in (0, 1], got {g}"),
+                    ));
+                }
+                s.dctcp_g = g;
+            }
+            s
+        }
+    };
+    s.label = cfg.label.clone().unwrap_or_else(|| cfg.name.clone());
+    s.lb = cfg.load_balancer.or(settings.load_balancer).unwrap_or_default();
+    s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
+    if s.nic_buffer_bytes < 1500 {
+        return Err(err(
+            "packet.nic_buffer_bytes",
+            "must hold at least one 1500 B packet",
+        ));
+    }
+    Ok(s)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dctc_core::fabric::preset;
+    use std::path::Path;
+
+    fn topo() -> Topology {
+        preset("flowtune-144").unwrap().build(Path::new(".")).unwrap()
+    }
+
+    #[test]
+    fn pfabric_tuned_is_the_default_and_overrides_apply() {
+        let t = topo();
+        let cfg = SchemeConfig {
+            name: "dctcp".into(),
+            label: Some("DCTCP".into()),
+            ecn_k_bytes: None,
+            dctcp_g: None,
+            load_balancer: None,
+            tcp: TcpKnobs {
+                initial_cwnd_packets: Some(4),
+                ..TcpKnobs::default()
+            },
+        };
+        let s = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[0]").unwrap();
+        assert_eq!(s.tcp.min_rto, Delta::from_us(45));
+        assert_eq!(s.tcp.delayed_ack, Some(Delta::from_us(6)));
+        assert_eq!(s.tcp.initial_cwnd_packets, 4);
+        // 225 KB buffers: 150 packets, max cwnd 149.
+        assert_eq!(s.tcp.max_cwnd_bytes, 149 * 1460);
+        assert_eq!(s.ecn_k_bytes, Some(97_500));
+        assert!(s.tcp.ecn);
+        assert_eq!(s.label, "DCTCP");
+    }
+
+    #[test]
+    fn bad_names_and_values_are_named() {
+        let t = topo();
+        let mut cfg = SchemeConfig {
+            name: "dctpc".into(),
+            label: None,
+            ecn_k_bytes: None,
+            dctcp_g: None,
+            load_balancer: None,
+            tcp: TcpKnobs::default(),
+        };
+        let e = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[1]").unwrap_err();
+        assert_eq!(e.key, "schemes[1].name");
+        assert!(e.reason.contains("did you mean `dctcp`"), "{e}");
+        cfg.name = "newreno".into();
+        cfg.tcp.min_rto_us = Some(-1.0);
+        let e = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[1]").unwrap_err();
+        assert_eq!(e.key, "schemes[1].tcp.min_rto_us");
+        cfg.tcp.min_rto_us = None;
+        cfg.tcp.preset = Some("bsd".into());
+        let e = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[1]").unwrap_err();
+        assert_eq!(e.key, "schemes[1].tcp.preset");
+        cfg.tcp.preset = None;
+        cfg.ecn_k_bytes = Some(1000);
+        let e = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[1]").unwrap_err();
+        assert_eq!(e.key, "schemes[1].ecn_k_bytes");
+    }
+}

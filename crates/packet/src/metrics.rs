@@ -1,0 +1,241 @@
+//! What a run measures: counters, a queueing-delay histogram, per-port statistics, queue
+//! samples and per-flow throughput bins.
+
+use dctc_core::stats::FlowRecord;
+use dctc_core::units::Delta;
+
+/// A log-linear histogram of picosecond values: 32 sub-buckets per power of two, so a
+/// percentile read from it is within about 3% of the exact one. Fixed size, no allocation
+/// per sample.
+#[derive(Clone, Debug)]
+pub struct Histogram {
+    counts: Vec<u64>,
+    total: u64,
+    max: u64,
+    sum: u128,
+}
+
+const SUB: u32 = 32;
+const SUB_BITS: u32 = 5;
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram {
+            counts: vec![0; (64 * SUB) as usize],
+            total: 0,
+            max: 0,
+            sum: 0,
+        }
+    }
+}
+
+impl Histogram {
+    fn index(v: u64) -> usize {
+        if v < SUB as u64 {
+            return v as usize;
+        }
+        let msb = 63 - v.leading_zeros();
+        let shift = msb - SUB_BITS;
+        ((shift + 1) * SUB + ((v >> shift) as u32 & (SUB - 1))) as usize
+    }
+
+    fn low(i: usize) -> u64 {
+        let i = i as u32;
+        if i < SUB {
+            return i as u64;
+        }
+        let shift = i / SUB - 1;
+        ((SUB + i % SUB) as u64) << shift
+    }
+
+    /// Adds one value.
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.counts[Self::index(v)] += 1;
+        self.total += 1;
+        self.max = self.max.max(v);
+        self.sum += v as u128;
+    }
+
+    /// Number of values.
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+    /// Largest value (exact).
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+    /// Mean (exact).
+    pub fn mean(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.total as f64
+        }
+    }
+
+    /// The `q`-quantile (0..=1): the lower edge of the bucket holding it, capped at the max.
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.total == 0 {
+            return 0;
+        }
+        let rank = ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return Self::low(i).min(self.max);
+            }
+        }
+        self.max
+    }
+
+    /// `(value, fraction of values <= value)` at each non-empty bucket's lower edge, for CDF
+    /// plots.
+    pub fn cdf_points(&self) -> Vec<(u64, f64)> {
+        let mut seen = 0;
+        let mut out = Vec::new();
+        for (i, &c) in self.counts.iter().enumerate() {
+            if c > 0 {
+                seen += c;
+                out.push((Self::low(i).min(self.max), seen as f64 / self.total as f64));
+            }
+        }
+        out
+    }
+}
+
+/// Whole-run counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Events processed.
+    pub events: u64,
+    /// Packets serialized onto a link (a packet crossing one link).
+    pub packet_hops: u64,
+    /// Packets hosts put on the wire.
+    pub sent_packets: u64,
+    /// Wire bytes hosts put on the wire.
+    pub sent_bytes: u64,
+    /// Packets that reached their destination host.
+    pub delivered_packets: u64,
+    /// Wire bytes that reached their destination host.
+    pub delivered_bytes: u64,
+    /// Packets dropped by full buffers.
+    pub dropped_packets: u64,
+    /// Wire bytes dropped.
+    pub dropped_bytes: u64,
+    /// Packets still queued or on a link when the run ended.
+    pub in_flight_packets: u64,
+    /// Wire bytes still queued or on a link when the run ended.
+    pub in_flight_bytes: u64,
+    /// CE marks set by switches.
+    pub ecn_marks: u64,
+    /// Payload bytes delivered in order to receiving applications.
+    pub goodput_bytes: u64,
+    /// Retransmission timeouts over all flows.
+    pub timeouts: u64,
+    /// Payload bytes retransmitted over all flows.
+    pub retransmitted_bytes: u64,
+}
+
+/// One output port's statistics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortStats {
+    /// Sending node's name.
+    pub from: String,
+    /// Receiving node's name.
+    pub to: String,
+    /// Whether a switch owns the port (else a host NIC).
+    pub switch: bool,
+    /// Buffer, bytes.
+    pub buffer_bytes: u64,
+    /// Largest backlog seen, bytes.
+    pub max_queue_bytes: u64,
+    /// Time-averaged backlog over the run, bytes.
+    pub mean_queue_bytes: f64,
+    /// Fraction of the run the link was sending.
+    pub utilization: f64,
+    /// Packets dropped at this port.
+    pub drops: u64,
+    /// CE marks set at this port.
+    pub ecn_marks: u64,
+}
+
+/// One sample of one switch port's backlog.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct QueueSample {
+    /// Sample time, ps.
+    pub time_ps: u64,
+    /// Port (link index).
+    pub link: u32,
+    /// Backlog, bytes.
+    pub bytes: u64,
+}
+
+/// One incast's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IncastResult {
+    /// Number of senders.
+    pub senders: usize,
+    /// Rounds whose every block arrived.
+    pub rounds_completed: usize,
+    /// Block bytes delivered per second of completed rounds, Gb/s.
+    pub goodput_gbps: f64,
+    /// Timeouts of the incast's connections.
+    pub timeouts: u64,
+}
+
+/// Everything one scheme's run produced.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// The scheme's label.
+    pub label: String,
+    /// One record per sized flow or incast block (finished or not) and per long-lived flow.
+    pub records: Vec<FlowRecord>,
+    /// Whole-run counters.
+    pub counters: Counters,
+    /// Queueing delay of every packet at every switch port, ps.
+    pub queue_delay: Histogram,
+    /// Per-port statistics, indexed by link.
+    pub ports: Vec<PortStats>,
+    /// Switch-port backlog samples (when sampling was asked for).
+    pub queue_samples: Vec<QueueSample>,
+    /// Throughput bin width (when asked for).
+    pub throughput_bin: Option<Delta>,
+    /// `(flow id, delivered payload bytes per bin)` of long-lived flows.
+    pub throughput: Vec<(u32, Vec<u64>)>,
+    /// One entry per incast workload.
+    pub incasts: Vec<IncastResult>,
+    /// Simulated span, ps.
+    pub simulated_ps: u64,
+    /// Wall-clock seconds the run took.
+    pub wall_seconds: f64,
+    /// The most packets alive at once.
+    pub peak_packets: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_quantiles_are_within_a_few_percent() {
+        let mut h = Histogram::default();
+        for v in 1..=100_000u64 {
+            h.record(v * 1000);
+        }
+        for q in [0.5, 0.9, 0.99] {
+            let exact = q * 100_000_000.0;
+            let got = h.quantile(q) as f64;
+            assert!((got - exact).abs() / exact < 0.04, "q {q}: {got} vs {exact}");
+        }
+        assert_eq!(h.max(), 100_000_000);
+        assert!(h.quantile(0.0) <= 1000);
+        let mut z = Histogram::default();
+        z.record(0);
+        z.record(0);
+        z.record(5);
+        assert_eq!(z.quantile(0.5), 0);
+        assert_eq!(z.quantile(1.0), 5);
+    }
+}

@@ -1,0 +1,103 @@
+//! Queue disciplines: what an output port does with a packet on arrival and which packet it
+//! sends next. One file per discipline; [`Queue`] is the closed set the engine dispatches on
+//! (an enum rather than `Box<dyn>` so the hot path inlines).
+//!
+//! A discipline sees every packet at enqueue and at dequeue with write access to the pool, so
+//! it can mark (ECN), drop any packet (pFabric drops the lowest priority, maybe not the
+//! arrival), reorder (priority, DRR, fair queuing) and rewrite header fields (TFC, XCP). Per-port
+//! timers (CoDel, TFC, XCP) come through [`QueueDisc::poll_at`] / [`QueueDisc::on_timer`].
+
+pub mod droptail;
+pub mod ecn;
+
+pub use droptail::DropTail;
+pub use ecn::EcnThreshold;
+
+use crate::engine::{PacketId, PacketPool};
+use dctc_core::units::SimTime;
+
+/// What happened to an arriving packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Enqueued {
+    /// Queued; `marked` if it got a CE mark.
+    Queued {
+        /// Whether the discipline set CE on it.
+        marked: bool,
+    },
+    /// The buffer could not take it; this packet (the arrival or another) was dropped and
+    /// must be freed by the caller.
+    Dropped(PacketId),
+}
+
+/// A queue discipline of one output port. Byte counts exclude the packet being serialized.
+pub trait QueueDisc {
+    /// Offers a packet; `now` is its arrival time.
+    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued;
+    /// The next packet to serialize, if any.
+    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId>;
+    /// Bytes waiting.
+    fn bytes(&self) -> u64;
+    /// Packets waiting.
+    fn len(&self) -> usize;
+    /// Whether nothing waits.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The buffer size in bytes.
+    fn capacity(&self) -> u64;
+    /// When the discipline next needs [`QueueDisc::on_timer`]; never by default.
+    fn poll_at(&self) -> SimTime {
+        SimTime::NEVER
+    }
+    /// A per-port timer fired.
+    fn on_timer(&mut self, _pool: &mut PacketPool, _now: SimTime) {}
+}
+
+/// The disciplines this build knows, dispatched without virtual calls.
+#[derive(Debug)]
+pub enum Queue {
+    /// FIFO, drop the arrival when full.
+    DropTail(DropTail),
+    /// FIFO with CE marks above an instantaneous threshold (DCTCP).
+    Ecn(EcnThreshold),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            Queue::DropTail($q) => $e,
+            Queue::Ecn($q) => $e,
+        }
+    };
+}
+
+impl QueueDisc for Queue {
+    #[inline]
+    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
+        dispatch!(self, q => q.enqueue(pkt, pool, now))
+    }
+    #[inline]
+    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
+        dispatch!(self, q => q.dequeue(pool, now))
+    }
+    #[inline]
+    fn bytes(&self) -> u64 {
+        dispatch!(self, q => q.bytes())
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        dispatch!(self, q => q.len())
+    }
+    fn capacity(&self) -> u64 {
+        dispatch!(self, q => q.capacity())
+    }
+    fn poll_at(&self) -> SimTime {
+        dispatch!(self, q => q.poll_at())
+    }
+    fn on_timer(&mut self, pool: &mut PacketPool, now: SimTime) {
+        dispatch!(self, q => q.on_timer(pool, now))
+    }
+}
+
+#[cfg(test)]
+mod tests;

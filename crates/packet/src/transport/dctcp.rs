@@ -1,0 +1,74 @@
+//! DCTCP's sender (Alizadeh et al., SIGCOMM 2010; BASELINES.md).
+//!
+//! Once per window of data (when `snd_una` reaches the `snd_max` recorded at the window's
+//! start) the fraction F of acknowledged bytes that carried ECN-echo updates
+//! `alpha <- (1 - g) alpha + g F` (DCTCP eq. (1), g = 1/16, alpha starts at 1). On an ECN-echo,
+//! at most once per window, `cwnd <- cwnd (1 - alpha / 2)` (DCTCP eq. (2)) and ssthresh
+//! follows it. Loss is handled as in NewReno by the shared TCP machinery.
+
+use super::{AckEvent, CongestionControl, Window};
+
+/// DCTCP's estimator state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dctcp {
+    /// Estimated fraction of marked bytes.
+    pub alpha: f64,
+    /// Estimation gain g.
+    pub g: f64,
+    window_end: Option<u64>,
+    acked: u64,
+    marked: u64,
+    cut_until: Option<u64>,
+}
+
+impl Dctcp {
+    /// A fresh estimator with gain `g`; alpha starts at 1.
+    pub fn new(g: f64) -> Self {
+        Dctcp {
+            alpha: 1.0,
+            g,
+            window_end: None,
+            acked: 0,
+            marked: 0,
+            cut_until: None,
+        }
+    }
+}
+
+impl Default for Dctcp {
+    fn default() -> Self {
+        Dctcp::new(1.0 / 16.0)
+    }
+}
+
+impl CongestionControl for Dctcp {
+    fn on_ack(&mut self, w: &mut Window, ev: &AckEvent) -> bool {
+        self.acked += ev.acked;
+        if ev.ece {
+            self.marked += ev.acked;
+        }
+        match self.window_end {
+            None => self.window_end = Some(ev.snd_max),
+            Some(end) if ev.snd_una >= end => {
+                // DCTCP eq. (1): alpha <- (1 - g) alpha + g F.
+                let f = self.marked as f64 / self.acked.max(1) as f64;
+                self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+                self.acked = 0;
+                self.marked = 0;
+                self.window_end = Some(ev.snd_max);
+            }
+            Some(_) => {}
+        }
+        let may_cut = self.cut_until.is_none_or(|u| ev.snd_una > u);
+        if ev.ece && may_cut && !ev.in_recovery {
+            // DCTCP eq. (2): cwnd <- cwnd (1 - alpha / 2), once per window.
+            let cut = (w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;
+            // Linux keeps at least two segments after a DCTCP cut.
+            w.cwnd = cut.max(2 * w.mss);
+            w.ssthresh = w.cwnd;
+            self.cut_until = Some(ev.snd_max);
+            return true;
+        }
+        false
+    }
+}

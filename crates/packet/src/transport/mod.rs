@@ -1,0 +1,181 @@
+//! Transports as state machines without I/O (smoltcp's habit): the engine hands a sender an
+//! ACK or a timer tick and gets back segments to send; a receiver gets a data segment and
+//! returns ACKs; `poll_at()` says when each next needs a tick. Congestion control sits behind
+//! [`CongestionControl`], stored in the [`Cc`] enum so calls inline.
+//!
+//! - [`tcp`]: TCP's reliable-delivery machinery (RFC 5681 / 6582 NewReno loss recovery,
+//!   RFC 6298 RTO) shared by every TCP-like scheme.
+//! - [`newreno`]: plain NewReno window control (no ECN).
+//! - [`dctcp`]: DCTCP's ECN-fraction estimator and proportional cut.
+
+pub mod dctcp;
+pub mod newreno;
+pub mod tcp;
+
+pub use dctcp::Dctcp;
+pub use newreno::NewReno;
+pub use tcp::{TcpReceiver, TcpSender};
+
+use dctc_core::units::{Delta, SimTime};
+
+/// TCP settings of one scheme, in engine units (see `config` for the scenario keys).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Payload bytes per full segment.
+    pub mss: u64,
+    /// Header bytes per packet.
+    pub header: u64,
+    /// Initial congestion window, segments.
+    pub initial_cwnd_packets: u64,
+    /// Largest congestion window, bytes.
+    pub max_cwnd_bytes: u64,
+    /// Receive window, bytes (caps the flight).
+    pub rwnd_bytes: u64,
+    /// Lower bound of the retransmission timeout.
+    pub min_rto: Delta,
+    /// Upper bound of the retransmission timeout (also caps backoff).
+    pub max_rto: Delta,
+    /// RTO before the first RTT sample.
+    pub initial_rto: Delta,
+    /// Timer granularity G of RFC 6298.
+    pub clock: Delta,
+    /// Delayed-ACK timeout; `None` acknowledges every segment at once.
+    pub delayed_ack: Option<Delta>,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// Whether data packets are ECN-capable and receivers echo CE (DCTCP).
+    pub ecn: bool,
+}
+
+impl TcpConfig {
+    /// pFabric's tuned TCP (BASELINES.md, pFabric Table 2): minRTO 45 us, maxRTO 2 s, initial
+    /// RTO 45 us, clock 1 us, delayed ACK 6 us, receive window 1e6 B, initial cwnd 12
+    /// packets, max cwnd = switch buffer in packets - 1.
+    pub fn pfabric_tuned(switch_buffer_bytes: u64) -> TcpConfig {
+        let mss = dctc_core::stats::MSS_BYTES;
+        let header = dctc_core::stats::HEADER_BYTES;
+        let max_pkts = (switch_buffer_bytes / (mss + header)).saturating_sub(1).max(2);
+        TcpConfig {
+            mss,
+            header,
+            initial_cwnd_packets: 12,
+            max_cwnd_bytes: max_pkts * mss,
+            rwnd_bytes: 1_000_000,
+            min_rto: Delta::from_us(45),
+            max_rto: Delta::from_ms(2000),
+            initial_rto: Delta::from_us(45),
+            clock: Delta::from_us(1),
+            delayed_ack: Some(Delta::from_us(6)),
+            dupack_threshold: 3,
+            ecn: false,
+        }
+    }
+
+    /// A stock-kernel TCP as on TFC's testbed: minRTO 200 ms, initial RTO 1 s (RFC 6298),
+    /// max RTO 60 s, 1 ms clock, initial window 10, no delayed ACK (request/response traffic
+    /// runs in quick-ACK mode), no window cap beyond a 16 MB receive window.
+    pub fn linux_like() -> TcpConfig {
+        TcpConfig {
+            mss: dctc_core::stats::MSS_BYTES,
+            header: dctc_core::stats::HEADER_BYTES,
+            initial_cwnd_packets: 10,
+            max_cwnd_bytes: u64::MAX / 4,
+            rwnd_bytes: 16 << 20,
+            min_rto: Delta::from_ms(200),
+            max_rto: Delta::from_ms(60_000),
+            initial_rto: Delta::from_ms(1000),
+            clock: Delta::from_ms(1),
+            delayed_ack: None,
+            dupack_threshold: 3,
+            ecn: false,
+        }
+    }
+}
+
+/// A segment a sender wants on the wire.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// First payload byte.
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u64,
+    /// Whether these bytes were sent before.
+    pub retransmit: bool,
+}
+
+/// An acknowledgement a receiver wants on the wire.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AckOut {
+    /// Next byte expected (cumulative).
+    pub ack: u64,
+    /// ECN-echo.
+    pub ece: bool,
+    /// Timestamp echoed for the sender's RTT sample.
+    pub ts_echo: SimTime,
+}
+
+/// The window state congestion control acts on, in bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Congestion window.
+    pub cwnd: u64,
+    /// Slow-start threshold.
+    pub ssthresh: u64,
+    /// Segment size.
+    pub mss: u64,
+}
+
+/// What congestion control learns from an ACK that acknowledges new data.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AckEvent {
+    /// Bytes newly acknowledged.
+    pub acked: u64,
+    /// The ACK carried ECN-echo.
+    pub ece: bool,
+    /// `snd_una` after the ACK.
+    pub snd_una: u64,
+    /// Highest byte sent so far.
+    pub snd_max: u64,
+    /// Whether the sender is in fast recovery.
+    pub in_recovery: bool,
+}
+
+/// Congestion-control hooks. Defaults do nothing, so plain NewReno implements none and a
+/// variant overrides only what differs (htsim's DCTCP habit).
+pub trait CongestionControl {
+    /// Called for every ACK of new data before the window grows. Returns `true` if it reduced
+    /// the window (then the window does not also grow on this ACK).
+    fn on_ack(&mut self, _w: &mut Window, _ev: &AckEvent) -> bool {
+        false
+    }
+    /// Called when a retransmission timeout fires.
+    fn on_timeout(&mut self, _w: &mut Window) {}
+}
+
+/// The congestion controllers this build knows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cc {
+    /// Loss-based NewReno.
+    NewReno(NewReno),
+    /// DCTCP.
+    Dctcp(Dctcp),
+}
+
+impl CongestionControl for Cc {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ev: &AckEvent) -> bool {
+        match self {
+            Cc::NewReno(c) => c.on_ack(w, ev),
+            Cc::Dctcp(c) => c.on_ack(w, ev),
+        }
+    }
+    fn on_timeout(&mut self, w: &mut Window) {
+        match self {
+            Cc::NewReno(c) => c.on_timeout(w),
+            Cc::Dctcp(c) => c.on_timeout(w),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

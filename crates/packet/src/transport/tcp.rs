@@ -1,0 +1,406 @@
+//! TCP's reliable delivery, shared by NewReno and DCTCP.
+//!
+//! Sender (byte sequence numbers from 0):
+//! - slow start and congestion avoidance (RFC 5681 §3.1) with appropriate byte counting
+//!   (RFC 3465: slow start grows by at most 2 SMSS per ACK; congestion avoidance adds one SMSS
+//!   per cwnd of acknowledged bytes), capped by the max cwnd and the receive window;
+//! - fast retransmit on the third duplicate ACK and NewReno fast recovery (RFC 6582: inflate
+//!   per duplicate ACK, retransmit on each partial ACK and deflate by the amount acknowledged,
+//!   reset the timer on the first partial ACK only, leave with
+//!   `cwnd = min(ssthresh, FlightSize + SMSS)` on a full ACK, and no new recovery unless the
+//!   ACK covers `recover`);
+//! - retransmission timeout (RFC 6298: SRTT/RTTVAR from timestamp-echo samples,
+//!   `RTO = SRTT + max(G, 4 RTTVAR)` clamped to [min, max], doubled on each expiry up to the
+//!   max; on expiry `ssthresh = max(FlightSize / 2, 2 SMSS)`, `cwnd = 1 SMSS`, go back N).
+//!
+//! Receiver: cumulative ACKs, out-of-order data kept as byte ranges, an immediate ACK for
+//! out-of-order or hole-filling data, otherwise (with delayed ACKs) one ACK per two segments
+//! or at the delayed-ACK timeout. With ECN it echoes CE exactly as DCTCP specifies: when a
+//! packet's CE bit differs from the last one seen and an ACK is pending, the pending ACK goes
+//! out at once carrying the old state.
+
+use super::{AckEvent, AckOut, Cc, CongestionControl, Segment, TcpConfig, Window};
+use dctc_core::units::{Delta, SimTime};
+
+/// The sending half of a TCP connection.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    app_end: u64,
+    win: Window,
+    ca_acked: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    recover: Option<u64>,
+    partial_seen: bool,
+    srtt: Option<Delta>,
+    rttvar: Delta,
+    rto: Delta,
+    backoff: u32,
+    rto_at: SimTime,
+    cc: Cc,
+    /// Payload bytes sent more than once.
+    pub retransmitted_bytes: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u32,
+}
+
+impl TcpSender {
+    /// A sender with nothing to send yet.
+    pub fn new(cfg: &TcpConfig, cc: Cc) -> Self {
+        TcpSender {
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_end: 0,
+            win: Window {
+                cwnd: (cfg.initial_cwnd_packets * cfg.mss).min(cfg.max_cwnd_bytes),
+                ssthresh: u64::MAX,
+                mss: cfg.mss,
+            },
+            ca_acked: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            partial_seen: false,
+            srtt: None,
+            rttvar: Delta::ZERO,
+            rto: cfg.initial_rto,
+            backoff: 0,
+            rto_at: SimTime::NEVER,
+            cc,
+            retransmitted_bytes: 0,
+            timeouts: 0,
+        }
+    }
+
+    /// The application hands over `bytes` more to send (`u64::MAX`: send until closed).
+    pub fn supply(&mut self, bytes: u64) {
+        self.app_end = self.app_end.saturating_add(bytes);
+    }
+
+    /// The application stops: nothing beyond what was already sent will be.
+    pub fn close(&mut self) {
+        self.app_end = self.app_end.min(self.snd_max);
+    }
+
+    /// Bytes acknowledged.
+    pub fn acked(&self) -> u64 {
+        self.snd_una
+    }
+    /// Highest byte sent + 1.
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    /// Whether every byte the application supplied has been acknowledged.
+    pub fn is_idle(&self) -> bool {
+        self.snd_una >= self.app_end
+    }
+    /// The window state.
+    pub fn window(&self) -> Window {
+        self.win
+    }
+    /// The congestion controller.
+    pub fn cc(&self) -> &Cc {
+        &self.cc
+    }
+    /// The current retransmission timeout including backoff.
+    pub fn current_rto(&self, cfg: &TcpConfig) -> Delta {
+        let shifted = self.rto.0.saturating_mul(1u64 << self.backoff.min(40));
+        Delta(shifted.min(cfg.max_rto.0))
+    }
+    /// When the sender next needs [`TcpSender::on_timer`].
+    pub fn poll_at(&self) -> SimTime {
+        self.rto_at
+    }
+
+    fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// Sends what the windows allow.
+    pub fn send(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
+        let wnd = self.win.cwnd.min(cfg.rwnd_bytes).min(cfg.max_cwnd_bytes);
+        while self.snd_nxt < self.app_end {
+            let len = cfg.mss.min(self.app_end - self.snd_nxt);
+            let in_flight = self.snd_nxt - self.snd_una;
+            if in_flight > 0 && in_flight + len > wnd {
+                break;
+            }
+            let retransmit = self.snd_nxt < self.snd_max;
+            if retransmit {
+                self.retransmitted_bytes += len;
+            }
+            out.push(Segment {
+                seq: self.snd_nxt,
+                len,
+                retransmit,
+            });
+            self.snd_nxt += len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            if self.rto_at == SimTime::NEVER {
+                self.rto_at = now + self.current_rto(cfg);
+            }
+        }
+    }
+
+    fn retransmit_head(&mut self, cfg: &TcpConfig, out: &mut Vec<Segment>) {
+        let len = cfg.mss.min(self.snd_max - self.snd_una);
+        if len == 0 {
+            return;
+        }
+        self.retransmitted_bytes += len;
+        out.push(Segment {
+            seq: self.snd_una,
+            len,
+            retransmit: true,
+        });
+    }
+
+    fn rtt_sample(&mut self, cfg: &TcpConfig, r: Delta) {
+        // RFC 6298 §2.
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = Delta(r.0 / 2);
+            }
+            Some(srtt) => {
+                let err = srtt.0.abs_diff(r.0);
+                self.rttvar = Delta((3 * self.rttvar.0 + err) / 4);
+                self.srtt = Some(Delta((7 * srtt.0 + r.0) / 8));
+            }
+        }
+        let srtt = self.srtt.expect("set above");
+        let rto = srtt.0 + cfg.clock.0.max(4 * self.rttvar.0);
+        self.rto = Delta(rto.clamp(cfg.min_rto.0, cfg.max_rto.0));
+    }
+
+    /// An ACK arrived: `ack` is the next byte the receiver expects.
+    pub fn on_ack(
+        &mut self,
+        cfg: &TcpConfig,
+        now: SimTime,
+        ack: &AckOut,
+        out: &mut Vec<Segment>,
+    ) {
+        let a = ack.ack.min(self.snd_max);
+        if a > self.snd_una {
+            let acked = a - self.snd_una;
+            if let Some(r) = now.checked_since(ack.ts_echo) {
+                self.rtt_sample(cfg, r);
+            }
+            self.backoff = 0;
+            self.snd_una = a;
+            if self.snd_nxt < a {
+                // After a go-back-N restart the receiver may already hold later data.
+                self.snd_nxt = a;
+            }
+            let ev = AckEvent {
+                acked,
+                ece: ack.ece,
+                snd_una: a,
+                snd_max: self.snd_max,
+                in_recovery: self.in_recovery,
+            };
+            let reduced = self.cc.on_ack(&mut self.win, &ev);
+            let mut restart_timer = true;
+            if self.in_recovery {
+                if self.recover.is_some_and(|r| a >= r) {
+                    // RFC 6582 step 3, full acknowledgment: deflate.
+                    self.in_recovery = false;
+                    self.dupacks = 0;
+                    self.win.cwnd = self.win.ssthresh.min(self.flight() + cfg.mss);
+                } else {
+                    // Partial acknowledgment: retransmit the next hole, deflate by the amount
+                    // acknowledged, add back one SMSS if at least one was acknowledged.
+                    self.retransmit_head(cfg, out);
+                    let back = if acked >= cfg.mss { cfg.mss } else { 0 };
+                    self.win.cwnd = (self.win.cwnd.saturating_sub(acked) + back).max(cfg.mss);
+                    restart_timer = !self.partial_seen;
+                    self.partial_seen = true;
+                }
+            } else {
+                self.dupacks = 0;
+                if !reduced {
+                    if self.win.cwnd < self.win.ssthresh {
+                        // RFC 3465 slow start, L = 2 SMSS.
+                        self.win.cwnd += acked.min(2 * cfg.mss);
+                    } else {
+                        // RFC 3465 congestion avoidance: one SMSS per cwnd of bytes acked.
+                        self.ca_acked += acked;
+                        if self.ca_acked >= self.win.cwnd {
+                            self.ca_acked -= self.win.cwnd;
+                            self.win.cwnd += cfg.mss;
+                        }
+                    }
+                }
+                self.win.cwnd = self.win.cwnd.min(cfg.max_cwnd_bytes);
+            }
+            // RFC 6298 §5.2 / 5.3.
+            if self.snd_una >= self.snd_max {
+                self.rto_at = SimTime::NEVER;
+            } else if restart_timer {
+                self.rto_at = now + self.current_rto(cfg);
+            }
+        } else if a == self.snd_una && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            if self.in_recovery {
+                // RFC 6582 step 4: inflate by one SMSS per duplicate.
+                self.win.cwnd += cfg.mss;
+            } else if self.dupacks == cfg.dupack_threshold
+                && self.recover.is_none_or(|r| a > r)
+            {
+                // RFC 6582 step 2: fast retransmit, enter fast recovery.
+                self.win.ssthresh = (self.flight() / 2).max(2 * cfg.mss);
+                self.recover = Some(self.snd_max);
+                self.in_recovery = true;
+                self.partial_seen = false;
+                self.retransmit_head(cfg, out);
+                self.win.cwnd = self.win.ssthresh + 3 * cfg.mss;
+            }
+        }
+        self.send(cfg, now, out);
+    }
+
+    /// A timer tick; retransmits if the RTO expired.
+    pub fn on_timer(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
+        if now < self.rto_at {
+            return;
+        }
+        self.rto_at = SimTime::NEVER;
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        // RFC 5681 §3.1 eq. (4) and RFC 6298 §5.5-5.6.
+        self.timeouts += 1;
+        self.win.ssthresh = (self.flight() / 2).max(2 * cfg.mss);
+        self.win.cwnd = cfg.mss;
+        self.ca_acked = 0;
+        self.cc.on_timeout(&mut self.win);
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = Some(self.snd_max);
+        self.backoff += 1;
+        self.snd_nxt = self.snd_una;
+        self.send(cfg, now, out);
+    }
+}
+
+/// The receiving half of a TCP connection.
+#[derive(Clone, Debug, Default)]
+pub struct TcpReceiver {
+    rcv_nxt: u64,
+    /// Out-of-order byte ranges above `rcv_nxt`, sorted and disjoint.
+    ooo: Vec<(u64, u64)>,
+    pending: u32,
+    pending_ts: SimTime,
+    delack_at: Option<SimTime>,
+    ce_state: bool,
+}
+
+impl TcpReceiver {
+    /// Bytes received in order.
+    pub fn delivered(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// When the receiver next needs [`TcpReceiver::on_timer`].
+    pub fn poll_at(&self) -> SimTime {
+        self.delack_at.unwrap_or(SimTime::NEVER)
+    }
+
+    fn ack_now(&mut self, ts_echo: SimTime, out: &mut Vec<AckOut>) {
+        out.push(AckOut {
+            ack: self.rcv_nxt,
+            ece: self.ce_state,
+            ts_echo,
+        });
+        self.pending = 0;
+        self.delack_at = None;
+    }
+
+    /// A data segment arrived. Returns the bytes newly delivered in order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_data(
+        &mut self,
+        cfg: &TcpConfig,
+        now: SimTime,
+        seq: u64,
+        len: u64,
+        ce: bool,
+        ts: SimTime,
+        out: &mut Vec<AckOut>,
+    ) -> u64 {
+        if cfg.ecn && ce != self.ce_state {
+            // DCTCP's two-state ACK machine: flush the pending ACK with the old CE state.
+            if self.pending > 0 {
+                let echo = self.pending_ts;
+                self.ack_now(echo, out);
+            }
+            self.ce_state = ce;
+        }
+        let before = self.rcv_nxt;
+        let end = seq + len;
+        if end <= self.rcv_nxt {
+            // A duplicate: acknowledge at once so the sender learns where we are.
+            self.ack_now(ts, out);
+            return 0;
+        }
+        let had_holes = !self.ooo.is_empty();
+        if seq <= self.rcv_nxt {
+            self.rcv_nxt = end;
+            while let Some(&(s, e)) = self.ooo.first() {
+                if s > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(e);
+                self.ooo.remove(0);
+            }
+        } else {
+            self.insert_range(seq, end);
+        }
+        if self.pending == 0 {
+            self.pending_ts = ts;
+        }
+        self.pending += 1;
+        let out_of_order = seq > before || had_holes;
+        match cfg.delayed_ack {
+            Some(d) if !out_of_order && self.pending < 2 => {
+                if self.delack_at.is_none() {
+                    self.delack_at = Some(now + d);
+                }
+            }
+            _ => {
+                let echo = if out_of_order { ts } else { self.pending_ts };
+                self.ack_now(echo, out);
+            }
+        }
+        self.rcv_nxt - before
+    }
+
+    fn insert_range(&mut self, s: u64, e: u64) {
+        let i = self.ooo.partition_point(|r| r.1 < s);
+        let mut j = i;
+        let (mut s2, mut e2) = (s, e);
+        while j < self.ooo.len() && self.ooo[j].0 <= e2 {
+            s2 = s2.min(self.ooo[j].0);
+            e2 = e2.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((s2, e2)));
+    }
+
+    /// A timer tick; sends a delayed ACK if due.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<AckOut>) {
+        if self.delack_at.is_some_and(|t| t <= now) {
+            if self.pending > 0 {
+                let echo = self.pending_ts;
+                self.ack_now(echo, out);
+            } else {
+                self.delack_at = None;
+            }
+        }
+    }
+}
