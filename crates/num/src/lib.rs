@@ -1,9 +1,34 @@
-//! dctc-num: network utility maximization.
+//! dctc-num: network utility maximization (NUM), the allocation engine behind Flowtune's
+//! allocator, DBA's rate allocation and HOLNET's objective.
 //!
 //! - [`csr`]: flow -> link incidence in compressed rows, the layout every solver iterates over.
 //! - [`maxmin`]: exact (weighted) max-min fair rates by water-filling.
+//! - [`utility`]: log, alpha-fair, DBA, TCP-Reno utilities and HOLNET's center-of-utility
+//!   weights, each with `U'`, `(U')^-1` and its derivative in closed form.
+//! - [`problem`]: links, (multipath) flows, weights and min/max rates in structure-of-arrays
+//!   form, editable online, with typed validation errors.
+//! - [`solver`]: NED, Gradient, FGM, Newton-like and DBA behind one iteration interface; the
+//!   module docs list the safeguards the papers leave open (rate caps at line rate, `H_ll` for
+//!   clamped flows, links with no flows, multipath splits).
+//! - [`reference`]: an independent interior-point solver giving reference optima.
+//! - [`normalize`]: U-NORM, F-NORM and the update threshold.
+//! - [`spec`]: the JSON problem format of `dctc num solve` (see the crate README).
+//! - [`fast`]: the benchmarked allocator: Flowtune's §6.1 iteration on a 2-tier Clos, f64 and
+//!   f32, single-threaded and FlowBlock/LinkBlock-parallel; [`fast::bench_table`].
+
+// Index loops over several parallel arrays read better than zipped iterators here.
+#![allow(clippy::needless_range_loop)]
 
 pub mod csr;
+
 pub mod maxmin;
+pub mod normalize;
+pub mod problem;
+pub mod reference;
+pub mod solver;
+pub mod spec;
+pub mod utility;
 
 pub use csr::Csr;
+pub use problem::{FlowKey, FlowSpec, Problem, ProblemError};
+pub use utility::Utility;

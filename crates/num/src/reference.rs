@@ -1,0 +1,417 @@
+//! Reference optima by an independent method: a primal log-barrier interior-point method with
+//! Newton steps on the subflow rates (dense Cholesky), with a phase-I search for a strictly
+//! feasible start when minimum rates are set.
+//!
+//! It shares nothing with the dual solvers except the utilities' `U'` and `U''`: it maximizes
+//! `t sum_s U_s(sum_k y_sk) + sum_j log g_j(y)` over the subflow rates `y` for growing `t`, where
+//! the `g_j > 0` are the constraints `y_k > 0`, `c_l - load_l > 0`, `x_s - theta_s > 0` and
+//! `Theta_s - x_s > 0`, and stops when the duality gap `m / t` is below `1e-13` of the utility
+//! scale `sum_s |U'_s(x_s) x_s|`. At the barrier optimum the stationarity conditions hold exactly
+//! with the barrier's multipliers as link prices, so the KKT residual is the gap.
+//! Multipath flows and min/max rates are handled exactly. Dense linear algebra limits it to a
+//! few thousand subflows.
+
+use crate::problem::Problem;
+
+/// How a reference solve ended (bad input is caught earlier, by [`Problem`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Converged: relative duality gap and KKT residual below tolerance.
+    Solved,
+    /// No strictly feasible point (minimum rates fill some cut exactly or exceed it).
+    Infeasible,
+    /// The iteration cap was reached.
+    MaxIterations,
+    /// A Newton system was not positive definite or a value was not finite.
+    NumericalError,
+}
+
+/// A reference solution.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    /// How the solve ended.
+    pub status: Status,
+    /// Flow rates, b/s.
+    pub flow_rate_bps: Vec<f64>,
+    /// Subflow rates, b/s.
+    pub sub_rate_bps: Vec<f64>,
+    /// Link prices (barrier multipliers), in the problem's scaled units.
+    pub prices: Vec<f64>,
+    /// `sum_s U_s(x_s)` with rates in b/s.
+    pub objective: f64,
+    /// Relative duality gap at exit (the KKT residual).
+    pub kkt_residual: f64,
+    /// Newton steps taken.
+    pub newton_steps: u32,
+}
+
+/// Relative duality gap at which the solve stops.
+const GAP: f64 = 1e-13;
+const MAX_NEWTON: u32 = 2000;
+
+struct Constraint {
+    coef: Vec<(usize, f64)>,
+    constant: f64,
+}
+
+impl Constraint {
+    fn eval(&self, v: &[f64]) -> f64 {
+        self.constant + self.coef.iter().map(|&(i, a)| a * v[i]).sum::<f64>()
+    }
+}
+
+/// Solves `problem` to optimality (see the module docs).
+pub fn solve(problem: &mut Problem) -> Solution {
+    problem.prepare();
+    let n = problem.subflow_count();
+    let nf = problem.flows();
+    let cap = problem.capacity_scaled().to_vec();
+    let unit = problem.rate_unit();
+    let lo = problem.min_scaled().to_vec();
+    let mut hi = problem.max_scaled().to_vec();
+    // Constraints.
+    let mut cons: Vec<Constraint> = Vec::new();
+    for k in 0..n {
+        cons.push(Constraint {
+            coef: vec![(k, 1.0)],
+            constant: 0.0,
+        });
+    }
+    let link_first = cons.len();
+    let mut link_of: Vec<usize> = Vec::new();
+    for l in 0..problem.links() {
+        let row = problem.by_link().row(l);
+        if !row.is_empty() {
+            cons.push(Constraint {
+                coef: row.iter().map(|&s| (s as usize, -1.0)).collect(),
+                constant: cap[l],
+            });
+            link_of.push(l);
+        }
+    }
+    for f in 0..nf {
+        let subs: Vec<(usize, f64)> = problem.subflows(f).map(|s| (s, 1.0)).collect();
+        let line: f64 = problem
+            .subflows(f)
+            .map(|s| {
+                problem
+                    .paths()
+                    .row(s)
+                    .iter()
+                    .map(|&l| cap[l as usize])
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .sum();
+        if hi[f] - lo[f] < 1e-9 * hi[f].max(1e-12) {
+            hi[f] = lo[f] + 1e-9 * lo[f].max(1e-12); // theta = Theta: keep a sliver of interior
+        }
+        if lo[f] > 0.0 {
+            cons.push(Constraint {
+                coef: subs.clone(),
+                constant: -lo[f],
+            });
+        }
+        if hi[f] < line * (1.0 - 1e-12) {
+            cons.push(Constraint {
+                coef: subs.iter().map(|&(s, _)| (s, -1.0)).collect(),
+                constant: hi[f],
+            });
+        }
+    }
+    let utils = problem.scaled_utilities().to_vec();
+    let owner: Vec<usize> = (0..n).map(|s| problem.subflow_owner(s)).collect();
+    let flow_total = |y: &[f64]| {
+        let mut x = vec![0.0; nf];
+        for (s, &v) in y.iter().enumerate() {
+            x[owner[s]] += v;
+        }
+        x
+    };
+
+    // Start: each subflow takes half its fair share of its tightest link; then pull flows
+    // under their maxima.
+    let mut y = vec![0.0; n];
+    for (s, ys) in y.iter_mut().enumerate() {
+        *ys = problem
+            .paths()
+            .row(s)
+            .iter()
+            .map(|&l| cap[l as usize] / (2.0 * problem.by_link().row(l as usize).len() as f64))
+            .fold(f64::INFINITY, f64::min);
+    }
+    let x0 = flow_total(&y);
+    for s in 0..n {
+        let f = owner[s];
+        if x0[f] > 0.5 * (hi[f] + lo[f]) && hi[f].is_finite() {
+            y[s] *= 0.5 * (hi[f] + lo[f]) / x0[f];
+        }
+    }
+    let mut steps = 0u32;
+    let worst = cons
+        .iter()
+        .map(|c| c.eval(&y))
+        .fold(f64::INFINITY, f64::min);
+    if worst <= 0.0 {
+        match phase_one(&cons, &mut y, &mut steps) {
+            Ok(true) => {}
+            Ok(false) => return failed(problem, Status::Infeasible, steps),
+            Err(status) => return failed(problem, status, steps),
+        }
+    }
+
+    // Phase II.
+    let m = cons.len() as f64;
+    let scale = |x: &[f64]| -> f64 {
+        let s: f64 = x
+            .iter()
+            .enumerate()
+            .map(|(f, &v)| (utils[f].marginal(v) * v).abs())
+            .sum();
+        s.max(1e-300)
+    };
+    let mut t = m / scale(&flow_total(&y));
+    let mut status = Status::MaxIterations;
+    loop {
+        let objective = |v: &[f64], grad: &mut [f64], hess: &mut [f64]| -> f64 {
+            let x = flow_total(v);
+            let mut value = 0.0;
+            for f in 0..nf {
+                value += t * utils[f].value(x[f]);
+            }
+            for s in 0..n {
+                grad[s] = t * utils[owner[s]].marginal(x[owner[s]]);
+            }
+            // Hessian of sum_f U_f(x_f): U''(x_f) on each flow's subflow block.
+            for f in 0..nf {
+                let c = t * utils[f].curvature(x[f]);
+                let subs = problem.subflows(f);
+                for a in subs.clone() {
+                    for b in subs.clone() {
+                        hess[a * n + b] += c;
+                    }
+                }
+            }
+            value
+        };
+        match newton(&cons, &mut y, &objective, &mut steps) {
+            Ok(()) => {}
+            Err(s) => {
+                status = s;
+                break;
+            }
+        }
+        let gap = m / t / scale(&flow_total(&y));
+        if gap < GAP {
+            status = Status::Solved;
+            break;
+        }
+        if steps >= MAX_NEWTON {
+            break;
+        }
+        t *= 10.0;
+    }
+    let x = flow_total(&y);
+    let kkt = m / t / scale(&x);
+    let mut prices = vec![0.0; problem.links()];
+    for (i, &l) in link_of.iter().enumerate() {
+        prices[l] = 1.0 / (t * cons[link_first + i].eval(&y));
+    }
+    let flow_rate_bps: Vec<f64> = x.iter().map(|v| v * unit).collect();
+    let sub_rate_bps: Vec<f64> = y.iter().map(|v| v * unit).collect();
+    if flow_rate_bps.iter().any(|v| !v.is_finite()) {
+        status = Status::NumericalError;
+    }
+    Solution {
+        status,
+        objective: problem.objective(&flow_rate_bps),
+        flow_rate_bps,
+        sub_rate_bps,
+        prices,
+        kkt_residual: kkt,
+        newton_steps: steps,
+    }
+}
+
+fn failed(problem: &Problem, status: Status, steps: u32) -> Solution {
+    Solution {
+        status,
+        flow_rate_bps: vec![f64::NAN; problem.flows()],
+        sub_rate_bps: vec![f64::NAN; problem.subflow_count()],
+        prices: vec![f64::NAN; problem.links()],
+        objective: f64::NAN,
+        kkt_residual: f64::INFINITY,
+        newton_steps: steps,
+    }
+}
+
+/// Phase I: maximize `-s` subject to `g_j(y) + s > 0`; returns whether a point with every
+/// `g_j > 0` was found (left in `y`).
+fn phase_one(cons: &[Constraint], y: &mut [f64], steps: &mut u32) -> Result<bool, Status> {
+    let n = y.len();
+    let worst = cons.iter().map(|c| c.eval(y)).fold(f64::INFINITY, f64::min);
+    let mut v = y.to_vec();
+    v.push(1.0 - worst + worst.abs()); // s
+    let shifted: Vec<Constraint> = cons
+        .iter()
+        .map(|c| {
+            let mut coef = c.coef.clone();
+            coef.push((n, 1.0));
+            Constraint {
+                coef,
+                constant: c.constant,
+            }
+        })
+        .collect();
+    let m = shifted.len() as f64;
+    let mut t = 1.0;
+    for _ in 0..40 {
+        let objective = |w: &[f64], grad: &mut [f64], _hess: &mut [f64]| -> f64 {
+            grad.iter_mut().for_each(|g| *g = 0.0);
+            grad[n] = -t;
+            -t * w[n]
+        };
+        let result = newton(&shifted, &mut v, &objective, steps);
+        if v[n] < 0.0 {
+            y.copy_from_slice(&v[..n]);
+            return Ok(true);
+        }
+        // The optimal s is at least s - m / t: positive means no strictly feasible point.
+        if v[n] - m / t > 0.0 {
+            return Ok(false);
+        }
+        result?;
+        if m / t < 1e-12 {
+            break;
+        }
+        t *= 10.0;
+    }
+    Ok(false)
+}
+
+/// An objective: fills the gradient, adds its Hessian, returns its value.
+type Objective<'a> = dyn Fn(&[f64], &mut [f64], &mut [f64]) -> f64 + 'a;
+
+/// Maximizes `f(v) + sum_j log g_j(v)` by damped Newton from a strictly feasible `v`.
+/// `f` fills the gradient and adds its Hessian (row-major, pre-zeroed) and returns its value.
+fn newton(
+    cons: &[Constraint],
+    v: &mut [f64],
+    f: &Objective<'_>,
+    steps: &mut u32,
+) -> Result<(), Status> {
+    let n = v.len();
+    let mut grad = vec![0.0; n];
+    let mut hess = vec![0.0; n * n];
+    let mut scratch_g = vec![0.0; n];
+    let mut scratch_h = Vec::new();
+    let value = |w: &[f64], sg: &mut [f64], sh: &mut Vec<f64>| -> f64 {
+        let mut total = 0.0;
+        for c in cons {
+            let g = c.eval(w);
+            if g <= 0.0 {
+                return f64::NEG_INFINITY;
+            }
+            total += g.ln();
+        }
+        sh.clear();
+        sh.resize(n * n, 0.0);
+        total + f(w, sg, sh)
+    };
+    for _ in 0..200 {
+        *steps += 1;
+        if *steps > MAX_NEWTON {
+            return Err(Status::MaxIterations);
+        }
+        hess.iter_mut().for_each(|h| *h = 0.0);
+        let current = {
+            let fv = f(v, &mut grad, &mut hess);
+            let mut b = 0.0;
+            for c in cons {
+                let g = c.eval(v);
+                b += g.ln();
+                for &(i, a) in &c.coef {
+                    grad[i] += a / g;
+                    for &(j, bj) in &c.coef {
+                        hess[i * n + j] -= a * bj / (g * g);
+                    }
+                }
+            }
+            fv + b
+        };
+        if !current.is_finite() {
+            return Err(Status::NumericalError);
+        }
+        // Solve (-H) d = grad.
+        let mut a: Vec<f64> = hess.iter().map(|h| -h).collect();
+        if !cholesky(&mut a, n) {
+            return Err(Status::NumericalError);
+        }
+        let d = cholesky_solve(&a, n, &grad);
+        let decrement: f64 = d.iter().zip(&grad).map(|(x, g)| x * g).sum();
+        if !decrement.is_finite() {
+            return Err(Status::NumericalError);
+        }
+        if decrement / 2.0 < 1e-14 {
+            return Ok(());
+        }
+        let mut step = 1.0;
+        let mut trial = v.to_vec();
+        loop {
+            for i in 0..n {
+                trial[i] = v[i] + step * d[i];
+            }
+            let val = value(&trial, &mut scratch_g, &mut scratch_h);
+            if val >= current + 0.25 * step * decrement {
+                break;
+            }
+            step *= 0.5;
+            if step < 1e-16 {
+                return Ok(()); // no progress possible at this precision
+            }
+        }
+        v.copy_from_slice(&trial);
+    }
+    Ok(())
+}
+
+/// In-place Cholesky `A = L L^T` (lower triangle kept); false if not positive definite.
+fn cholesky(a: &mut [f64], n: usize) -> bool {
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= a[j * n + k] * a[j * n + k];
+        }
+        if d.is_nan() || d <= 0.0 {
+            return false;
+        }
+        let d = d.sqrt();
+        a[j * n + j] = d;
+        for i in j + 1..n {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= a[i * n + k] * a[j * n + k];
+            }
+            a[i * n + j] = s / d;
+        }
+    }
+    true
+}
+
+fn cholesky_solve(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+    let mut z = b.to_vec();
+    for i in 0..n {
+        let mut s = z[i];
+        for k in 0..i {
+            s -= l[i * n + k] * z[k];
+        }
+        z[i] = s / l[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut s = z[i];
+        for k in i + 1..n {
+            s -= l[k * n + i] * z[k];
+        }
+        z[i] = s / l[i * n + i];
+    }
+    z
+}

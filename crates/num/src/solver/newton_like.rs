@@ -1,0 +1,72 @@
+//! The Newton-like method (Athuraliya & Low 2000): a diagonally scaled price step whose
+//! scaling `H_ll` is *estimated from observed rate changes* rather than computed from the
+//! utilities as NED does: `H_ll ~ (load_l(t) - load_l(t-1)) / (p_l(t) - p_l(t-1))`, smoothed.
+
+use super::{rate_update, Solver, State};
+use crate::problem::Problem;
+
+/// Newton-like solver state.
+#[derive(Clone, Debug)]
+pub struct NewtonLike {
+    /// Step factor gamma.
+    pub gamma: f64,
+    /// Weight of a new observation in the running estimate (0..1].
+    pub smoothing: f64,
+    estimate: Vec<f64>,
+    last_load: Vec<f64>,
+    last_price: Vec<f64>,
+}
+
+impl Default for NewtonLike {
+    fn default() -> Self {
+        NewtonLike {
+            gamma: 0.4,
+            smoothing: 0.5,
+            estimate: Vec::new(),
+            last_load: Vec::new(),
+            last_price: Vec::new(),
+        }
+    }
+}
+
+impl Solver for NewtonLike {
+    fn name(&self) -> &'static str {
+        "newton-like"
+    }
+
+    fn iterate(&mut self, problem: &mut Problem, state: &mut State) {
+        state.fit(problem, 1.0);
+        let prices = std::mem::take(&mut state.prices);
+        rate_update(problem, &prices, state, true);
+        state.prices = prices;
+        let nl = problem.links();
+        self.estimate.resize(nl, 0.0);
+        self.last_load.resize(nl, f64::NAN);
+        self.last_price.resize(nl, f64::NAN);
+        let cap = problem.capacity_scaled();
+        for l in 0..nl {
+            if state.hessian[l] == 0.0 {
+                continue; // no flows: nothing observed, price kept
+            }
+            let (p, load) = (state.prices[l], state.load[l]);
+            let dp = p - self.last_price[l];
+            let dx = load - self.last_load[l];
+            if dp.abs() > 1e-9 * p.abs().max(1e-12) && dx / dp < 0.0 {
+                let seen = dx / dp;
+                self.estimate[l] = if self.estimate[l] < 0.0 {
+                    (1.0 - self.smoothing) * self.estimate[l] + self.smoothing * seen
+                } else {
+                    seen
+                };
+            } else if self.estimate[l] >= 0.0 {
+                // No usable observation yet: assume log-like elasticity dx/dp = -x/p.
+                self.estimate[l] = -load.max(1e-12) / p.max(1e-12);
+            }
+            self.last_price[l] = p;
+            self.last_load[l] = load;
+            let g = load - cap[l];
+            state.prices[l] = (p - self.gamma * g / self.estimate[l]).max(0.0);
+        }
+        state.iterations += 1;
+    }
+}
