@@ -15,12 +15,16 @@ fn event_queue(c: &mut Criterion) {
         let mut q = EventQueue::with_capacity(8192);
         let mut x = 12345u64;
         for i in 0..4096u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             q.push(SimTime(i * 1000 + (x >> 50)), Event::Arrive(i as u32));
         }
         b.iter(|| {
             let (t, ev) = q.pop().expect("non-empty");
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             q.push(SimTime(t.0 + 1_000_000 + (x >> 44)), ev);
             black_box(t)
         })
@@ -56,5 +60,10 @@ fn end_to_end(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, pool_and_queue, end_to_end);
-criterion_main!(benches);
+#[allow(missing_docs)]
+mod group {
+    use super::*;
+    criterion_group!(benches, event_queue, pool_and_queue, end_to_end);
+}
+
+criterion_main!(group::benches);

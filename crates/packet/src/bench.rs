@@ -59,17 +59,34 @@ pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
         max_flows: None,
     };
     let flows = spec
-        .generate(&topo, &cdf, until, 0, &mut component_rng(seed, streams::WORKLOAD))
+        .generate(
+            &topo,
+            &cdf,
+            until,
+            0,
+            &mut component_rng(seed, streams::WORKLOAD),
+        )
         .expect("valid spec");
     let n = flows.len();
-    let buffer = topo.links().iter().map(|l| l.buffer_bytes).min().unwrap_or(0);
+    let buffer = topo
+        .links()
+        .iter()
+        .map(|l| l.buffer_bytes)
+        .min()
+        .unwrap_or(0);
     let scheme = Scheme::dctcp(TcpConfig::pfabric_tuned(buffer), 97_500);
     let workload = Workload {
         flows,
         incasts: Vec::new(),
     };
-    let sim = Simulation::new(&topo, &routing, &scheme, &workload, RunOptions::new(seed, until))
-        .expect("valid workload");
+    let sim = Simulation::new(
+        &topo,
+        &routing,
+        &scheme,
+        &workload,
+        RunOptions::new(seed, until),
+    )
+    .expect("valid workload");
     let result = sim.run(&mut |_| {});
     let wall = result.wall_seconds.max(1e-9);
     BenchReport {

@@ -126,22 +126,26 @@ impl TcpKnobs {
                 let names: Vec<&str> = TCP_PRESETS.iter().map(|p| p.0).collect();
                 return Err(err(
                     format!("{key}.preset"),
-                    format!("unknown TCP preset `{other}`; presets: {}", names.join(", ")),
+                    format!(
+                        "unknown TCP preset `{other}`; presets: {}",
+                        names.join(", ")
+                    ),
                 ));
             }
         };
-        let us = |name: &str, v: Option<f64>, zero_ok: bool| -> Result<Option<Delta>, ConfigError> {
-            match v {
-                None => Ok(None),
-                Some(x) if x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0)) => {
-                    Ok(Some(Delta::from_us_f64(x)))
+        let us =
+            |name: &str, v: Option<f64>, zero_ok: bool| -> Result<Option<Delta>, ConfigError> {
+                match v {
+                    None => Ok(None),
+                    Some(x) if x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0)) => {
+                        Ok(Some(Delta::from_us_f64(x)))
+                    }
+                    Some(x) => Err(err(
+                        format!("{key}.{name}"),
+                        format!("must be a positive number of microseconds, got {x}"),
+                    )),
                 }
-                Some(x) => Err(err(
-                    format!("{key}.{name}"),
-                    format!("must be a positive number of microseconds, got {x}"),
-                )),
-            }
-        };
+            };
         if let Some(d) = us("min_rto_us", self.min_rto_us, false)? {
             c.min_rto = d;
         }
@@ -346,7 +350,10 @@ pub fn resolve_scheme(
         }
     };
     s.label = cfg.label.clone().unwrap_or_else(|| cfg.name.clone());
-    s.lb = cfg.load_balancer.or(settings.load_balancer).unwrap_or_default();
+    s.lb = cfg
+        .load_balancer
+        .or(settings.load_balancer)
+        .unwrap_or_default();
     s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
     if s.nic_buffer_bytes < 1500 {
         return Err(err(
@@ -379,7 +386,10 @@ mod tests {
     use std::path::Path;
 
     fn topo() -> Topology {
-        preset("flowtune-144").unwrap().build(Path::new(".")).unwrap()
+        preset("flowtune-144")
+            .unwrap()
+            .build(Path::new("."))
+            .unwrap()
     }
 
     #[test]

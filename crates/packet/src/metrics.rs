@@ -227,7 +227,10 @@ mod tests {
         for q in [0.5, 0.9, 0.99] {
             let exact = q * 100_000_000.0;
             let got = h.quantile(q) as f64;
-            assert!((got - exact).abs() / exact < 0.04, "q {q}: {got} vs {exact}");
+            assert!(
+                (got - exact).abs() / exact < 0.04,
+                "q {q}: {got} vs {exact}"
+            );
         }
         assert_eq!(h.max(), 100_000_000);
         assert!(h.quantile(0.0) <= 1000);

@@ -224,7 +224,7 @@ impl<'a> Simulation<'a> {
                     _ => Queue::DropTail(DropTail::new(buffer)),
                 };
                 let ps = 8_000_000_000_000u64;
-                let ps_per_byte = if l.rate.0 > 0 && ps % l.rate.0 == 0 {
+                let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
                     ps / l.rate.0
                 } else {
                     0
@@ -352,7 +352,13 @@ impl<'a> Simulation<'a> {
             // The request is not simulated as a packet: it reaches the senders after the
             // empty-network one-way time of a header-only packet from the receiver.
             let back = routing.ecmp_path(topo, rx, hosts[spec.sender_hosts(hosts.len())[0]], 0);
-            let request_delay = ideal_fct(&path_hops(topo, &back), 0, tcp.mss, tcp.header, topo.host_delay);
+            let request_delay = ideal_fct(
+                &path_hops(topo, &back),
+                0,
+                tcp.mss,
+                tcp.header,
+                topo.host_delay,
+            );
             incasts.push(Incast {
                 spec: spec.clone(),
                 flows: ids,
@@ -406,7 +412,8 @@ impl<'a> Simulation<'a> {
                 .push(self.flows[f as usize].start, Event::FlowStart(0));
         }
         for i in 0..self.incasts.len() {
-            self.events.push(SimTime::ZERO, Event::IncastRequest(i as u32));
+            self.events
+                .push(SimTime::ZERO, Event::IncastRequest(i as u32));
         }
         if self.opts.queue_sample.is_some() {
             self.events.push(SimTime::ZERO, Event::Sample);
@@ -675,7 +682,7 @@ impl<'a> Simulation<'a> {
             FlowKind::Incast(i) => {
                 let inc = &self.incasts[i as usize];
                 let k = inc.flows.iter().position(|&x| x == f).unwrap_or(0);
-                let round = if finish.is_some() { inc.round } else { inc.round };
+                let round = inc.round;
                 (
                     inc.record_base + (round * inc.spec.senders + k) as u32,
                     fl.block_start,
@@ -690,7 +697,11 @@ impl<'a> Simulation<'a> {
             id,
             src: hosts.host_index(fl.src).unwrap_or(0),
             dst: hosts.host_index(fl.dst).unwrap_or(0),
-            size: if fl.kind == FlowKind::LongLived { 0 } else { size },
+            size: if fl.kind == FlowKind::LongLived {
+                0
+            } else {
+                size
+            },
             start_us: start.as_us_f64(),
             finish_us: finish.map(|t| t.as_us_f64()),
             fct_us: fct.map(|d| d.as_us_f64()),

@@ -16,8 +16,14 @@ fn droptail_is_fifo_and_drops_the_arrival_that_does_not_fit() {
     let a = pkt(&mut pool, 1500, false);
     let b = pkt(&mut pool, 1500, false);
     let c = pkt(&mut pool, 40, false);
-    assert_eq!(q.enqueue(a, &mut pool, SimTime(0)), Enqueued::Queued { marked: false });
-    assert_eq!(q.enqueue(b, &mut pool, SimTime(0)), Enqueued::Queued { marked: false });
+    assert_eq!(
+        q.enqueue(a, &mut pool, SimTime(0)),
+        Enqueued::Queued { marked: false }
+    );
+    assert_eq!(
+        q.enqueue(b, &mut pool, SimTime(0)),
+        Enqueued::Queued { marked: false }
+    );
     assert_eq!(q.enqueue(c, &mut pool, SimTime(0)), Enqueued::Dropped(c));
     assert_eq!(q.bytes(), 3000);
     assert_eq!(q.dequeue(&mut pool, SimTime(1)), Some(a));
@@ -34,11 +40,23 @@ fn ecn_marks_ect_arrivals_only_above_k() {
     let b = pkt(&mut pool, 1500, true);
     let c = pkt(&mut pool, 1500, true);
     let d = pkt(&mut pool, 1500, false);
-    assert_eq!(q.enqueue(a, &mut pool, SimTime(0)), Enqueued::Queued { marked: false });
+    assert_eq!(
+        q.enqueue(a, &mut pool, SimTime(0)),
+        Enqueued::Queued { marked: false }
+    );
     // 3000 bytes is not above K.
-    assert_eq!(q.enqueue(b, &mut pool, SimTime(0)), Enqueued::Queued { marked: false });
-    assert_eq!(q.enqueue(c, &mut pool, SimTime(0)), Enqueued::Queued { marked: true });
+    assert_eq!(
+        q.enqueue(b, &mut pool, SimTime(0)),
+        Enqueued::Queued { marked: false }
+    );
+    assert_eq!(
+        q.enqueue(c, &mut pool, SimTime(0)),
+        Enqueued::Queued { marked: true }
+    );
     assert!(pool[c].ecn.ce && !pool[b].ecn.ce);
-    assert_eq!(q.enqueue(d, &mut pool, SimTime(0)), Enqueued::Queued { marked: false });
+    assert_eq!(
+        q.enqueue(d, &mut pool, SimTime(0)),
+        Enqueued::Queued { marked: false }
+    );
     assert!(!pool[d].ecn.ce);
 }

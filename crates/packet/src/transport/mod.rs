@@ -54,7 +54,9 @@ impl TcpConfig {
     pub fn pfabric_tuned(switch_buffer_bytes: u64) -> TcpConfig {
         let mss = dctc_core::stats::MSS_BYTES;
         let header = dctc_core::stats::HEADER_BYTES;
-        let max_pkts = (switch_buffer_bytes / (mss + header)).saturating_sub(1).max(2);
+        let max_pkts = (switch_buffer_bytes / (mss + header))
+            .saturating_sub(1)
+            .max(2);
         TcpConfig {
             mss,
             header,

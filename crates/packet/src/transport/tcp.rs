@@ -178,13 +178,7 @@ impl TcpSender {
     }
 
     /// An ACK arrived: `ack` is the next byte the receiver expects.
-    pub fn on_ack(
-        &mut self,
-        cfg: &TcpConfig,
-        now: SimTime,
-        ack: &AckOut,
-        out: &mut Vec<Segment>,
-    ) {
+    pub fn on_ack(&mut self, cfg: &TcpConfig, now: SimTime, ack: &AckOut, out: &mut Vec<Segment>) {
         let a = ack.ack.min(self.snd_max);
         if a > self.snd_una {
             let acked = a - self.snd_una;
@@ -249,9 +243,7 @@ impl TcpSender {
             if self.in_recovery {
                 // RFC 6582 step 4: inflate by one SMSS per duplicate.
                 self.win.cwnd += cfg.mss;
-            } else if self.dupacks == cfg.dupack_threshold
-                && self.recover.is_none_or(|r| a > r)
-            {
+            } else if self.dupacks == cfg.dupack_threshold && self.recover.is_none_or(|r| a > r) {
                 // RFC 6582 step 2: fast retransmit, enter fast recovery.
                 self.win.ssthresh = (self.flight() / 2).max(2 * cfg.mss);
                 self.recover = Some(self.snd_max);

@@ -1,0 +1,209 @@
+use super::*;
+use dctc_core::units::{Delta, SimTime};
+
+fn cfg() -> TcpConfig {
+    let mut c = TcpConfig::pfabric_tuned(1_000_000);
+    c.delayed_ack = None;
+    c
+}
+
+fn t(us: u64) -> SimTime {
+    SimTime::from_delta(Delta::from_us(us))
+}
+
+fn ack(a: u64, ece: bool, ts: SimTime) -> AckOut {
+    AckOut {
+        ack: a,
+        ece,
+        ts_echo: ts,
+    }
+}
+
+#[test]
+fn initial_window_then_slow_start_grows_per_ack() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert_eq!(out.len(), 12);
+    out.clear();
+    s.on_ack(&c, t(10), &ack(c.mss, false, t(0)), &mut out);
+    // One MSS acknowledged: cwnd 13, flight 11 -> two new segments.
+    assert_eq!(s.window().cwnd, 13 * c.mss);
+    assert_eq!(out.len(), 2);
+}
+
+#[test]
+fn three_dupacks_trigger_fast_retransmit_and_partial_acks_retransmit_the_next_hole() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(12 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    out.clear();
+    // Segments 0 and 2 lost: dupacks at 0.
+    for _ in 0..2 {
+        s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    }
+    assert!(out.is_empty());
+    s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    assert_eq!(
+        out,
+        vec![Segment {
+            seq: 0,
+            len: c.mss,
+            retransmit: true
+        }]
+    );
+    // ssthresh = flight / 2 = 6 MSS, cwnd = ssthresh + 3.
+    assert_eq!(s.window().ssthresh, 6 * c.mss);
+    assert_eq!(s.window().cwnd, 9 * c.mss);
+    out.clear();
+    // Partial ACK up to segment 2: retransmit segment 2 at once.
+    s.on_ack(&c, t(20), &ack(2 * c.mss, false, t(10)), &mut out);
+    assert_eq!(
+        out[0],
+        Segment {
+            seq: 2 * c.mss,
+            len: c.mss,
+            retransmit: true
+        }
+    );
+    out.clear();
+    // Full ACK: leave recovery with cwnd = min(ssthresh, flight + MSS).
+    s.on_ack(&c, t(30), &ack(12 * c.mss, false, t(20)), &mut out);
+    assert_eq!(s.window().cwnd, c.mss.min(6 * c.mss));
+    assert!(s.is_idle());
+    assert_eq!(s.retransmitted_bytes, 2 * c.mss);
+}
+
+#[test]
+fn rto_fires_goes_back_n_and_backs_off_exponentially() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(4 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert_eq!(s.poll_at(), t(45));
+    out.clear();
+    s.on_timer(&c, t(45), &mut out);
+    assert_eq!(
+        out,
+        vec![Segment {
+            seq: 0,
+            len: c.mss,
+            retransmit: true
+        }]
+    );
+    assert_eq!(s.window().cwnd, c.mss);
+    assert_eq!(s.timeouts, 1);
+    assert_eq!(s.poll_at(), t(45 + 90));
+    out.clear();
+    s.on_timer(&c, t(135), &mut out);
+    assert_eq!(s.poll_at(), t(135 + 180));
+    // A new ACK resets the backoff and takes an RTT sample.
+    out.clear();
+    s.on_ack(&c, t(140), &ack(c.mss, false, t(135)), &mut out);
+    assert_eq!(s.current_rto(&c), Delta::from_us(45));
+}
+
+#[test]
+fn rto_follows_rfc6298_and_is_clamped() {
+    let mut c = cfg();
+    c.min_rto = Delta::from_us(1);
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(3 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    // First sample R = 100 us: SRTT 100, RTTVAR 50, RTO = 100 + 4 * 50 = 300 us.
+    s.on_ack(&c, t(100), &ack(c.mss, false, t(0)), &mut out);
+    assert_eq!(s.current_rto(&c), Delta::from_us(300));
+    c.max_rto = Delta::from_us(200);
+    let mut s2 = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s2.supply(3 * c.mss);
+    s2.send(&c, t(0), &mut out);
+    s2.on_ack(&c, t(100), &ack(c.mss, false, t(0)), &mut out);
+    assert_eq!(s2.current_rto(&c), Delta::from_us(200));
+}
+
+#[test]
+fn dctcp_alpha_updates_once_per_window_and_cuts_once() {
+    let mut c = cfg();
+    c.ecn = true;
+    let mut s = TcpSender::new(&c, Cc::Dctcp(Dctcp::default()));
+    s.supply(1000 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    let cw = s.window().cwnd;
+    // First ACK with ECE: alpha = 1 -> cwnd halves.
+    s.on_ack(&c, t(10), &ack(c.mss, true, t(0)), &mut out);
+    assert_eq!(s.window().cwnd, cw / 2);
+    let after = s.window().cwnd;
+    // A second ECE in the same window does not cut again (the window grows by nothing).
+    s.on_ack(&c, t(11), &ack(2 * c.mss, true, t(0)), &mut out);
+    assert!(s.window().cwnd >= after);
+    let Cc::Dctcp(d) = s.cc() else { unreachable!() };
+    assert_eq!(d.alpha, 1.0);
+    // Acknowledge the rest of the first window without marks: alpha = (1 - g) + g F.
+    let end = s.snd_max();
+    s.on_ack(&c, t(20), &ack(end, false, t(10)), &mut out);
+    let Cc::Dctcp(d) = s.cc() else { unreachable!() };
+    let f = 2.0 / (end / c.mss) as f64;
+    assert!(
+        (d.alpha - (15.0 / 16.0 + f / 16.0)).abs() < 1e-9,
+        "{}",
+        d.alpha
+    );
+}
+
+#[test]
+fn receiver_delays_acks_and_echoes_ce_changes_at_once() {
+    let mut c = cfg();
+    c.delayed_ack = Some(Delta::from_us(6));
+    c.ecn = true;
+    let mss = c.mss;
+    let mut r = TcpReceiver::default();
+    let mut out = Vec::new();
+    r.on_data(&c, t(0), 0, mss, false, t(0), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(r.poll_at(), t(6));
+    r.on_data(&c, t(1), mss, mss, false, t(1), &mut out);
+    assert_eq!(
+        out,
+        vec![AckOut {
+            ack: 2 * mss,
+            ece: false,
+            ts_echo: t(0)
+        }]
+    );
+    out.clear();
+    r.on_data(&c, t(2), 2 * mss, mss, false, t(2), &mut out);
+    // CE flips with one segment pending: flush an ACK with the old state first.
+    r.on_data(&c, t(3), 3 * mss, mss, true, t(3), &mut out);
+    assert_eq!(
+        out,
+        vec![AckOut {
+            ack: 3 * mss,
+            ece: false,
+            ts_echo: t(2)
+        }]
+    );
+    out.clear();
+    r.on_timer(t(9), &mut out);
+    assert_eq!(
+        out,
+        vec![AckOut {
+            ack: 4 * mss,
+            ece: true,
+            ts_echo: t(3)
+        }]
+    );
+    out.clear();
+    // Out of order: immediate duplicate ACK; the hole's fill acknowledges everything.
+    r.on_data(&c, t(10), 5 * mss, mss, true, t(10), &mut out);
+    assert_eq!(out.last().unwrap().ack, 4 * mss);
+    r.on_data(&c, t(11), 4 * mss, mss, true, t(11), &mut out);
+    assert_eq!(out.last().unwrap().ack, 6 * mss);
+    assert_eq!(r.delivered(), 6 * mss);
+}

@@ -25,7 +25,14 @@ pub fn bell(senders: usize, receivers: usize, gbps: f64, buffer: u64) -> Topolog
     .unwrap()
 }
 
-pub fn long_flow(topo: &Topology, id: u32, src: usize, dst: usize, start_us: u64, stop_us: u64) -> FlowSpec {
+pub fn long_flow(
+    topo: &Topology,
+    id: u32,
+    src: usize,
+    dst: usize,
+    start_us: u64,
+    stop_us: u64,
+) -> FlowSpec {
     FlowSpec {
         id: FlowId(id),
         src: topo.hosts()[src],
@@ -37,7 +44,14 @@ pub fn long_flow(topo: &Topology, id: u32, src: usize, dst: usize, start_us: u64
     }
 }
 
-pub fn sized_flow(topo: &Topology, id: u32, src: usize, dst: usize, start_us: u64, size: u64) -> FlowSpec {
+pub fn sized_flow(
+    topo: &Topology,
+    id: u32,
+    src: usize,
+    dst: usize,
+    start_us: u64,
+    size: u64,
+) -> FlowSpec {
     FlowSpec {
         id: FlowId(id),
         src: topo.hosts()[src],
@@ -63,7 +77,12 @@ pub fn run_with(topo: &Topology, scheme: &Scheme, wl: &Workload, opts: RunOption
 }
 
 pub fn run(topo: &Topology, scheme: &Scheme, wl: &Workload, until_us: u64) -> RunResult {
-    run_with(topo, scheme, wl, RunOptions::new(1, SimTime::from_delta(Delta::from_us(until_us))))
+    run_with(
+        topo,
+        scheme,
+        wl,
+        RunOptions::new(1, SimTime::from_delta(Delta::from_us(until_us))),
+    )
 }
 
 /// The invariants every simulation must keep.
@@ -80,11 +99,62 @@ pub fn check_invariants(r: &RunResult) {
         "packets sent = delivered + dropped + in flight: {c:?}"
     );
     for p in &r.ports {
-        assert!(p.max_queue_bytes <= p.buffer_bytes, "queue above buffer: {p:?}");
+        assert!(
+            p.max_queue_bytes <= p.buffer_bytes,
+            "queue above buffer: {p:?}"
+        );
     }
     for rec in &r.records {
         if let Some(fct) = rec.fct_us {
             assert!(fct + 1e-6 >= rec.ideal_fct_us, "FCT below ideal: {rec:?}");
         }
     }
+}
+
+/// One switch with `hosts` hosts at `gbps` (TFC's testbed: NetFPGA ports of 1 Gb/s, 256 KB).
+pub fn star(
+    hosts: usize,
+    gbps: f64,
+    buffer: u64,
+    link_delay_us: f64,
+    host_delay_us: f64,
+) -> Topology {
+    use dctc_core::topology::NodeKind;
+    use dctc_core::units::Rate;
+    let mut t = Topology::new("star", Delta::from_us_f64(host_delay_us));
+    let hs: Vec<_> = (0..hosts)
+        .map(|i| t.add_node(NodeKind::Host, format!("h{i}")))
+        .collect();
+    let sw = t.add_node(NodeKind::Switch { tier: 1 }, "sw");
+    for h in hs {
+        t.add_cable(
+            h,
+            sw,
+            Rate((gbps * 1e9) as u64),
+            Delta::from_us_f64(link_delay_us),
+            buffer,
+            buffer,
+        );
+    }
+    t
+}
+
+/// Goodput of an incast with `senders` senders under `scheme` (TFC §6.1: 1 Gb/s, 256 KB
+/// buffers, 256 KB blocks).
+pub fn incast_goodput(scheme: &Scheme, senders: usize, rounds: usize) -> (f64, u64) {
+    use dctc_core::workload::IncastSpec;
+    let t = star(senders + 1, 1.0, 256_000, 10.0, 5.0);
+    let wl = Workload {
+        flows: vec![],
+        incasts: vec![IncastSpec {
+            receiver: 0,
+            senders,
+            block_bytes: 256_000,
+            rounds,
+        }],
+    };
+    let r = run(&t, scheme, &wl, 600_000_000);
+    let inc = &r.incasts[0];
+    assert_eq!(inc.rounds_completed, rounds, "{inc:?}");
+    (inc.goodput_gbps, inc.timeouts)
 }
