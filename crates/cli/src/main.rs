@@ -1,1 +1,258 @@
-fn main() {}
+//! `dctc`: turns scenario files into per-flow records, summaries, charts and a report.
+//!
+//! Subcommands: `run`, `validate`, `demo`, `reproduce`, `list`, `bench`, `num`. Bad input
+//! (a malformed scenario, a missing file, an impossible fabric) prints one clear error naming
+//! the file, the key and the reason, exits with status 2, and writes nothing.
+
+mod engines;
+mod num_cmd;
+mod output;
+mod paper;
+mod progress;
+mod scenario;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use output::RunOutput;
+use progress::Progress;
+use scenario::{Engine, Scenario};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The embedded default scenario run by `dctc demo`.
+const DEMO: &str = include_str!("../../../scenarios/demo.toml");
+
+#[derive(Parser)]
+#[command(
+    name = "dctc",
+    version,
+    about = "Datacenter traffic-control workbench: run schemes side by side on the same fabrics and workloads"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario and write out/<name>/ (summary.json, CSV tables, charts, report.html).
+    Run {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Output directory (default: out/<scenario name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Override the scenario's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Check a scenario without running it.
+    Validate {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+    },
+    /// Run the embedded default scenario: DCTCP vs NewReno on a 144-host leaf-spine.
+    Demo {
+        /// Output directory (default: out/demo).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the embedded scenario instead of running it.
+        #[arg(long)]
+        print: bool,
+    },
+    /// Rerun a paper's experiments: every scenario in scenarios/<paper>/.
+    Reproduce {
+        /// flowtune, tfc, fq-codel, dba or holnet.
+        paper: String,
+        /// Run the full versions (`*.full.toml`) instead of the short ones.
+        #[arg(long)]
+        full: bool,
+        /// Parent directory for the outputs (default: out/<paper>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Where the scenario folders are (default: ./scenarios, else the source tree's).
+        #[arg(long)]
+        scenarios: Option<PathBuf>,
+    },
+    /// List fabrics, workloads and schemes with one-line descriptions.
+    List,
+    /// Measure speed: events/s and packet-hops/s of the packet engine, and the other engines.
+    Bench {
+        /// packet, flow, num or all.
+        #[arg(default_value = "packet")]
+        engine: String,
+    },
+    /// The NUM allocation engine on its own.
+    Num(num_cmd::NumArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<()> {
+    match command {
+        Command::Run {
+            scenario,
+            out,
+            seed,
+            quiet,
+        } => {
+            let s = Scenario::load(&scenario, seed)?;
+            run_and_write(&s, out, !quiet)
+        }
+        Command::Validate { scenario } => {
+            let s = Scenario::load(&scenario, None)?;
+            validate(&s)?;
+            println!(
+                "{}: ok ({:?} engine, {} scheme(s))",
+                scenario.display(),
+                s.engine,
+                s.schemes.len()
+            );
+            Ok(())
+        }
+        Command::Demo { out, print } => {
+            if print {
+                print!("{DEMO}");
+                return Ok(());
+            }
+            let cwd = std::env::current_dir()?;
+            let s = Scenario::from_str(DEMO, Path::new("<embedded demo>"), &cwd, None)?;
+            run_and_write(&s, out, true)
+        }
+        Command::Reproduce {
+            paper,
+            full,
+            out,
+            scenarios,
+        } => reproduce(&paper, full, out, scenarios),
+        Command::List => {
+            print!("{}", engines::list());
+            Ok(())
+        }
+        Command::Bench { engine } => engines::bench(&engine),
+        Command::Num(args) => num_cmd::run(&args),
+    }
+}
+
+fn validate(s: &Scenario) -> Result<()> {
+    match s.engine {
+        Engine::Packet => engines::packet::validate(s),
+        Engine::Flow => engines::flow::validate(s),
+        Engine::Allocator => engines::allocator::validate(s),
+    }
+}
+
+fn run_engine(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
+    match s.engine {
+        Engine::Packet => engines::packet::run(s, progress),
+        Engine::Flow => engines::flow::run(s, progress),
+        Engine::Allocator => engines::allocator::run(s, progress),
+    }
+}
+
+fn run_and_write(s: &Scenario, out: Option<PathBuf>, show_progress: bool) -> Result<()> {
+    validate(s)?;
+    let dir = out.unwrap_or_else(|| Path::new("out").join(&s.name));
+    let progress = Progress::new(show_progress);
+    let result = run_engine(s, &progress);
+    progress.finish();
+    let result = result?;
+    print!("{}", result.console);
+    let summary = output::full_summary(s, &result);
+    if let Some(t) = paper::table(&s.paper, &summary) {
+        println!("\n{}", t.to_text());
+    }
+    let dir = output::write_run(&dir, s, &result)?;
+    println!("wrote {}", dir.join("report.html").display());
+    Ok(())
+}
+
+fn scenarios_root(explicit: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        return Ok(p);
+    }
+    let local = PathBuf::from("scenarios");
+    if local.is_dir() {
+        return Ok(local);
+    }
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    if source.is_dir() {
+        return Ok(source);
+    }
+    bail!("no scenarios folder here or in the source tree; pass --scenarios DIR")
+}
+
+fn reproduce(
+    paper: &str,
+    full: bool,
+    out: Option<PathBuf>,
+    scenarios: Option<PathBuf>,
+) -> Result<()> {
+    let root = scenarios_root(scenarios)?;
+    let dir = root.join(paper);
+    if !dir.is_dir() {
+        let mut papers: Vec<String> = std::fs::read_dir(&root)
+            .with_context(|| format!("cannot read {}", root.display()))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        papers.sort();
+        bail!(
+            "no scenarios for `{paper}` in {}; papers: {}",
+            root.display(),
+            papers.join(", ")
+        );
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            name.ends_with(".toml") && name.ends_with(".full.toml") == full
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!(
+            "no {} scenarios in {}",
+            if full { "full (*.full.toml)" } else { "short" },
+            dir.display()
+        );
+    }
+    let parent = out.unwrap_or_else(|| Path::new("out").join(paper));
+    // Check every scenario before running any, so a typo fails fast.
+    let loaded = files
+        .iter()
+        .map(|f| {
+            let s = Scenario::load(f, None)?;
+            validate(&s)?;
+            Ok(s)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for (i, s) in loaded.iter().enumerate() {
+        println!(
+            "== [{}/{}] {} ({})",
+            i + 1,
+            loaded.len(),
+            s.name,
+            s.path.display()
+        );
+        run_and_write(s, Some(parent.join(&s.name)), true)?;
+    }
+    Ok(())
+}

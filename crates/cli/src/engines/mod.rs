@@ -1,0 +1,77 @@
+//! One module per engine, each with `validate(&Scenario)` and `run(&Scenario, &Progress)`;
+//! plus the catalogue printed by `dctc list` and the `dctc bench` dispatch.
+
+pub(crate) mod allocator;
+pub(crate) mod flow;
+pub(crate) mod packet;
+
+use anyhow::{bail, Result};
+use dctc_core::fabric::PRESETS;
+use dctc_core::workload::cdf::BUILTIN;
+use std::fmt::Write;
+
+fn section(out: &mut String, title: &str, rows: &[(&str, &str)]) {
+    let _ = writeln!(out, "{title}:");
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    for (name, what) in rows {
+        let _ = writeln!(out, "  {name:width$}  {what}");
+    }
+    out.push('\n');
+}
+
+/// The text of `dctc list`.
+pub(crate) fn list() -> String {
+    let mut out = String::new();
+    section(
+        &mut out,
+        "Fabric presets ([fabric] kind = \"preset\", name = ...)",
+        PRESETS,
+    );
+    section(
+        &mut out,
+        "Fabric kinds ([fabric] kind = ...)",
+        &[
+            ("preset", "one of the presets above"),
+            (
+                "leaf-spine",
+                "racks x hosts_per_rack, spines; optional oversubscription",
+            ),
+            ("fat-tree", "3-tier k-ary fat-tree"),
+            ("dumbbell", "senders and receivers across one bottleneck"),
+            ("file", "nodes and links from a TOML file"),
+        ],
+    );
+    let cdfs: Vec<(&str, &str)> = BUILTIN.iter().map(|b| (b.0, b.1)).collect();
+    section(&mut out, "Flow-size CDFs (cdf = ...)", &cdfs);
+    section(
+        &mut out,
+        "Packet-level schemes (engine = \"packet\")",
+        packet::SCHEMES,
+    );
+    section(
+        &mut out,
+        "Flow-level policies (engine = \"flow\")",
+        flow::SCHEMES,
+    );
+    section(
+        &mut out,
+        "NUM solvers (dctc num solve --solver ...)",
+        allocator::SCHEMES,
+    );
+    out
+}
+
+/// `dctc bench ENGINE`.
+pub(crate) fn bench(engine: &str) -> Result<()> {
+    match engine {
+        "packet" => packet::bench(),
+        "flow" => flow::bench(),
+        "num" => allocator::bench(),
+        "all" => {
+            packet::bench()?;
+            flow::bench()?;
+            allocator::bench()
+        }
+        other => bail!("unknown bench `{other}`; choose packet, flow, num or all"),
+    }
+}

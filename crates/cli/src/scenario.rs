@@ -1,0 +1,397 @@
+//! Scenario files: the common part every engine shares, and typed parsing of the rest with
+//! errors that name the file, the key path and the reason (with the nearest valid key when a
+//! name is misspelt).
+
+use dctc_core::fabric::FabricSpec;
+use dctc_core::units::Delta;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Which engine runs a scenario.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Engine {
+    /// The packet-level simulator (`dctc-packet`).
+    Packet,
+    /// The flow-level simulator (`dctc-flow`).
+    Flow,
+    /// The NUM allocator on its own (`dctc-num`), e.g. Flowtune's churn experiment.
+    Allocator,
+}
+
+/// One published figure to print beside ours.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PaperRow {
+    /// What the number is (e.g. "DCTCP p99 slowdown, 1-packet flows").
+    pub(crate) label: String,
+    /// Dotted path into `summary.json` (e.g. `schemes.dctcp.fct_slowdown.overall.p99`).
+    pub(crate) metric: String,
+    /// The paper's value.
+    pub(crate) value: f64,
+    /// Where it comes from or how to read it.
+    #[serde(default)]
+    pub(crate) note: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "default_seed")]
+    seed: u64,
+    engine: Engine,
+    duration_ms: f64,
+    fabric: FabricSpec,
+    #[serde(default)]
+    workload: Vec<toml::Value>,
+    #[serde(default)]
+    schemes: Vec<toml::Value>,
+    #[serde(default)]
+    packet: Option<toml::Value>,
+    #[serde(default)]
+    flow: Option<toml::Value>,
+    #[serde(default)]
+    allocator: Option<toml::Value>,
+    #[serde(default)]
+    output: Option<toml::Value>,
+    #[serde(default)]
+    paper: Vec<PaperRow>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// A scenario with its common part checked.
+#[derive(Clone, Debug)]
+pub(crate) struct Scenario {
+    /// The file it came from (or `<embedded demo>`).
+    pub(crate) path: PathBuf,
+    /// Directory that relative paths in the scenario resolve against.
+    pub(crate) base_dir: PathBuf,
+    /// Name (default: the file stem); names the output directory.
+    pub(crate) name: String,
+    /// Free text for the report.
+    pub(crate) description: String,
+    /// Master seed of the run.
+    pub(crate) seed: u64,
+    /// Which engine runs it.
+    pub(crate) engine: Engine,
+    /// Simulated time.
+    pub(crate) duration: Delta,
+    /// The fabric.
+    pub(crate) fabric: FabricSpec,
+    /// `[[workload]]` tables, parsed by the engine.
+    pub(crate) workloads: Vec<toml::Value>,
+    /// `[[schemes]]` tables, parsed by the engine.
+    pub(crate) schemes: Vec<toml::Value>,
+    /// The engine's own table (`[packet]`, `[flow]` or `[allocator]`); empty when absent.
+    pub(crate) settings: toml::Value,
+    /// `[output]`; empty when absent.
+    pub(crate) output: toml::Value,
+    /// Published figures to print beside ours.
+    pub(crate) paper: Vec<PaperRow>,
+    /// The whole file as parsed, echoed into `summary.json`.
+    pub(crate) raw: toml::Value,
+}
+
+/// A scenario that cannot be used: which file, which key, why.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ScenarioError {
+    /// The scenario file.
+    pub(crate) file: String,
+    /// Dotted key path (empty for the file as a whole).
+    pub(crate) key: String,
+    /// What is wrong.
+    pub(crate) reason: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}: {}", self.file, self.reason)
+        } else {
+            write!(f, "{}: `{}`: {}", self.file, self.key, self.reason)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Reads and checks a scenario file. `seed` overrides the file's seed.
+    pub(crate) fn load(path: &Path, seed: Option<u64>) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: path.display().to_string(),
+            key: String::new(),
+            reason: format!("cannot read: {e}"),
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Scenario::from_str(&text, path, &base, seed)
+    }
+
+    /// Parses scenario text; `path` names it in errors and gives the default name.
+    pub(crate) fn from_str(
+        text: &str,
+        path: &Path,
+        base_dir: &Path,
+        seed: Option<u64>,
+    ) -> Result<Scenario, ScenarioError> {
+        let file = path.display().to_string();
+        let raw: toml::Value = toml::from_str(text).map_err(|e| ScenarioError {
+            file: file.clone(),
+            key: String::new(),
+            reason: format!("not valid TOML: {}", e.to_string().trim()),
+        })?;
+        let r: RawScenario = parse_value(&raw, "", &file)?;
+        let err = |key: &str, reason: String| ScenarioError {
+            file: file.clone(),
+            key: key.into(),
+            reason,
+        };
+        if !(r.duration_ms.is_finite() && r.duration_ms > 0.0) {
+            return Err(err(
+                "duration_ms",
+                format!(
+                    "must be a positive number of milliseconds, got {}",
+                    r.duration_ms
+                ),
+            ));
+        }
+        let name = r.name.unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "scenario".into())
+        });
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            || name.starts_with('.')
+        {
+            return Err(err("name", format!("`{name}` must be letters, digits, '-', '_' or '.' (it names the output directory)")));
+        }
+        for (i, s) in r.schemes.iter().enumerate() {
+            if !s.is_table() {
+                return Err(err(&format!("schemes[{i}]"), "must be a table".into()));
+            }
+        }
+        let (settings, unused) = match r.engine {
+            Engine::Packet => (
+                r.packet,
+                [
+                    ("flow", r.flow.is_some()),
+                    ("allocator", r.allocator.is_some()),
+                ],
+            ),
+            Engine::Flow => (
+                r.flow,
+                [
+                    ("packet", r.packet.is_some()),
+                    ("allocator", r.allocator.is_some()),
+                ],
+            ),
+            Engine::Allocator => (
+                r.allocator,
+                [("packet", r.packet.is_some()), ("flow", r.flow.is_some())],
+            ),
+        };
+        if let Some((table, _)) = unused.iter().find(|(_, present)| *present) {
+            return Err(err(table, format!("this scenario runs on the {:?} engine; `[{table}]` settings do not apply to it", r.engine)));
+        }
+        Ok(Scenario {
+            path: path.to_path_buf(),
+            base_dir: base_dir.to_path_buf(),
+            name,
+            description: r.description,
+            seed: seed.unwrap_or(r.seed),
+            engine: r.engine,
+            duration: Delta::from_secs_f64(r.duration_ms * 1e-3),
+            fabric: r.fabric,
+            workloads: r.workload,
+            schemes: r.schemes,
+            settings: settings.unwrap_or_else(empty_table),
+            output: r.output.unwrap_or_else(empty_table),
+            paper: r.paper,
+            raw,
+        })
+    }
+
+    /// Parses part of this scenario into `T`; `key` is where `value` sits (e.g. `schemes[1]`).
+    pub(crate) fn parse<T: DeserializeOwned>(
+        &self,
+        value: &toml::Value,
+        key: &str,
+    ) -> Result<T, ScenarioError> {
+        parse_value(value, key, &self.path.display().to_string())
+    }
+
+    /// A [`ScenarioError`] for `key` of this scenario.
+    pub(crate) fn error(&self, key: &str, reason: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            file: self.path.display().to_string(),
+            key: key.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+fn empty_table() -> toml::Value {
+    toml::Value::Table(toml::map::Map::new())
+}
+
+/// Parses `value` into `T`. Errors carry `file`, the full key path below `key`, and for an
+/// unknown key or name, the nearest valid one.
+pub(crate) fn parse_value<T: DeserializeOwned>(
+    value: &toml::Value,
+    key: &str,
+    file: &str,
+) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(value.clone()).map_err(|e| {
+        let inner = e.path().to_string();
+        let mut path = match (key.is_empty(), inner == ".") {
+            (true, _) => inner.clone(),
+            (false, true) => key.to_string(),
+            (false, false) => format!("{key}.{inner}"),
+        };
+        if path == "." {
+            path.clear();
+        }
+        ScenarioError {
+            file: file.to_string(),
+            key: path,
+            reason: explain(&e.into_inner().to_string()),
+        }
+    })
+}
+
+/// Rewrites serde's "unknown field `x`, expected one of `a`, `b`" into a message that names the
+/// nearest valid choice.
+fn explain(message: &str) -> String {
+    let message = message.trim().to_string();
+    for what in ["unknown field", "unknown variant"] {
+        let Some(rest) = message.strip_prefix(what) else {
+            continue;
+        };
+        let names: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+        let Some((bad, valid)) = names.split_first() else {
+            continue;
+        };
+        let noun = if what == "unknown field" {
+            "key"
+        } else {
+            "name"
+        };
+        if valid.is_empty() {
+            return format!("unknown {noun} `{bad}`: none is allowed here");
+        }
+        let nearest = valid
+            .iter()
+            .map(|v| (strsim::normalized_damerau_levenshtein(bad, v), *v))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .filter(|(score, _)| *score >= 0.5);
+        let list = valid
+            .iter()
+            .map(|v| format!("`{v}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return match nearest {
+            Some((_, v)) => format!("unknown {noun} `{bad}`, did you mean `{v}`? (valid: {list})"),
+            None => format!("unknown {noun} `{bad}` (valid: {list})"),
+        };
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+engine = "packet"
+duration_ms = 2.0
+[fabric]
+kind = "preset"
+name = "flowtune-144"
+[[schemes]]
+name = "dctcp"
+"#;
+
+    fn load(text: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_str(text, Path::new("s.toml"), Path::new("."), None)
+    }
+
+    #[test]
+    fn good_scenario_parses_with_defaults() {
+        let s = load(GOOD).unwrap();
+        assert_eq!(s.name, "t");
+        assert_eq!(s.seed, 1);
+        assert_eq!(s.engine, Engine::Packet);
+        assert_eq!(s.duration, Delta::from_ms(2));
+        assert_eq!(s.schemes.len(), 1);
+        assert!(s.settings.as_table().unwrap().is_empty());
+    }
+
+    #[test]
+    fn unknown_top_level_key_suggests_the_nearest() {
+        let e = load(&GOOD.replace("duration_ms", "duraton_ms")).unwrap_err();
+        assert_eq!(e.file, "s.toml");
+        assert!(e.reason.contains("did you mean `duration_ms`"), "{e}");
+    }
+
+    #[test]
+    fn unknown_engine_lists_the_valid_ones() {
+        let e = load(&GOOD.replace("\"packet\"", "\"pakcet\"")).unwrap_err();
+        assert_eq!(e.key, "engine");
+        assert!(e.reason.contains("did you mean `packet`"), "{e}");
+    }
+
+    #[test]
+    fn nested_keys_carry_their_path() {
+        let e = load(&GOOD.replace(
+            "name = \"flowtune-144\"",
+            "name = \"flowtune-144\"\nbuffer = 3",
+        ))
+        .unwrap_err();
+        assert!(e.key.starts_with("fabric"), "{e}");
+        assert!(e.reason.contains("buffer"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_are_rejected() {
+        let e = load(&GOOD.replace("2.0", "-1.0")).unwrap_err();
+        assert_eq!(e.key, "duration_ms");
+        let e = load(&GOOD.replace("name = \"t\"", "name = \"../x\"")).unwrap_err();
+        assert_eq!(e.key, "name");
+        let e = load("engine = [").unwrap_err();
+        assert!(e.reason.starts_with("not valid TOML"), "{e}");
+        let e = load(&format!("{GOOD}\n[flow]\nx = 1\n")).unwrap_err();
+        assert_eq!(e.key, "flow");
+    }
+
+    #[test]
+    fn engine_sections_parse_with_full_paths() {
+        #[derive(Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Scheme {
+            name: String,
+            ecn_k_bytes: Option<u64>,
+        }
+        let s = load(&GOOD.replace("name = \"dctcp\"", "name = \"dctcp\"\necn_k = 5")).unwrap();
+        let e = s.parse::<Scheme>(&s.schemes[0], "schemes[0]").unwrap_err();
+        assert_eq!(e.key, "schemes[0].ecn_k");
+        assert!(e.reason.contains("did you mean `ecn_k_bytes`"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!("s.toml: `schemes[0].ecn_k`: {}", e.reason)
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! End-to-end checks of the `dctc` binary: bad input exits 2 with a message naming the file,
+//! the key and the reason, and leaves no output behind.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn dctc(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dctc"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("dctc runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const MINIMAL: &str = r#"
+name = "t"
+engine = "packet"
+duration_ms = 1.0
+[fabric]
+kind = "preset"
+name = "flowtune-144"
+[[workload]]
+kind = "poisson"
+cdf = "websearch"
+load = 0.3
+[[schemes]]
+name = "dctcp"
+"#;
+
+#[test]
+fn missing_scenario_file_exits_2_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dctc(&["run", "nope.toml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("nope.toml"), "{}", stderr(&o));
+    assert!(!dir.path().join("out").exists());
+}
+
+#[test]
+fn misspelt_key_exits_2_with_suggestion_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        MINIMAL.replace("duration_ms", "duraton_ms"),
+    )
+    .unwrap();
+    let o = dctc(&["run", "s.toml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("s.toml") && err.contains("did you mean `duration_ms`"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out").exists(), "no partial output");
+}
+
+#[test]
+fn impossible_fabric_is_rejected_by_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = MINIMAL.replace(
+        "kind = \"preset\"\nname = \"flowtune-144\"",
+        "kind = \"fat-tree\"\nk = 3\nrate_gbps = 10\nlink_delay_us = 1\nbuffer_bytes = 100000",
+    );
+    std::fs::write(dir.path().join("s.toml"), bad).unwrap();
+    let o = dctc(&["validate", "s.toml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("k: must be even"), "{}", stderr(&o));
+}
+
+#[test]
+fn unknown_paper_lists_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("scenarios/dba")).unwrap();
+    let o = dctc(&["reproduce", "nosuch"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("papers: dba"), "{}", stderr(&o));
+}
+
+#[test]
+fn list_names_presets_cdfs_and_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dctc(&["list"], dir.path());
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    for name in ["flowtune-144", "holnet-6x6", "websearch", "fat-tree"] {
+        assert!(out.contains(name), "{name} missing from:\n{out}");
+    }
+}
+
+#[test]
+fn embedded_demo_is_a_valid_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dctc(&["demo", "--print"], dir.path());
+    assert!(o.status.success());
+    std::fs::write(dir.path().join("demo.toml"), &o.stdout).unwrap();
+    let o = dctc(&["validate", "demo.toml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+}
