@@ -147,6 +147,10 @@ fn dispatch(command: Command) -> Result<()> {
 }
 
 fn validate(s: &Scenario) -> Result<()> {
+    // The fabric is common to every engine: check it here so each engine need not.
+    s.fabric
+        .build(&s.base_dir)
+        .map_err(|e| s.error("fabric", e.to_string()))?;
     match s.engine {
         Engine::Packet => engines::packet::validate(s),
         Engine::Flow => engines::flow::validate(s),

@@ -293,9 +293,9 @@ fn explain(message: &str) -> String {
         }
         let nearest = valid
             .iter()
-            .map(|v| (strsim::normalized_damerau_levenshtein(bad, v), *v))
+            .map(|v| (strsim::jaro_winkler(bad, v), *v))
             .max_by(|a, b| a.0.total_cmp(&b.0))
-            .filter(|(score, _)| *score >= 0.5);
+            .filter(|(score, _)| *score >= 0.8);
         let list = valid
             .iter()
             .map(|v| format!("`{v}`"))
