@@ -14,6 +14,9 @@ use crate::csr::Csr;
 use crate::utility::{Scaled, Utility};
 use std::collections::BTreeMap;
 
+/// How far above its line rate a flow's demand may count in price updates.
+pub const DEMAND_CAP: f64 = 4.0;
+
 /// A flow's stable handle: survives other flows' removal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FlowKey(pub u64);
@@ -199,6 +202,7 @@ pub struct Problem {
     cap_scaled: Vec<f64>,
     min_scaled: Vec<f64>,
     max_scaled: Vec<f64>,
+    demand_cap: Vec<f64>,
     single_path: bool,
 }
 
@@ -232,6 +236,7 @@ impl Problem {
             cap_scaled: Vec::new(),
             min_scaled: Vec::new(),
             max_scaled: Vec::new(),
+            demand_cap: Vec::new(),
             single_path: true,
         }
     }
@@ -496,6 +501,7 @@ impl Problem {
         self.single_path = self.sub_flow.len() == self.flow_key.len();
         self.min_scaled = self.min_bps.iter().map(|&m| m / self.unit).collect();
         self.max_scaled.clear();
+        self.demand_cap.clear();
         for f in 0..self.flow_key.len() {
             // Safeguard: a flow never gets more than its paths' line rates (sum of each path's
             // narrowest link), so a zero path price cannot give an infinite rate.
@@ -509,8 +515,10 @@ impl Problem {
                     .fold(f64::INFINITY, f64::min);
                 line += narrow;
             }
-            let cap = (self.max_bps[f] / self.unit).min(line);
-            self.max_scaled.push(cap.max(self.min_scaled[f]));
+            let user = self.max_bps[f] / self.unit;
+            self.max_scaled.push(user.min(line).max(self.min_scaled[f]));
+            self.demand_cap
+                .push(user.min(DEMAND_CAP * line).max(self.min_scaled[f]));
         }
         self.dirty = false;
     }
@@ -562,6 +570,13 @@ impl Problem {
     /// Effective maximum rates in rate units, capped at line rate (after `prepare`).
     pub fn max_scaled(&self) -> &[f64] {
         &self.max_scaled
+    }
+    /// The cap on the rate a flow *asks for* in price updates (rate units, after `prepare`):
+    /// the user's maximum, or [`DEMAND_CAP`] times the line rate. Price updates see this demand,
+    /// not the line-rate-capped rate, so a link whose flows all want more than line rate still
+    /// sees its true excess (see [`crate::solver`]).
+    pub fn demand_cap(&self) -> &[f64] {
+        &self.demand_cap
     }
     /// Utilities in rate units.
     pub fn scaled_utilities(&self) -> &[Scaled] {

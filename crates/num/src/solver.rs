@@ -7,15 +7,21 @@
 //! (the solver's own rule) and leaves the rates it computed in the state.
 //!
 //! # Safeguards the papers leave open
-//! - **Rate caps at line rate.** A flow's rate is clamped to `[theta, min(Theta, line rate)]`,
-//!   where the line rate is the sum over its paths of each path's narrowest link. A zero path
-//!   price therefore gives a finite rate, and no price floor is needed: prices may reach 0 as
-//!   in Flowtune eq. (4).
+//! - **Rate caps at line rate.** A flow's reported rate is clamped to
+//!   `[theta, min(Theta, line rate)]`, where the line rate is the sum over its paths of each
+//!   path's narrowest link. A zero path price therefore gives a finite rate, and no price floor
+//!   is needed: prices may reach 0 as in Flowtune eq. (4).
+//! - **Demand seen by price updates.** Clamping at line rate would hide a link's true excess
+//!   (two flows that each want three times the link would show an excess of one link, and the
+//!   price would crawl). Price updates therefore see each flow's *demand*
+//!   `clamp((U')^-1(q), theta, min(Theta, 4 x line rate))` ([`crate::problem::DEMAND_CAP`]).
+//!   At the optimum no flow wants more than its bottleneck, so the fixed point is unchanged.
 //! - **`H_ll` for clamped flows.** A flow held at a bound does not react to small price changes,
 //!   so the exact diagonal would omit it and a link whose flows are all clamped would have
 //!   `H_ll = 0` (no Newton step). NED instead counts every flow with `1 / U''(x)` evaluated at
-//!   its (clamped) rate: the exact `d x / d q` for unclamped flows and the one-sided derivative
-//!   at the bound for clamped ones. `H_ll` is then negative for every link that carries a flow.
+//!   its (clamped) demand: the exact `d x / d q` for unclamped flows and the one-sided
+//!   derivative at the bound for clamped ones. `H_ll` is then negative for every link that
+//!   carries a flow.
 //! - **Links with no flows** keep their price unchanged (no gradient information); the price
 //!   is there when flows return.
 //! - **Multipath flows.** A flow's total rate comes from its split-weighted path price
@@ -48,7 +54,9 @@ pub struct State {
     pub sub_rate: Vec<f64>,
     /// Flow rates (sum of the flow's subflows).
     pub flow_rate: Vec<f64>,
-    /// Per-link load `sum_{s in S(l)} x_s`.
+    /// Per-link demand `sum_{s in S(l)} x_s` seen by the price update (flows' demands, see
+    /// the module docs; equal to the load of `sub_rate` unless some flow wants more than line
+    /// rate).
     pub load: Vec<f64>,
     /// Per-link `H_ll` (sum of `d x / d p_l`, negative; see the module docs).
     pub hessian: Vec<f64>,
@@ -138,16 +146,16 @@ pub fn rate_update(problem: &mut Problem, prices: &[f64], state: &mut State, mov
         let split = &problem.split()[subs.clone()];
         let q: f64 = split.iter().zip(&path_price).map(|(a, b)| a * b).sum();
         let u = &problem.scaled_utilities()[f];
-        let x = u
+        let demand = u
             .rate_at_price(q)
-            .clamp(problem.min_scaled()[f], problem.max_scaled()[f]);
-        let slope = 1.0 / u.curvature(x);
+            .clamp(problem.min_scaled()[f], problem.demand_cap()[f]);
+        let x = demand.min(problem.max_scaled()[f]);
+        let slope = 1.0 / u.curvature(demand);
         state.flow_rate[f] = x;
         for (k, s) in subs.enumerate() {
-            let y = split[k] * x;
-            state.sub_rate[s] = y;
+            state.sub_rate[s] = split[k] * x;
             for &l in problem.paths().row(s) {
-                state.load[l as usize] += y;
+                state.load[l as usize] += split[k] * demand;
                 state.hessian[l as usize] += split[k] * slope;
             }
         }
@@ -157,17 +165,22 @@ pub fn rate_update(problem: &mut Problem, prices: &[f64], state: &mut State, mov
 fn single_path_update(problem: &Problem, prices: &[f64], state: &mut State) {
     let paths = problem.paths();
     let utils = problem.scaled_utilities();
-    let (lo, hi) = (problem.min_scaled(), problem.max_scaled());
+    let (lo, hi, want) = (
+        problem.min_scaled(),
+        problem.max_scaled(),
+        problem.demand_cap(),
+    );
     for f in 0..problem.flows() {
         let row = paths.row(f);
         let q: f64 = row.iter().map(|&l| prices[l as usize]).sum();
         let u = &utils[f];
-        let x = u.rate_at_price(q).clamp(lo[f], hi[f]);
-        let slope = 1.0 / u.curvature(x);
+        let demand = u.rate_at_price(q).clamp(lo[f], want[f]);
+        let x = demand.min(hi[f]);
+        let slope = 1.0 / u.curvature(demand);
         state.flow_rate[f] = x;
         state.sub_rate[f] = x;
         for &l in row {
-            state.load[l as usize] += x;
+            state.load[l as usize] += demand;
             state.hessian[l as usize] += slope;
         }
     }
