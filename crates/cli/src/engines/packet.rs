@@ -1,28 +1,577 @@
-//! The packet engine's scenario glue (being built by the packet room).
+//! The packet engine's scenario glue: parses `[packet]`, `[[schemes]]`, `[[workload]]` and
+//! `[output]`, runs every scheme on the identical flows, and turns the runs into
+//! `summary.json`, CSV tables, a console comparison and report sections.
 
 use crate::output::RunOutput;
 use crate::progress::Progress;
-use crate::scenario::Scenario;
-use anyhow::{bail, Result};
+use crate::scenario::{Scenario, ScenarioError};
+use anyhow::Result;
+use dctc_core::rng::{component_rng, mix64, streams};
+use dctc_core::routing::Routing;
+use dctc_core::stats::{Percentiles, SizeBucket, SlowdownSummary};
+use dctc_core::topology::Topology;
+use dctc_core::units::{Delta, SimTime};
+use dctc_core::workload::list::{explicit_flows, read_csv};
+use dctc_core::workload::{Cdf, WorkloadError};
+use dctc_packet::config::{
+    resolve_scheme, OutputSettings, PacketSettings, SchemeConfig, WorkloadConfig,
+};
+use dctc_packet::metrics::RunResult;
+use dctc_packet::{RunOptions, Scheme, Simulation, Workload};
+use dctc_report::{Cell, Chart, Report, Section, Series, Table};
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
 
 /// Schemes this engine runs, for `dctc list`.
-pub(crate) const SCHEMES: &[(&str, &str)] = &[];
+pub(crate) const SCHEMES: &[(&str, &str)] = dctc_packet::SCHEMES;
+
+/// Everything a run needs, checked.
+struct Plan {
+    topo: Topology,
+    routing: Routing,
+    schemes: Vec<Scheme>,
+    workload: Workload,
+    until: SimTime,
+    opts: RunOptions,
+}
+
+fn workload_error(s: &Scenario, i: usize, e: WorkloadError) -> ScenarioError {
+    match e {
+        WorkloadError::Invalid { key, reason } => s.error(&format!("workload[{i}].{key}"), reason),
+        other => s.error(&format!("workload[{i}]"), other.to_string()),
+    }
+}
+
+fn micros(
+    s: &Scenario,
+    key: &str,
+    v: Option<f64>,
+    default: f64,
+) -> Result<Option<Delta>, ScenarioError> {
+    let x = v.unwrap_or(default);
+    if !(x.is_finite() && x >= 0.0) {
+        return Err(s.error(
+            key,
+            format!("must be a number of microseconds >= 0, got {x}"),
+        ));
+    }
+    Ok((x > 0.0).then(|| Delta::from_us_f64(x)))
+}
+
+fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
+    let settings: PacketSettings = s.parse(&s.settings, "packet")?;
+    let output: OutputSettings = s.parse(&s.output, "output")?;
+    let topo = s
+        .fabric
+        .build(&s.base_dir)
+        .map_err(|e| s.error("fabric", e.to_string()))?;
+    let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
+    if s.schemes.is_empty() {
+        return Err(s.error(
+            "schemes",
+            "list at least one [[schemes]] table (e.g. name = \"dctcp\")",
+        ));
+    }
+    let mut schemes: Vec<Scheme> = Vec::new();
+    for (i, v) in s.schemes.iter().enumerate() {
+        let key = format!("schemes[{i}]");
+        let cfg: SchemeConfig = s.parse(v, &key)?;
+        let scheme =
+            resolve_scheme(&cfg, &settings, &topo, &key).map_err(|e| s.error(&e.key, e.reason))?;
+        if schemes.iter().any(|x| x.label == scheme.label) {
+            return Err(s.error(
+                &format!("{key}.label"),
+                format!(
+                    "label `{}` is used twice; give each scheme its own label",
+                    scheme.label
+                ),
+            ));
+        }
+        schemes.push(scheme);
+    }
+    let drain = match settings.drain_ms {
+        None => Delta::ZERO,
+        Some(x) if x.is_finite() && x >= 0.0 => Delta::from_secs_f64(x * 1e-3),
+        Some(x) => return Err(s.error("packet.drain_ms", format!("must be >= 0, got {x}"))),
+    };
+    let arrivals_until = SimTime::from_delta(s.duration);
+    let mut workload = Workload::default();
+    let mut next_id = 0u32;
+    let n_hosts = topo.hosts().len();
+    if s.workloads.is_empty() {
+        return Err(s.error("workload", "list at least one [[workload]] table"));
+    }
+    for (i, v) in s.workloads.iter().enumerate() {
+        let key = format!("workload[{i}]");
+        let cfg: WorkloadConfig = s.parse(v, &key)?;
+        let flows = match cfg {
+            WorkloadConfig::Poisson(spec) => {
+                let cdf = Cdf::load(&spec.cdf, &s.base_dir)
+                    .map_err(|e| s.error(&format!("{key}.cdf"), e.to_string()))?;
+                let mut rng = component_rng(mix64(s.seed ^ i as u64), streams::WORKLOAD);
+                spec.generate(&topo, &cdf, arrivals_until, next_id, &mut rng)
+                    .map_err(|e| workload_error(s, i, e))?
+            }
+            WorkloadConfig::Incast(spec) => {
+                spec.validate(n_hosts)
+                    .map_err(|e| workload_error(s, i, e))?;
+                workload.incasts.push(spec);
+                Vec::new()
+            }
+            WorkloadConfig::Flows { flows } => {
+                explicit_flows(&topo, &flows, next_id).map_err(|e| match e {
+                    WorkloadError::Invalid { key: k, reason } => {
+                        s.error(&format!("{key}.{k}"), reason)
+                    }
+                    other => s.error(&key, other.to_string()),
+                })?
+            }
+            WorkloadConfig::Csv { path } => read_csv(&topo, &s.base_dir.join(&path), next_id)
+                .map_err(|e| s.error(&format!("{key}.path"), e.to_string()))?,
+        };
+        next_id += flows.len() as u32;
+        workload.flows.extend(flows);
+    }
+    if workload.flows.is_empty() && workload.incasts.is_empty() {
+        return Err(s.error(
+            "workload",
+            "the workloads produce no flows within duration_ms (raise the load or the duration)",
+        ));
+    }
+    let until = arrivals_until + drain;
+    let mut opts = RunOptions::new(s.seed, until);
+    opts.queue_sample = micros(s, "output.queue_sample_us", output.queue_sample_us, 100.0)?;
+    opts.throughput_bin = micros(
+        s,
+        "output.throughput_bin_us",
+        output.throughput_bin_us,
+        100.0,
+    )?;
+    Ok(Plan {
+        topo,
+        routing,
+        schemes,
+        workload,
+        until,
+        opts,
+    })
+}
 
 /// Checks a scenario for this engine.
 pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    bail!(
-        "{}: the packet engine is not available in this build",
-        s.path.display()
-    )
+    plan(s)?;
+    Ok(())
 }
 
 /// Runs a scenario on this engine.
-pub(crate) fn run(s: &Scenario, _progress: &Progress) -> Result<RunOutput> {
-    validate(s)?;
-    unreachable!()
+pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
+    let p = plan(s)?;
+    let mut results = Vec::new();
+    for scheme in &p.schemes {
+        progress.begin(&scheme.label, p.until.0);
+        let sim = Simulation::new(&p.topo, &p.routing, scheme, &p.workload, p.opts.clone())
+            .map_err(|e| s.error("workload", e.to_string()))?;
+        results.push(sim.run(&mut |t| progress.set(t.0)));
+        progress.finish();
+    }
+    Ok(render(s, &p, &results))
 }
 
-/// `dctc bench` for this engine.
+fn pct_json(p: &Percentiles) -> Value {
+    json!({ "count": p.count, "p50": p.p50, "p99": p.p99, "p999": p.p999, "mean": p.mean, "max": p.max })
+}
+
+fn scheme_summary(p: &Plan, scheme: &Scheme, r: &RunResult) -> Value {
+    let sized: Vec<_> = r.records.iter().filter(|x| x.size > 0).collect();
+    let completed = sized.iter().filter(|x| x.fct_us.is_some()).count();
+    let slow = SlowdownSummary::of(&r.records);
+    let mut by_size = Map::new();
+    for (label, pc) in &slow.by_size {
+        by_size.insert(label.clone(), pct_json(pc));
+    }
+    let secs = (r.simulated_ps as f64 * 1e-12).max(1e-12);
+    let qd = &r.queue_delay;
+    let us = |ps: u64| ps as f64 / 1e6;
+    let c = &r.counters;
+    let incasts: Vec<Value> = r
+        .incasts
+        .iter()
+        .map(|i| {
+            json!({ "senders": i.senders, "rounds_completed": i.rounds_completed,
+                    "goodput_gbps": i.goodput_gbps, "timeouts": i.timeouts })
+        })
+        .collect();
+    let switch_ports: Vec<_> = r.ports.iter().filter(|x| x.switch).collect();
+    let max_util = switch_ports
+        .iter()
+        .map(|x| x.utilization)
+        .fold(0.0, f64::max);
+    json!({
+        "scheme": match scheme.kind { dctc_packet::SchemeKind::NewReno => "newreno", dctc_packet::SchemeKind::Dctcp => "dctcp" },
+        "ecn_k_bytes": scheme.ecn_k_bytes,
+        "flows_completed": completed,
+        "flows_unfinished": sized.len() - completed,
+        "long_lived_flows": r.records.iter().filter(|x| x.size == 0).count(),
+        "fct_slowdown": { "overall": pct_json(&slow.overall), "by_size": Value::Object(by_size) },
+        "queue_delay_us": { "p50": us(qd.quantile(0.5)), "p99": us(qd.quantile(0.99)), "max": us(qd.max()), "mean": qd.mean() / 1e6 },
+        "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes },
+        "ecn_marks": c.ecn_marks,
+        "goodput_gbps": c.goodput_bytes as f64 * 8.0 / secs / 1e9,
+        "timeouts": c.timeouts,
+        "retransmitted_bytes": c.retransmitted_bytes,
+        "max_switch_link_utilization": max_util,
+        "incast": incasts,
+        "events": c.events,
+        "packet_hops": c.packet_hops,
+        "wall_seconds": r.wall_seconds,
+        "simulated_ms": r.simulated_ps as f64 * 1e-9,
+        "hosts": p.topo.hosts().len(),
+    })
+}
+
+fn fmt_opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x}")).unwrap_or_default()
+}
+
+fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
+    let mut schemes = Map::new();
+    for (scheme, r) in p.schemes.iter().zip(results) {
+        schemes.insert(scheme.label.clone(), scheme_summary(p, scheme, r));
+    }
+    let summary = json!({
+        "engine": "packet",
+        "fabric": p.topo.name,
+        "hosts": p.topo.hosts().len(),
+        "flows_offered": p.workload.flows.len(),
+        "incasts": p.workload.incasts.len(),
+        "simulated_ms": p.until.0 as f64 * 1e-9,
+        "schemes": Value::Object(schemes.clone()),
+    });
+
+    // flows.csv
+    let mut flows = String::from(
+        "id,src,dst,size,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retransmitted_bytes,timeouts,scheme\n",
+    );
+    for r in results {
+        for f in &r.records {
+            let _ = writeln!(
+                flows,
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                f.id,
+                f.src,
+                f.dst,
+                f.size,
+                f.start_us,
+                fmt_opt(f.finish_us),
+                fmt_opt(f.fct_us),
+                f.ideal_fct_us,
+                fmt_opt(f.slowdown),
+                f.retransmitted_bytes,
+                f.timeouts,
+                f.scheme
+            );
+        }
+    }
+    let mut ports = String::from("scheme,from,to,switch,buffer_bytes,max_queue_bytes,mean_queue_bytes,utilization,drops,ecn_marks\n");
+    for r in results {
+        for x in &r.ports {
+            let _ = writeln!(
+                ports,
+                "{},{},{},{},{},{},{:.1},{:.6},{},{}",
+                r.label,
+                x.from,
+                x.to,
+                x.switch,
+                x.buffer_bytes,
+                x.max_queue_bytes,
+                x.mean_queue_bytes,
+                x.utilization,
+                x.drops,
+                x.ecn_marks
+            );
+        }
+    }
+    let mut files = vec![
+        ("flows.csv".to_string(), flows.into_bytes()),
+        ("ports.csv".to_string(), ports.into_bytes()),
+    ];
+    if results.iter().any(|r| !r.queue_samples.is_empty()) {
+        let mut q = String::from("scheme,time_us,from,to,bytes\n");
+        for r in results {
+            for x in &r.queue_samples {
+                let port = &r.ports[x.link as usize];
+                let _ = writeln!(
+                    q,
+                    "{},{},{},{},{}",
+                    r.label,
+                    x.time_ps as f64 / 1e6,
+                    port.from,
+                    port.to,
+                    x.bytes
+                );
+            }
+        }
+        files.push(("queues.csv".into(), q.into_bytes()));
+    }
+    let has_long = results.iter().any(|r| !r.throughput.is_empty());
+    if has_long {
+        let mut t = String::from("scheme,flow,bin_start_us,gbps\n");
+        for r in results {
+            let bin = r.throughput_bin.unwrap_or(Delta::from_us(100));
+            for (id, bins) in &r.throughput {
+                for (k, b) in bins.iter().enumerate() {
+                    let _ = writeln!(
+                        t,
+                        "{},{},{},{}",
+                        r.label,
+                        id,
+                        (k as u64 * bin.0) as f64 / 1e6,
+                        *b as f64 * 8.0 / bin.as_secs_f64() / 1e9
+                    );
+                }
+            }
+        }
+        files.push(("throughput.csv".into(), t.into_bytes()));
+    }
+
+    // Comparison table (console and report).
+    let mut table = Table::new(
+        "Schemes on identical arrivals",
+        [
+            "scheme",
+            "done",
+            "unfinished",
+            "slowdown p50",
+            "p99",
+            "p99.9",
+            "mean",
+            "queue p99 us",
+            "queue max us",
+            "drops",
+            "ECN marks",
+            "timeouts",
+            "goodput Gb/s",
+            "events",
+            "wall s",
+        ],
+    );
+    for (scheme, r) in p.schemes.iter().zip(results) {
+        let v = &schemes[&scheme.label];
+        let n = |path: &[&str]| {
+            let mut x = v;
+            for k in path {
+                x = &x[*k];
+            }
+            Cell::Num(x.as_f64().unwrap_or(f64::NAN))
+        };
+        table.push_row(vec![
+            Cell::Text(scheme.label.clone()),
+            n(&["flows_completed"]),
+            n(&["flows_unfinished"]),
+            n(&["fct_slowdown", "overall", "p50"]),
+            n(&["fct_slowdown", "overall", "p99"]),
+            n(&["fct_slowdown", "overall", "p999"]),
+            n(&["fct_slowdown", "overall", "mean"]),
+            n(&["queue_delay_us", "p99"]),
+            n(&["queue_delay_us", "max"]),
+            n(&["drops", "packets"]),
+            n(&["ecn_marks"]),
+            n(&["timeouts"]),
+            n(&["goodput_gbps"]),
+            Cell::Num(r.counters.events as f64),
+            Cell::Num(r.wall_seconds),
+        ]);
+    }
+    let mut console = table.to_text();
+    let mut main = Section::new("Comparison").with_paragraph(format!(
+        "{} on {} ({} hosts), {} flows offered{}, {:.3} ms simulated. FCT slowdown = FCT / empty-network FCT \
+         (host delay + per-hop propagation and store-and-forward of the first packet + the rest at the bottleneck rate).",
+        s.description.trim(),
+        p.topo.name,
+        p.topo.hosts().len(),
+        p.workload.flows.len(),
+        if p.workload.incasts.is_empty() { String::new() } else { format!(" plus {} incast(s)", p.workload.incasts.len()) },
+        p.until.0 as f64 * 1e-9
+    ));
+    main.push_table(table);
+
+    // Slowdown per size bucket.
+    let cats: Vec<String> = SizeBucket::ALL
+        .iter()
+        .map(|b| format!("{} pkts", b.label()))
+        .collect();
+    let mut p99 = Chart::bars(
+        "p99 FCT slowdown per flow size",
+        "flow size (packets of 1460 B)",
+        "p99 slowdown",
+        cats.clone(),
+    )
+    .with_log(false, true);
+    let mut p50 = Chart::bars(
+        "Median FCT slowdown per flow size",
+        "flow size (packets of 1460 B)",
+        "p50 slowdown",
+        cats,
+    )
+    .with_log(false, true);
+    let mut bucket_table = Table::new(
+        "FCT slowdown per size bucket (p50 / p99 / count)",
+        ["scheme", "bucket", "count", "p50", "p99", "p99.9", "mean"],
+    );
+    for r in results {
+        let slow = SlowdownSummary::of(&r.records);
+        let v99: Vec<f64> = slow.by_size.iter().map(|(_, x)| x.p99).collect();
+        let v50: Vec<f64> = slow.by_size.iter().map(|(_, x)| x.p50).collect();
+        p99.push_series(Series::from_values(r.label.clone(), &v99));
+        p50.push_series(Series::from_values(r.label.clone(), &v50));
+        for (label, x) in &slow.by_size {
+            bucket_table.push_row(vec![
+                Cell::Text(r.label.clone()),
+                Cell::Text(label.clone()),
+                Cell::Num(x.count as f64),
+                Cell::Num(x.p50),
+                Cell::Num(x.p99),
+                Cell::Num(x.p999),
+                Cell::Num(x.mean),
+            ]);
+        }
+    }
+    let any_sized = results
+        .iter()
+        .any(|r| r.records.iter().any(|x| x.size > 0 && x.fct_us.is_some()));
+    let mut sections = vec![main];
+    if any_sized {
+        sections.push(
+            Section::new("FCT slowdown by flow size")
+                .with_chart(p99)
+                .with_chart(p50)
+                .with_table(bucket_table),
+        );
+    }
+    // Queueing delay CDF.
+    let mut cdf = Chart::step(
+        "Queueing delay at switch ports (CDF over packets)",
+        "queueing delay (us)",
+        "fraction of packets",
+    )
+    .with_log(true, false);
+    for r in results {
+        let pts = r
+            .queue_delay
+            .cdf_points()
+            .into_iter()
+            .map(|(ps, f)| ((ps as f64 / 1e6).max(1e-3), f))
+            .collect();
+        cdf.push_series(Series::new(r.label.clone(), pts));
+    }
+    sections.push(Section::new("Queueing delay").with_paragraph(
+        "Time from a packet's arrival at a switch output port to the start of its transmission; \
+         packets that found the port idle count as 1 ns on the log axis.",
+    ).with_chart(cdf));
+    // Throughput over time of long-lived flows.
+    if has_long {
+        let mut sec = Section::new("Throughput over time (long-lived flows)");
+        for r in results {
+            let bin = r.throughput_bin.unwrap_or(Delta::from_us(100));
+            let mut ch = Chart::line(
+                format!("{}: per-flow throughput", r.label),
+                "time (ms)",
+                "Gb/s",
+            );
+            for (id, bins) in &r.throughput {
+                let pts = bins
+                    .iter()
+                    .enumerate()
+                    .map(|(k, b)| {
+                        (
+                            (k as u64 * bin.0) as f64 * 1e-9,
+                            *b as f64 * 8.0 / bin.as_secs_f64() / 1e9,
+                        )
+                    })
+                    .collect();
+                ch.push_series(Series::new(format!("flow {id}"), pts));
+            }
+            sec.push_chart(ch);
+        }
+        sections.push(sec);
+    }
+    // Incast.
+    if results.iter().any(|r| !r.incasts.is_empty()) {
+        let mut t = Table::new(
+            "Incast (closed loop: next round when every block arrived)",
+            ["scheme", "senders", "rounds", "goodput Gb/s", "timeouts"],
+        );
+        for r in results {
+            for i in &r.incasts {
+                t.push_row(vec![
+                    Cell::Text(r.label.clone()),
+                    Cell::Num(i.senders as f64),
+                    Cell::Num(i.rounds_completed as f64),
+                    Cell::Num(i.goodput_gbps),
+                    Cell::Num(i.timeouts as f64),
+                ]);
+            }
+        }
+        console.push('\n');
+        console.push_str(&t.to_text());
+        sections.push(Section::new("Incast").with_table(t));
+    }
+    // Busiest switch port's queue over time.
+    if results.iter().any(|r| !r.queue_samples.is_empty()) {
+        let mut ch = Chart::line(
+            "Backlog of the busiest switch port",
+            "time (ms)",
+            "queue (KB)",
+        );
+        for r in results {
+            let Some((busiest, _)) = r
+                .ports
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| x.switch)
+                .max_by(|a, b| a.1.mean_queue_bytes.total_cmp(&b.1.mean_queue_bytes))
+            else {
+                continue;
+            };
+            let pts = r
+                .queue_samples
+                .iter()
+                .filter(|x| x.link as usize == busiest)
+                .map(|x| (x.time_ps as f64 * 1e-9, x.bytes as f64 / 1e3))
+                .collect();
+            let port = &r.ports[busiest];
+            ch.push_series(Series::new(
+                format!("{} ({} -> {})", r.label, port.from, port.to),
+                pts,
+            ));
+        }
+        sections.push(Section::new("Queues").with_chart(ch));
+    }
+    let mut report = Report::new(format!("dctc: {}", s.name), s.description.clone());
+    for sec in sections {
+        report.push_section(sec);
+    }
+    RunOutput {
+        summary,
+        files,
+        report,
+        console,
+    }
+}
+
+/// `dctc bench` for this engine: flowtune-144, web search at 0.6 load, DCTCP, 100 ms.
 pub(crate) fn bench() -> Result<()> {
-    bail!("no benchmark for the packet engine in this build")
+    let r = dctc_packet::bench::bench(Delta::from_ms(100), 1);
+    println!("packet engine: flowtune-144, websearch at 0.6 load, DCTCP (K = 97.5 KB), pFabric-tuned TCP, 100 ms simulated, one core");
+    println!("  flows offered      {}", r.flows);
+    println!("  events             {}", r.events);
+    println!("  packet-hops        {}", r.packet_hops);
+    println!("  wall               {:.3} s", r.wall_seconds);
+    println!("  events/s           {:.3} M", r.events_per_sec / 1e6);
+    println!("  packet-hops/s      {:.3} M", r.packet_hops_per_sec / 1e6);
+    match r.peak_rss_bytes {
+        Some(b) => println!("  peak memory (VmHWM) {:.1} MB", b as f64 / 1e6),
+        None => println!("  peak memory        unavailable (no /proc/self/status)"),
+    }
+    Ok(())
 }
