@@ -2,7 +2,10 @@
 use dctc_core::units::Delta;
 
 fn main() {
-    let ms: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100);
+    let ms: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(100);
     let r = dctc_packet::bench::bench(Delta::from_ms(ms), 1);
     println!(
         "{ms} ms simulated, {} flows: {} events, {} packet-hops in {:.3} s: {:.2} M events/s, {:.2} M packet-hops/s, peak RSS {:.1} MB, drops {}, completed {}",

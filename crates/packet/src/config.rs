@@ -254,6 +254,48 @@ pub enum WorkloadConfig {
         /// Path relative to the scenario.
         path: String,
     },
+    /// One incast run per sender count (TFC Fig. 12a); must be the scenario's only workload.
+    IncastSweep(IncastSweep),
+}
+
+/// Incast repeated for several sender counts, each in its own run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IncastSweep {
+    /// Host index of the receiver.
+    #[serde(default)]
+    pub receiver: usize,
+    /// Sender counts, one run each.
+    pub senders: Vec<usize>,
+    /// Bytes each sender returns per round.
+    pub block_bytes: u64,
+    /// Rounds per run.
+    pub rounds: usize,
+}
+
+impl IncastSweep {
+    /// The incast of one sweep point.
+    pub fn point(&self, senders: usize) -> IncastSpec {
+        IncastSpec {
+            receiver: self.receiver,
+            senders,
+            block_bytes: self.block_bytes,
+            rounds: self.rounds,
+        }
+    }
+
+    /// Checks every point against a fabric of `n_hosts` hosts; errors name the key.
+    pub fn validate(&self, n_hosts: usize) -> Result<(), ConfigError> {
+        if self.senders.is_empty() {
+            return Err(err("senders", "list at least one sender count"));
+        }
+        for &n in &self.senders {
+            self.point(n)
+                .validate(n_hosts)
+                .map_err(|e| err("senders", e.to_string()))?;
+        }
+        Ok(())
+    }
 }
 
 /// The `[output]` table.

@@ -24,4 +24,4 @@ pub mod sim;
 pub mod transport;
 
 pub use scheme::{Scheme, SchemeKind, SCHEMES};
-pub use sim::{simulate, RunOptions, SimError, Simulation, Workload};
+pub use sim::{incast_sweep, simulate, RunOptions, SimError, Simulation, Workload};

@@ -185,6 +185,8 @@ pub struct Simulation<'a> {
     sample_links: Vec<u32>,
     seg_buf: Vec<Segment>,
     ack_buf: Vec<AckOut>,
+    /// Set when a closed-loop-only workload has finished every round: the run ends there.
+    all_done: bool,
 }
 
 fn path_hops(topo: &Topology, path: &[LinkId]) -> Vec<(Rate, Delta)> {
@@ -399,6 +401,7 @@ impl<'a> Simulation<'a> {
             sample_links,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(8),
+            all_done: false,
         })
     }
 
@@ -418,9 +421,13 @@ impl<'a> Simulation<'a> {
         if self.opts.queue_sample.is_some() {
             self.events.push(SimTime::ZERO, Event::Sample);
         }
-        let until = self.opts.until;
+        let mut until = self.opts.until;
         while let Some((t, ev)) = self.events.pop() {
             if t > until {
+                break;
+            }
+            if self.all_done {
+                until = self.now;
                 break;
             }
             self.now = t;
@@ -669,6 +676,10 @@ impl<'a> Simulation<'a> {
                     if inc.round < inc.spec.rounds {
                         self.events
                             .push(now + inc.request_delay, Event::IncastRequest(i));
+                    } else if self.arrivals.is_empty()
+                        && self.incasts.iter().all(|x| x.round >= x.spec.rounds)
+                    {
+                        self.all_done = true;
                     }
                 }
             }
@@ -892,4 +903,27 @@ pub fn simulate(
     opts: RunOptions,
 ) -> Result<RunResult, SimError> {
     Ok(Simulation::new(topo, routing, scheme, workload, opts)?.run(&mut |_| {}))
+}
+
+/// Runs one incast per sender count of `sweep` under `scheme` (each in its own simulation,
+/// until every round is done or `until`), returning `(senders, outcome)` in sweep order.
+pub fn incast_sweep(
+    topo: &Topology,
+    routing: &Routing,
+    scheme: &Scheme,
+    sweep: &crate::config::IncastSweep,
+    opts: &RunOptions,
+) -> Result<Vec<(usize, RunResult)>, SimError> {
+    sweep
+        .senders
+        .iter()
+        .map(|&n| {
+            let wl = Workload {
+                flows: Vec::new(),
+                incasts: vec![sweep.point(n)],
+            };
+            let sim = Simulation::new(topo, routing, scheme, &wl, opts.clone())?;
+            Ok((n, sim.run(&mut |_| {})))
+        })
+        .collect()
 }

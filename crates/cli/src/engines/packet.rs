@@ -14,7 +14,7 @@ use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::list::{explicit_flows, read_csv};
 use dctc_core::workload::{Cdf, WorkloadError};
 use dctc_packet::config::{
-    resolve_scheme, OutputSettings, PacketSettings, SchemeConfig, WorkloadConfig,
+    resolve_scheme, IncastSweep, OutputSettings, PacketSettings, SchemeConfig, WorkloadConfig,
 };
 use dctc_packet::metrics::RunResult;
 use dctc_packet::{RunOptions, Scheme, Simulation, Workload};
@@ -33,6 +33,7 @@ struct Plan {
     workload: Workload,
     until: SimTime,
     opts: RunOptions,
+    sweep: Option<IncastSweep>,
 }
 
 fn workload_error(s: &Scenario, i: usize, e: WorkloadError) -> ScenarioError {
@@ -97,6 +98,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let arrivals_until = SimTime::from_delta(s.duration);
     let mut workload = Workload::default();
     let mut next_id = 0u32;
+    let mut sweep = None;
     let n_hosts = topo.hosts().len();
     if s.workloads.is_empty() {
         return Err(s.error("workload", "list at least one [[workload]] table"));
@@ -128,11 +130,23 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             }
             WorkloadConfig::Csv { path } => read_csv(&topo, &s.base_dir.join(&path), next_id)
                 .map_err(|e| s.error(&format!("{key}.path"), e.to_string()))?,
+            WorkloadConfig::IncastSweep(sw) => {
+                if s.workloads.len() > 1 {
+                    return Err(s.error(
+                        &format!("{key}.kind"),
+                        "an incast-sweep must be the scenario's only workload",
+                    ));
+                }
+                sw.validate(n_hosts)
+                    .map_err(|e| s.error(&format!("{key}.{}", e.key), e.reason))?;
+                sweep = Some(sw);
+                Vec::new()
+            }
         };
         next_id += flows.len() as u32;
         workload.flows.extend(flows);
     }
-    if workload.flows.is_empty() && workload.incasts.is_empty() {
+    if workload.flows.is_empty() && workload.incasts.is_empty() && sweep.is_none() {
         return Err(s.error(
             "workload",
             "the workloads produce no flows within duration_ms (raise the load or the duration)",
@@ -154,6 +168,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         workload,
         until,
         opts,
+        sweep,
     })
 }
 
@@ -166,6 +181,9 @@ pub(crate) fn validate(s: &Scenario) -> Result<()> {
 /// Runs a scenario on this engine.
 pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     let p = plan(s)?;
+    if let Some(sw) = &p.sweep {
+        return run_sweep(s, &p, sw, progress);
+    }
     let mut results = Vec::new();
     for scheme in &p.schemes {
         progress.begin(&scheme.label, p.until.0);
@@ -557,6 +575,148 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
         report,
         console,
     }
+}
+
+fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> Result<RunOutput> {
+    let mut per_scheme = Vec::new();
+    for scheme in &p.schemes {
+        let mut points = Vec::new();
+        for &n in &sw.senders {
+            progress.begin(&format!("{} n={n}", scheme.label), p.until.0);
+            let wl = Workload {
+                flows: Vec::new(),
+                incasts: vec![sw.point(n)],
+            };
+            let sim = Simulation::new(&p.topo, &p.routing, scheme, &wl, p.opts.clone())
+                .map_err(|e| s.error("workload", e.to_string()))?;
+            points.push((n, sim.run(&mut |t| progress.set(t.0))));
+            progress.finish();
+        }
+        per_scheme.push(points);
+    }
+    let mut schemes = Map::new();
+    let mut table = Table::new(
+        format!(
+            "Incast goodput vs senders ({} B blocks, {} rounds per point)",
+            sw.block_bytes, sw.rounds
+        ),
+        [
+            "scheme",
+            "senders",
+            "rounds done",
+            "goodput Gb/s",
+            "timeouts",
+            "drops",
+            "max queue KB",
+            "events",
+            "wall s",
+        ],
+    );
+    let mut chart = Chart::line("Incast goodput", "senders", "goodput (Gb/s)");
+    for (scheme, points) in p.schemes.iter().zip(&per_scheme) {
+        let mut rows = Vec::new();
+        let mut by_n = Map::new();
+        let mut series = Vec::new();
+        let (mut events, mut wall) = (0u64, 0.0f64);
+        for (n, r) in points {
+            let inc = &r.incasts[0];
+            let maxq = r
+                .ports
+                .iter()
+                .filter(|x| x.switch)
+                .map(|x| x.max_queue_bytes)
+                .max()
+                .unwrap_or(0);
+            events += r.counters.events;
+            wall += r.wall_seconds;
+            rows.push(json!({ "senders": n, "rounds_completed": inc.rounds_completed, "goodput_gbps": inc.goodput_gbps,
+                "timeouts": inc.timeouts, "drops": r.counters.dropped_packets, "max_queue_bytes": maxq }));
+            by_n.insert(format!("n{n}"), json!(inc.goodput_gbps));
+            series.push((*n as f64, inc.goodput_gbps));
+            table.push_row(vec![
+                Cell::Text(scheme.label.clone()),
+                Cell::Num(*n as f64),
+                Cell::Num(inc.rounds_completed as f64),
+                Cell::Num(inc.goodput_gbps),
+                Cell::Num(inc.timeouts as f64),
+                Cell::Num(r.counters.dropped_packets as f64),
+                Cell::Num(maxq as f64 / 1e3),
+                Cell::Num(r.counters.events as f64),
+                Cell::Num(r.wall_seconds),
+            ]);
+        }
+        chart.push_series(Series::new(scheme.label.clone(), series));
+        schemes.insert(
+            scheme.label.clone(),
+            json!({
+                "incast_sweep": rows, "incast_goodput_gbps": Value::Object(by_n),
+                "events": events, "wall_seconds": wall,
+            }),
+        );
+    }
+    let summary = json!({
+        "engine": "packet", "fabric": p.topo.name, "hosts": p.topo.hosts().len(),
+        "block_bytes": sw.block_bytes, "rounds": sw.rounds, "schemes": Value::Object(schemes),
+    });
+    let mut csv = String::from("scheme,senders,rounds_completed,goodput_gbps,timeouts,drops\n");
+    for (scheme, points) in p.schemes.iter().zip(&per_scheme) {
+        for (n, r) in points {
+            let inc = &r.incasts[0];
+            let _ = writeln!(
+                csv,
+                "{},{},{},{},{},{}",
+                scheme.label,
+                n,
+                inc.rounds_completed,
+                inc.goodput_gbps,
+                inc.timeouts,
+                r.counters.dropped_packets
+            );
+        }
+    }
+    let mut flows = String::from("id,src,dst,size,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retransmitted_bytes,timeouts,scheme,senders\n");
+    for points in &per_scheme {
+        for (n, r) in points {
+            for f in &r.records {
+                let _ = writeln!(
+                    flows,
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    f.id,
+                    f.src,
+                    f.dst,
+                    f.size,
+                    f.start_us,
+                    fmt_opt(f.finish_us),
+                    fmt_opt(f.fct_us),
+                    f.ideal_fct_us,
+                    fmt_opt(f.slowdown),
+                    f.retransmitted_bytes,
+                    f.timeouts,
+                    f.scheme,
+                    n
+                );
+            }
+        }
+    }
+    let console = table.to_text();
+    let report = Report::new(format!("dctc: {}", s.name), s.description.clone()).with_section(
+        Section::new("Incast")
+            .with_paragraph(format!(
+                "{} senders answer one receiver with a {} B block each; the next request goes out when every block has arrived (TFC §6.1). \
+                 Goodput = block bytes delivered / time from the first request to the last block. Fabric: {}.",
+                sw.senders.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "), sw.block_bytes, p.topo.name))
+            .with_chart(chart)
+            .with_table(table),
+    );
+    Ok(RunOutput {
+        summary,
+        files: vec![
+            ("incast.csv".into(), csv.into_bytes()),
+            ("flows.csv".into(), flows.into_bytes()),
+        ],
+        report,
+        console,
+    })
 }
 
 /// `dctc bench` for this engine: flowtune-144, web search at 0.6 load, DCTCP, 100 ms.
