@@ -8,13 +8,15 @@ fn main() {
         .unwrap_or(100);
     let r = dctc_packet::bench::bench(Delta::from_ms(ms), 1);
     println!(
-        "{ms} ms simulated, {} flows: {} events, {} packet-hops in {:.3} s: {:.2} M events/s, {:.2} M packet-hops/s, peak RSS {:.1} MB, drops {}, completed {}",
+        "{ms} ms simulated, {} flows: {} events, {} packet-hops in {:.3} s: {:.2} M events/s, {:.2} M packet-hops/s; CPU {:.3} s: {:.2} M packet-hops/CPU-s; peak RSS {:.1} MB, drops {}, completed {}",
         r.flows,
         r.events,
         r.packet_hops,
         r.wall_seconds,
         r.events_per_sec / 1e6,
         r.packet_hops_per_sec / 1e6,
+        r.cpu_seconds.unwrap_or(f64::NAN),
+        r.packet_hops as f64 / r.cpu_seconds.unwrap_or(f64::NAN) / 1e6,
         r.peak_rss_bytes.unwrap_or(0) as f64 / 1e6,
         r.result.counters.dropped_packets,
         r.result.records.iter().filter(|x| x.fct_us.is_some()).count(),

@@ -29,6 +29,9 @@ pub struct BenchReport {
     pub events_per_sec: f64,
     /// Packet-hops per wall second.
     pub packet_hops_per_sec: f64,
+    /// CPU seconds the simulating thread ran (from /proc/thread-self/schedstat), which on a
+    /// shared machine is less than the wall time.
+    pub cpu_seconds: Option<f64>,
     /// Peak resident memory of the process (VmHWM), bytes, where /proc offers it.
     pub peak_rss_bytes: Option<u64>,
     /// The run itself.
@@ -41,6 +44,12 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// Nanoseconds the calling thread has spent on a CPU, where /proc offers it.
+pub fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
 }
 
 /// Runs the standard workload for `simulated` with `seed`.
@@ -87,7 +96,12 @@ pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
         RunOptions::new(seed, until),
     )
     .expect("valid workload");
+    let cpu0 = thread_cpu_ns();
     let result = sim.run(&mut |_| {});
+    let cpu = match (cpu0, thread_cpu_ns()) {
+        (Some(a), Some(b)) => Some((b - a) as f64 * 1e-9),
+        _ => None,
+    };
     let wall = result.wall_seconds.max(1e-9);
     BenchReport {
         simulated,
@@ -97,6 +111,7 @@ pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
         wall_seconds: result.wall_seconds,
         events_per_sec: result.counters.events as f64 / wall,
         packet_hops_per_sec: result.counters.packet_hops as f64 / wall,
+        cpu_seconds: cpu,
         peak_rss_bytes: peak_rss_bytes(),
         result,
     }

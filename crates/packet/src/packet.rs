@@ -1,8 +1,9 @@
 //! The packet header every scheme reads and writes.
 //!
-//! One fixed-size, `Copy` struct for all schemes: the TCP/IP fields in use today plus an
-//! extension block ([`HeaderExt`]) whose fields later schemes give meaning to (pFabric's
-//! priority, TFC's window and RM bits, XCP's feedback, DBA's price sums, HOLNET's per-hop bits).
+//! One fixed-size, `Copy` struct for all schemes, one cache line: the TCP/IP fields every hop
+//! reads. Per-scheme fields (pFabric's priority, TFC's window and RM bits, XCP's feedback,
+//! DBA's price sums, HOLNET's per-hop bits) live in a [`HeaderExt`] beside each packet in the
+//! pool (`PacketPool::ext`), so schemes that ignore them pay no cache traffic for them.
 
 use dctc_core::ids::NodeId;
 use dctc_core::units::SimTime;
@@ -47,6 +48,7 @@ pub struct HeaderExt {
 
 /// A packet. Sizes are bytes on the wire; sequence numbers count payload bytes from 0.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[repr(align(64))]
 pub struct Packet {
     /// The flow (index into the run's flow table).
     pub flow: u32,
@@ -62,18 +64,15 @@ pub struct Packet {
     pub payload: u32,
     /// First payload byte (data) or next byte expected (ACK).
     pub seq: u64,
-    /// Sender's timestamp on data; echoed back on ACKs (RFC 7323 style) for RTT samples.
+    /// On data: the sender's timestamp. On an ACK: the data timestamp it echoes (RFC 7323
+    /// style), for RTT samples.
     pub ts: SimTime,
-    /// The data packet's `ts` echoed on an ACK.
-    pub ts_echo: SimTime,
     /// ECN bits.
     pub ecn: Ecn,
     /// Per-flow hash that per-flow load balancers use.
     pub hash: u64,
     /// When the packet joined the queue it sits in (for queueing delay).
     pub enqueued_at: SimTime,
-    /// Per-scheme fields.
-    pub ext: HeaderExt,
 }
 
 impl Packet {
@@ -88,11 +87,17 @@ impl Packet {
             payload: 0,
             seq: 0,
             ts: SimTime::ZERO,
-            ts_echo: SimTime::ZERO,
             ecn: Ecn::default(),
             hash: 0,
             enqueued_at: SimTime::ZERO,
-            ext: HeaderExt::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_header_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<super::Packet>(), 64);
     }
 }

@@ -591,7 +591,7 @@ impl<'a> Simulation<'a> {
         for a in acks.drain(..) {
             p.seq = a.ack;
             p.ecn.ece = a.ece;
-            p.ts_echo = a.ts_echo;
+            p.ts = a.ts_echo;
             self.emit(p);
         }
         self.ack_buf = acks;
@@ -636,7 +636,7 @@ impl<'a> Simulation<'a> {
                 let ack = AckOut {
                     ack: p.seq,
                     ece: p.ecn.ece,
-                    ts_echo: p.ts_echo,
+                    ts_echo: p.ts,
                 };
                 let fl = &mut self.flows[f as usize];
                 fl.sender.on_ack(cfg, now, &ack, &mut self.seg_buf);

@@ -24,6 +24,8 @@ fn tfc_incast_scenario_shows_newreno_collapse_and_dctcp_holding() {
     };
     // 20 rounds instead of the scenario's 50 keep the test near a second.
     sweep.rounds = 20;
+    // 64 senders adds time but no new assertion.
+    sweep.senders.retain(|&n| n != 64);
     let opts = RunOptions::new(1, SimTime::from_delta(Delta::from_ms(60_000)));
     let mut goodput: BTreeMap<String, BTreeMap<usize, f64>> = BTreeMap::new();
     for (i, v) in raw["schemes"].as_array().unwrap().iter().enumerate() {

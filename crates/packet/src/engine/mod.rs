@@ -6,8 +6,10 @@
 //! a link only its head packet, a flow only its earliest timer.
 
 pub mod pool;
+mod wheel;
 
 pub use pool::{PacketId, PacketPool};
+pub use wheel::EventQueue;
 
 use dctc_core::units::SimTime;
 use std::cmp::Ordering;
@@ -57,17 +59,18 @@ impl Ord for Entry {
     }
 }
 
-/// The pending events of one simulation, earliest first, ties in scheduling order.
+/// A binary-heap event queue (the first version, kept as the reference the radix queue is
+/// tested and benchmarked against). Earliest first, ties in scheduling order.
 #[derive(Debug, Default)]
-pub struct EventQueue {
+pub struct HeapEventQueue {
     heap: BinaryHeap<Entry>,
     seq: u64,
 }
 
-impl EventQueue {
+impl HeapEventQueue {
     /// An empty queue with room for `cap` events.
     pub fn with_capacity(cap: usize) -> Self {
-        EventQueue {
+        HeapEventQueue {
             heap: BinaryHeap::with_capacity(cap),
             seq: 0,
         }
@@ -113,6 +116,9 @@ mod tests {
     #[test]
     fn earliest_first_and_ties_in_scheduling_order() {
         let mut q = EventQueue::default();
+        let mut h = HeapEventQueue::default();
+        h.push(SimTime(1), Event::Sample);
+        assert_eq!(h.pop(), Some((SimTime(1), Event::Sample)));
         q.push(SimTime(5), Event::Arrive(1));
         q.push(SimTime(3), Event::Arrive(2));
         q.push(SimTime(5), Event::Arrive(3));
@@ -129,5 +135,46 @@ mod tests {
                 (SimTime(5), Event::TxDone(0)),
             ]
         );
+    }
+
+    #[test]
+    fn wheel_queue_pops_in_the_same_order_as_the_heap() {
+        // A simulation-like pattern: pops interleaved with pushes at or after the current
+        // time, many ties.
+        let mut q = EventQueue::default();
+        let mut h = HeapEventQueue::default();
+        let mut x = 7u64;
+        let mut now = 0u64;
+        let mut next_id = 0u32;
+        for step in 0..200_000u32 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let pushes = (x >> 60) % 3;
+            for k in 0..pushes {
+                let dt = match (x >> (40 + k)) % 4 {
+                    0 => 0,
+                    1 => (x >> 20) % 16,
+                    2 => (x >> 10) % 100_000,
+                    _ if (x >> 3).is_multiple_of(7) => (x >> 5) % 5_000_000_000,
+                    _ => (x >> 5) % 50_000_000,
+                };
+                q.push(SimTime(now + dt), Event::Arrive(next_id));
+                h.push(SimTime(now + dt), Event::Arrive(next_id));
+                next_id += 1;
+            }
+            if step % 3 != 0 || q.len() > 1000 {
+                let a = q.pop();
+                assert_eq!(a, h.pop());
+                if let Some((t, _)) = a {
+                    now = t.0;
+                }
+            }
+            assert_eq!(q.len(), h.len());
+        }
+        while let Some(a) = q.pop() {
+            assert_eq!(Some(a), h.pop());
+        }
+        assert!(h.is_empty());
     }
 }

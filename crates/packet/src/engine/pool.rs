@@ -1,6 +1,6 @@
 //! Packets live in one pool and travel by index, so forwarding never allocates.
 
-use crate::packet::Packet;
+use crate::packet::{HeaderExt, Packet};
 
 /// Index of a packet in a [`PacketPool`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -11,6 +11,8 @@ pub struct PacketId(pub u32);
 #[derive(Debug, Default)]
 pub struct PacketPool {
     slots: Vec<Packet>,
+    /// Per-scheme header fields, parallel to `slots`; only allocated once a scheme asks.
+    ext: Vec<HeaderExt>,
     free: Vec<u32>,
 }
 
@@ -19,6 +21,7 @@ impl PacketPool {
     pub fn with_capacity(cap: usize) -> Self {
         PacketPool {
             slots: Vec::with_capacity(cap),
+            ext: Vec::new(),
             free: Vec::with_capacity(cap),
         }
     }
@@ -43,6 +46,16 @@ impl PacketPool {
     pub fn free(&mut self, id: PacketId) {
         debug_assert!(!self.free.contains(&id.0), "double free of {id:?}");
         self.free.push(id.0);
+    }
+
+    /// The per-scheme header fields of a packet (zero until a scheme writes them). A slot
+    /// keeps its previous owner's fields until written: schemes that use a field set it when
+    /// the packet is created.
+    pub fn ext(&mut self, id: PacketId) -> &mut HeaderExt {
+        if self.ext.len() < self.slots.len() {
+            self.ext.resize(self.slots.len(), HeaderExt::default());
+        }
+        &mut self.ext[id.0 as usize]
     }
 
     /// Packets alive now.
