@@ -4,31 +4,46 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use dctc_core::ids::NodeId;
 use dctc_core::units::{Delta, SimTime};
-use dctc_packet::engine::{Event, EventQueue, PacketPool};
+use dctc_packet::engine::{Event, EventQueue, HeapEventQueue, PacketPool};
 use dctc_packet::packet::{Packet, PacketKind};
 use dctc_packet::queue::{EcnThreshold, QueueDisc};
 use std::hint::black_box;
 
+macro_rules! steady_state {
+    ($c:expr, $name:expr, $q:expr) => {
+        // 4096 pending events: pop one, push one 1-17 us later (packet-level spacing).
+        $c.bench_function($name, |b| {
+            let mut q = $q;
+            let mut x = 12345u64;
+            for i in 0..4096u64 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                q.push(SimTime(i * 1000 + (x >> 50)), Event::Arrive(i as u32));
+            }
+            b.iter(|| {
+                let (t, ev) = q.pop().expect("non-empty");
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                q.push(SimTime(t.0 + 1_000_000 + (x >> 44)), ev);
+                black_box(t)
+            })
+        });
+    };
+}
+
 fn event_queue(c: &mut Criterion) {
-    // A steady-state heap of 4096 pending events: pop one, push one a little later.
-    c.bench_function("event_queue_pop_push_4096", |b| {
-        let mut q = EventQueue::with_capacity(8192);
-        let mut x = 12345u64;
-        for i in 0..4096u64 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            q.push(SimTime(i * 1000 + (x >> 50)), Event::Arrive(i as u32));
-        }
-        b.iter(|| {
-            let (t, ev) = q.pop().expect("non-empty");
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            q.push(SimTime(t.0 + 1_000_000 + (x >> 44)), ev);
-            black_box(t)
-        })
-    });
+    steady_state!(
+        c,
+        "event_queue_wheel_pop_push_4096",
+        EventQueue::with_capacity(8192)
+    );
+    steady_state!(
+        c,
+        "event_queue_binary_heap_pop_push_4096",
+        HeapEventQueue::with_capacity(8192)
+    );
 }
 
 fn pool_and_queue(c: &mut Criterion) {

@@ -729,6 +729,12 @@ pub(crate) fn bench() -> Result<()> {
     println!("  wall               {:.3} s", r.wall_seconds);
     println!("  events/s           {:.3} M", r.events_per_sec / 1e6);
     println!("  packet-hops/s      {:.3} M", r.packet_hops_per_sec / 1e6);
+    if let Some(cpu) = r.cpu_seconds {
+        println!(
+            "  thread CPU time    {cpu:.3} s ({:.3} M packet-hops per CPU second)",
+            r.packet_hops as f64 / cpu / 1e6
+        );
+    }
     match r.peak_rss_bytes {
         Some(b) => println!("  peak memory (VmHWM) {:.1} MB", b as f64 / 1e6),
         None => println!("  peak memory        unavailable (no /proc/self/status)"),
