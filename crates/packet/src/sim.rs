@@ -95,6 +95,8 @@ struct Port {
     queue: Queue,
     busy_until: SimTime,
     tx_pending: bool,
+    /// The discipline's timer event pending, if any (`NEVER` = none).
+    timer_at: SimTime,
     pipe: VecDeque<(SimTime, PacketId)>,
     switch: bool,
     tx_bytes: u64,
@@ -185,6 +187,7 @@ pub struct Simulation<'a> {
     sample_links: Vec<u32>,
     seg_buf: Vec<Segment>,
     ack_buf: Vec<AckOut>,
+    drop_buf: Vec<PacketId>,
     /// Set when a closed-loop-only workload has finished every round: the run ends there.
     all_done: bool,
 }
@@ -243,6 +246,7 @@ impl<'a> Simulation<'a> {
                     queue,
                     busy_until: SimTime::ZERO,
                     tx_pending: false,
+                    timer_at: SimTime::NEVER,
                     pipe: VecDeque::new(),
                     switch: !from_host,
                     tx_bytes: 0,
@@ -401,6 +405,7 @@ impl<'a> Simulation<'a> {
             sample_links,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(8),
+            drop_buf: Vec::new(),
             all_done: false,
         })
     }
@@ -438,6 +443,7 @@ impl<'a> Simulation<'a> {
             match ev {
                 Event::Arrive(l) => self.on_arrive(l),
                 Event::TxDone(l) => self.on_tx_done(l),
+                Event::PortTimer(l) => self.on_port_timer(l),
                 Event::FlowTimer(f) => self.on_flow_timer(f),
                 Event::FlowStart(i) => self.on_flow_start(i),
                 Event::FlowStop(f) => {
@@ -506,6 +512,11 @@ impl<'a> Simulation<'a> {
         }
         let q = port.queue.bytes();
         port.max_queue = port.max_queue.max(q);
+        let due = port.queue.poll_at();
+        if due < port.timer_at {
+            port.timer_at = due;
+            self.events.push(due, Event::PortTimer(l));
+        }
         if port.tx_pending || port.queue.is_empty() {
             return;
         }
@@ -522,9 +533,17 @@ impl<'a> Simulation<'a> {
         let now = self.now;
         let port = &mut self.ports[l as usize];
         port.account(now);
-        let Some(pkt) = port.queue.dequeue(&mut self.pool, now) else {
+        let dequeued = port.queue.dequeue(&mut self.pool, now);
+        let due = port.queue.poll_at();
+        if due < port.timer_at {
+            port.timer_at = due;
+            self.events.push(due, Event::PortTimer(l));
+        }
+        self.free_dropped(l);
+        let Some(pkt) = dequeued else {
             return;
         };
+        let port = &mut self.ports[l as usize];
         let p = &self.pool[pkt];
         let bytes = p.wire_bytes as u64;
         if port.switch {
@@ -543,6 +562,48 @@ impl<'a> Simulation<'a> {
             port.tx_pending = true;
             self.events.push(done, Event::TxDone(l));
         }
+    }
+
+    /// A discipline's timer: let it act (drop, mark, rewrite), then resume sending if the
+    /// port is idle and something waits.
+    fn on_port_timer(&mut self, l: u32) {
+        let now = self.now;
+        let port = &mut self.ports[l as usize];
+        if port.timer_at != now {
+            return;
+        }
+        port.timer_at = SimTime::NEVER;
+        port.account(now);
+        port.queue.on_timer(&mut self.pool, now);
+        let due = port.queue.poll_at();
+        if due < SimTime::NEVER {
+            port.timer_at = due.max(now);
+            self.events.push(port.timer_at, Event::PortTimer(l));
+        }
+        self.free_dropped(l);
+        let port = &self.ports[l as usize];
+        if !port.tx_pending && !port.queue.is_empty() && port.busy_until <= now {
+            self.start_tx(l);
+        }
+    }
+
+    /// Frees and counts what the discipline of port `l` dropped outside `enqueue`.
+    #[inline]
+    fn free_dropped(&mut self, l: u32) {
+        self.ports[l as usize]
+            .queue
+            .drain_dropped(&mut self.drop_buf);
+        if self.drop_buf.is_empty() {
+            return;
+        }
+        for i in 0..self.drop_buf.len() {
+            let d = self.drop_buf[i];
+            self.counters.dropped_packets += 1;
+            self.counters.dropped_bytes += self.pool[d].wire_bytes as u64;
+            self.ports[l as usize].drops += 1;
+            self.pool.free(d);
+        }
+        self.drop_buf.clear();
     }
 
     #[inline]

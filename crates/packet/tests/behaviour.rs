@@ -21,6 +21,8 @@ fn one_flow_on_an_idle_10g_path_reaches_95_percent_goodput() {
         let gbps = r.counters.goodput_bytes as f64 * 8.0 / 10e-3 / 1e9;
         assert!(gbps >= 9.5, "{}: {gbps} Gb/s", scheme.label);
         assert_eq!(r.counters.dropped_packets, 0, "{}", scheme.label);
+        assert_eq!(r.counters.timeouts, 0, "{}", scheme.label);
+        assert_eq!(r.counters.retransmitted_bytes, 0, "{}", scheme.label);
     }
 }
 
@@ -101,6 +103,7 @@ fn dctcp_holds_the_queue_near_k_while_newreno_fills_the_buffer() {
         b.mean_queue_bytes
     );
     assert_eq!(b.drops, 0);
+    assert_eq!(r.counters.timeouts, 0);
     assert!(b.ecn_marks > 0);
     let dctcp_mean = b.mean_queue_bytes;
     eprintln!(

@@ -22,6 +22,8 @@ pub enum Event {
     TxDone(u32),
     /// The head packet in flight on link `.0` reaches the link's far end.
     Arrive(u32),
+    /// The queue discipline of the port feeding link `.0` asked for a timer (CoDel, TFC, XCP).
+    PortTimer(u32),
     /// Flow `.0`'s earliest transport timer (RTO, delayed ACK) may be due.
     FlowTimer(u32),
     /// The next open-loop flow (index `.0` in start order) begins.

@@ -51,6 +51,9 @@ pub trait QueueDisc {
     }
     /// A per-port timer fired.
     fn on_timer(&mut self, _pool: &mut PacketPool, _now: SimTime) {}
+    /// Hands over packets the discipline dropped outside `enqueue` (at dequeue or on a timer,
+    /// as CoDel does); the engine frees and counts them. None by default.
+    fn drain_dropped(&mut self, _out: &mut Vec<PacketId>) {}
 }
 
 /// The disciplines this build knows, dispatched without virtual calls.
@@ -96,6 +99,10 @@ impl QueueDisc for Queue {
     }
     fn on_timer(&mut self, pool: &mut PacketPool, now: SimTime) {
         dispatch!(self, q => q.on_timer(pool, now))
+    }
+    #[inline]
+    fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
+        dispatch!(self, q => q.drain_dropped(out))
     }
 }
 
