@@ -97,6 +97,8 @@ struct Port {
     tx_pending: bool,
     /// The discipline's timer event pending, if any (`NEVER` = none).
     timer_at: SimTime,
+    /// The discipline decides at arrival (FIFO): packets go straight onto the link.
+    fifo_fast: bool,
     pipe: VecDeque<(SimTime, PacketId)>,
     switch: bool,
     tx_bytes: u64,
@@ -114,6 +116,20 @@ impl Port {
             Delta(bytes * self.ps_per_byte)
         } else {
             self.rate.tx_time(bytes)
+        }
+    }
+    /// Bytes waiting or being serialized at `now`: the stored queue, or for a FIFO decided at
+    /// arrival, the unfinished work `(busy_until - now) x rate`.
+    #[inline]
+    fn backlog(&self, now: SimTime) -> u64 {
+        if !self.fifo_fast {
+            return self.queue.bytes();
+        }
+        let left = self.busy_until.0.saturating_sub(now.0);
+        if self.ps_per_byte != 0 {
+            left / self.ps_per_byte
+        } else {
+            self.rate.bytes_in(Delta(left))
         }
     }
     #[inline]
@@ -243,10 +259,11 @@ impl<'a> Simulation<'a> {
                     } else {
                         l.delay
                     },
-                    queue,
                     busy_until: SimTime::ZERO,
                     tx_pending: false,
                     timer_at: SimTime::NEVER,
+                    fifo_fast: queue.fifo_at_arrival(),
+                    queue,
                     pipe: VecDeque::new(),
                     switch: !from_host,
                     tx_bytes: 0,
@@ -481,8 +498,9 @@ impl<'a> Simulation<'a> {
             0
         } else {
             let ports = &self.ports;
+            let now = self.now;
             self.lb.pick(at, &self.pool[pkt], cands, &|l: LinkId| {
-                ports[l.index()].queue.bytes()
+                ports[l.index()].backlog(now)
             })
         };
         let link = cands[i].0;
@@ -493,6 +511,45 @@ impl<'a> Simulation<'a> {
     fn enqueue(&mut self, l: u32, pkt: PacketId) {
         let now = self.now;
         let port = &mut self.ports[l as usize];
+        if port.fifo_fast {
+            // FIFO decided at arrival: the packet starts when everything before it is sent.
+            let backlog = port.backlog(now);
+            match port.queue.admit(pkt, &mut self.pool, backlog) {
+                Enqueued::Dropped(d) => {
+                    let bytes = self.pool[d].wire_bytes as u64;
+                    port.drops += 1;
+                    self.counters.dropped_packets += 1;
+                    self.counters.dropped_bytes += bytes;
+                    self.pool.free(d);
+                    return;
+                }
+                Enqueued::Queued { marked } => {
+                    if marked {
+                        port.marks += 1;
+                        self.counters.ecn_marks += 1;
+                    }
+                }
+            }
+            let bytes = self.pool[pkt].wire_bytes as u64;
+            let start = port.busy_until.max(now);
+            let wait = start.0 - now.0;
+            if port.switch {
+                self.queue_delay.record(wait);
+            }
+            // Integral of waiting bytes over time, packet by packet.
+            port.area += bytes as u128 * wait as u128;
+            port.max_queue = port.max_queue.max(backlog + bytes);
+            let done = start + port.tx_time(bytes);
+            port.busy_until = done;
+            port.tx_bytes += bytes;
+            self.counters.packet_hops += 1;
+            let arrive = done + port.delay;
+            if port.pipe.is_empty() {
+                self.events.push(arrive, Event::Arrive(l));
+            }
+            port.pipe.push_back((arrive, pkt));
+            return;
+        }
         port.account(now);
         self.pool[pkt].enqueued_at = now;
         match port.queue.enqueue(pkt, &mut self.pool, now) {
@@ -852,7 +909,7 @@ impl<'a> Simulation<'a> {
             self.samples.push(QueueSample {
                 time_ps: now.0,
                 link: l,
-                bytes: self.ports[l as usize].queue.bytes(),
+                bytes: self.ports[l as usize].backlog(now),
             });
         }
         if let Some(dt) = self.opts.queue_sample {

@@ -42,28 +42,34 @@ fn tfc_incast_scenario_shows_newreno_collapse_and_dctcp_holding() {
     eprintln!("{goodput:?}");
     let nr = &goodput["NewReno"];
     let dc = &goodput["DCTCP"];
-    assert!(nr[&8] > 0.8, "NewReno, 8 senders: {}", nr[&8]);
+    // Goodput with few senders: the best point up to 8 (a single 200 ms timeout in 20 rounds
+    // halves one point, so no single point is the baseline).
+    let few = |g: &BTreeMap<usize, f64>| g.range(..=8).map(|(_, &v)| v).fold(0.0, f64::max);
+    let (nr_few, dc_few) = (few(nr), few(dc));
+    assert!(nr_few > 0.8, "NewReno with few senders: {nr_few}");
     for (&n, &g) in nr.range(12..) {
         assert!(
-            g < 0.8 * nr[&8],
+            g < 0.8 * nr_few,
             "NewReno should degrade at {n} senders: {g}"
         );
     }
     for (&n, &g) in nr.range(24..) {
         assert!(
-            g < 0.5 * nr[&8],
+            g < 0.5 * nr_few,
             "NewReno should collapse at {n} senders: {g}"
         );
     }
     for (&n, &g) in dc.range(4..=48) {
-        assert!(g > 0.75 * dc[&8], "DCTCP should hold at {n} senders: {g}");
+        assert!(g > 0.75 * dc_few, "DCTCP should hold at {n} senders: {g}");
+    }
+    for (&n, &g) in dc.range(12..=48) {
         assert!(
-            g > 1.5 * nr[&n].min(0.5),
-            "DCTCP should beat NewReno at {n} senders"
+            g > 1.5 * nr[&n],
+            "DCTCP should beat NewReno at {n} senders: {g}"
         );
     }
     assert!(
-        dc[&96] < 0.8 * dc[&8],
+        dc[&96] < 0.8 * dc_few,
         "DCTCP collapses too, eventually: {}",
         dc[&96]
     );

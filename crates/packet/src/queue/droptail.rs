@@ -59,4 +59,15 @@ impl QueueDisc for DropTail {
     fn capacity(&self) -> u64 {
         self.capacity
     }
+    fn fifo_at_arrival(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn admit(&mut self, pkt: PacketId, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+        if backlog_bytes + pool[pkt].wire_bytes as u64 > self.capacity {
+            Enqueued::Dropped(pkt)
+        } else {
+            Enqueued::Queued { marked: false }
+        }
+    }
 }

@@ -55,4 +55,21 @@ impl QueueDisc for EcnThreshold {
     fn capacity(&self) -> u64 {
         self.fifo.capacity()
     }
+    fn fifo_at_arrival(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn admit(&mut self, pkt: PacketId, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+        let p = &mut pool[pkt];
+        let total = backlog_bytes + p.wire_bytes as u64;
+        if total > self.fifo.capacity() {
+            return Enqueued::Dropped(pkt);
+        }
+        // DCTCP: mark when the instantaneous queue exceeds K.
+        let marked = p.ecn.ect && total > self.k_bytes;
+        if marked {
+            p.ecn.ce = true;
+        }
+        Enqueued::Queued { marked }
+    }
 }

@@ -60,3 +60,28 @@ fn ecn_marks_ect_arrivals_only_above_k() {
     );
     assert!(!pool[d].ecn.ce);
 }
+
+#[test]
+fn arrival_time_admission_matches_the_stored_queue() {
+    let mut pool = PacketPool::default();
+    let mut q = EcnThreshold::new(10_000, 3000);
+    assert!(q.fifo_at_arrival());
+    let a = pkt(&mut pool, 1500, true);
+    assert_eq!(
+        q.admit(a, &mut pool, 1500),
+        Enqueued::Queued { marked: false }
+    );
+    assert_eq!(
+        q.admit(a, &mut pool, 1501),
+        Enqueued::Queued { marked: true }
+    );
+    assert!(pool[a].ecn.ce);
+    assert_eq!(q.admit(a, &mut pool, 8501), Enqueued::Dropped(a));
+    let mut d = DropTail::new(3000);
+    let b = pkt(&mut pool, 1500, false);
+    assert_eq!(
+        d.admit(b, &mut pool, 1500),
+        Enqueued::Queued { marked: false }
+    );
+    assert_eq!(d.admit(b, &mut pool, 1501), Enqueued::Dropped(b));
+}
