@@ -126,11 +126,8 @@ impl Port {
             return self.queue.bytes();
         }
         let left = self.busy_until.0.saturating_sub(now.0);
-        if self.ps_per_byte != 0 {
-            left / self.ps_per_byte
-        } else {
-            self.rate.bytes_in(Delta(left))
-        }
+        left.checked_div(self.ps_per_byte)
+            .unwrap_or_else(|| self.rate.bytes_in(Delta(left)))
     }
     #[inline]
     fn account(&mut self, now: SimTime) {
