@@ -177,10 +177,53 @@ struct Incast {
     record_base: u32,
 }
 
+/// Next hops toward every host from every node, flattened from [`Routing`] so the per-hop
+/// lookup inlines: `spans[host * n_nodes + node]` indexes `links`.
+struct RouteTable {
+    n_nodes: usize,
+    host_of: Vec<u32>,
+    spans: Vec<(u32, u32)>,
+    links: Vec<LinkId>,
+}
+
+impl RouteTable {
+    fn new(topo: &Topology, routing: &Routing) -> RouteTable {
+        let n_nodes = topo.nodes().len();
+        let host_of = (0..n_nodes)
+            .map(|i| {
+                topo.host_index(NodeId::from_index(i))
+                    .map_or(u32::MAX, |h| h as u32)
+            })
+            .collect();
+        let mut spans = Vec::with_capacity(topo.hosts().len() * n_nodes);
+        let mut links = Vec::new();
+        for &dst in topo.hosts() {
+            for node in 0..n_nodes {
+                let hops = routing.next_hops(topo, NodeId::from_index(node), dst);
+                spans.push((links.len() as u32, hops.len() as u32));
+                links.extend_from_slice(hops);
+            }
+        }
+        RouteTable {
+            n_nodes,
+            host_of,
+            spans,
+            links,
+        }
+    }
+
+    #[inline]
+    fn next_hops(&self, at: NodeId, dst: NodeId) -> &[LinkId] {
+        let h = self.host_of[dst.index()] as usize;
+        let (a, n) = self.spans[h * self.n_nodes + at.index()];
+        &self.links[a as usize..(a + n) as usize]
+    }
+}
+
 /// One scheme running one workload on one fabric.
 pub struct Simulation<'a> {
     topo: &'a Topology,
-    routing: &'a Routing,
+    routes: RouteTable,
     scheme: &'a Scheme,
     opts: RunOptions,
     now: SimTime,
@@ -274,7 +317,7 @@ impl<'a> Simulation<'a> {
             .collect();
         let salt: u64 = component_rng(opts.seed, streams::ROUTING).random();
         let lb = match scheme.lb {
-            LbKind::Ecmp => Balancer::Ecmp(Ecmp),
+            LbKind::Ecmp => Balancer::Ecmp(Ecmp::new(n_nodes)),
             LbKind::Spray => Balancer::Spray(Spray::new(n_nodes)),
         };
         let tcp = &scheme.tcp;
@@ -400,7 +443,7 @@ impl<'a> Simulation<'a> {
         };
         Ok(Simulation {
             topo,
-            routing,
+            routes: RouteTable::new(topo, routing),
             scheme,
             opts,
             now: SimTime::ZERO,
@@ -490,7 +533,7 @@ impl<'a> Simulation<'a> {
     #[inline]
     fn forward(&mut self, at: NodeId, pkt: PacketId) {
         let dst = self.pool[pkt].dst;
-        let cands = self.routing.next_hops(self.topo, at, dst);
+        let cands = self.routes.next_hops(at, dst);
         let i = if cands.len() == 1 {
             0
         } else {

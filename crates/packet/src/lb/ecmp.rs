@@ -4,11 +4,23 @@
 use super::LoadBalancer;
 use crate::packet::Packet;
 use dctc_core::ids::{LinkId, NodeId};
-use dctc_core::routing::ecmp_pick;
+use dctc_core::rng::mix64;
 
-/// Per-flow ECMP.
+/// Per-flow ECMP. Caches each node's hash salt; picks exactly as
+/// `dctc_core::routing::ecmp_pick` (tested), so packets follow `Routing::ecmp_path`.
 #[derive(Debug, Clone, Default)]
-pub struct Ecmp;
+pub struct Ecmp {
+    salt: Vec<u64>,
+}
+
+impl Ecmp {
+    /// ECMP for a fabric of `n_nodes` nodes.
+    pub fn new(n_nodes: usize) -> Self {
+        Ecmp {
+            salt: (0..n_nodes as u64).map(mix64).collect(),
+        }
+    }
+}
 
 impl LoadBalancer for Ecmp {
     #[inline]
@@ -22,7 +34,31 @@ impl LoadBalancer for Ecmp {
         if candidates.len() == 1 {
             0
         } else {
-            ecmp_pick(pkt.hash, at, candidates.len())
+            // dctc_core::routing::ecmp_pick with the node's mix precomputed.
+            (mix64(pkt.hash ^ self.salt[at.index()]) % candidates.len() as u64) as usize
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Packet, PacketKind};
+    use dctc_core::routing::ecmp_pick;
+
+    #[test]
+    fn picks_exactly_as_core_ecmp() {
+        let mut e = Ecmp::new(50);
+        let links: Vec<LinkId> = (0..7).map(LinkId).collect();
+        for h in 0..2000u64 {
+            let mut p = Packet::new(0, PacketKind::Data, NodeId(0), NodeId(1));
+            p.hash = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            for node in [0u32, 3, 49] {
+                for n in 2..=7 {
+                    let got = e.pick(NodeId(node), &p, &links[..n], &|_| 0);
+                    assert_eq!(got, ecmp_pick(p.hash, NodeId(node), n));
+                }
+            }
         }
     }
 }
