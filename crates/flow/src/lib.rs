@@ -1,1 +1,63 @@
-//! dctc-flow (being built).
+//! dctc-flow: a flow-level (fluid) simulator for datacenter fabrics, with coflow schedulers.
+//!
+//! Every active flow progresses at the rate its [`policy::RatePolicy`] gives it. Rates are
+//! recomputed on coflow arrivals, flow completions and policy timers (iterative policies such as
+//! DBA tick once per base RTT); between events rates are constant, so each completion time is
+//! exact (`remaining bytes / rate`). An event recomputes only the connected component of flows
+//! and links it touches (closed under "same coflow" for coflow-aware policies).
+//!
+//! - [`net`]: capacities, edge links, equal-cost paths, base RTT.
+//! - [`routing`]: flow-level ECMP, Hedera-like, CONGA-like and DRILL-like path choice.
+//! - [`workload`]: the Facebook coflow trace (parse, place, scale), synthetic coflows, Poisson
+//!   flows as single-flow coflows.
+//! - [`alloc`]: weighted max-min water-filling and greedy priority kernels.
+//! - [`engine`]: the event loop and per-flow / per-coflow records.
+//! - [`policy`]: `maxmin`, `varys`, `baraat`, `fastpass-f`, `fastpass-c`, `dba-ideal`, `dba`.
+//! - [`metrics`]: CCT statistics, CDFs, throughput.
+//! - [`bench`]: the speed benchmarks `dctc bench flow` runs.
+
+pub mod alloc;
+pub mod bench;
+pub mod engine;
+pub mod metrics;
+pub mod net;
+pub mod policy;
+pub mod routing;
+pub mod workload;
+
+use thiserror::Error;
+
+pub use engine::{CoflowInput, FlowInput, SimConfig, Simulator};
+pub use metrics::RunResult;
+pub use net::Net;
+pub use policy::{make_policy, PolicyConfig, RatePolicy, POLICIES};
+pub use routing::{RoutingMode, ROUTINGS};
+
+/// Why a flow-level run cannot be set up.
+#[derive(Debug, Error, PartialEq)]
+pub enum FlowError {
+    /// The fabric cannot be used.
+    #[error("fabric: {0}")]
+    Fabric(String),
+    /// A configuration value is invalid.
+    #[error("{key}: {reason}")]
+    Invalid {
+        /// The key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A workload file or parameter is bad.
+    #[error("{0}")]
+    Workload(#[from] dctc_core::workload::WorkloadError),
+}
+
+impl FlowError {
+    /// An `Invalid` error for `key`.
+    pub fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
+        FlowError::Invalid {
+            key: key.into(),
+            reason: reason.into(),
+        }
+    }
+}

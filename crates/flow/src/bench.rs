@@ -1,0 +1,118 @@
+//! Speed benchmarks (`dctc bench flow`): the Facebook trace on `dba-144` under a policy, and
+//! Poisson web-search flows on a k = 16 fat-tree under `maxmin`.
+
+use crate::engine::{SimConfig, Simulator};
+use crate::net::Net;
+use crate::policy::{make_policy, PolicyConfig};
+use crate::workload::{load_trace, poisson_coflows, TraceSpec};
+use crate::FlowError;
+use dctc_core::fabric::{preset, FatTreeSpec, FabricSpec};
+use dctc_core::units::SimTime;
+use dctc_core::workload::{PairMode, PoissonSpec};
+use std::path::Path;
+use std::time::Instant;
+
+/// One benchmark's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchResult {
+    /// What ran.
+    pub name: String,
+    /// Wall-clock seconds of the simulation (workload generation excluded).
+    pub wall_s: f64,
+    /// Seconds to build the workload.
+    pub setup_s: f64,
+    /// Flows simulated.
+    pub flows: usize,
+    /// Events processed.
+    pub events: u64,
+    /// Simulated seconds.
+    pub sim_s: f64,
+    /// Average CCT, seconds.
+    pub avg_cct_s: f64,
+}
+
+/// The benchmarks: `trace-maxmin`, `trace-dba`, `websearch-1m`.
+pub const BENCHES: &[(&str, &str)] = &[
+    ("trace-maxmin", "Facebook 1-hour coflow trace on dba-144, load 1.0, maxmin"),
+    ("trace-dba", "Facebook 1-hour coflow trace on dba-144, load 1.0, dba"),
+    (
+        "websearch-1m",
+        "1,000,000 Poisson web-search flows on a k=16 fat-tree (1024 hosts), load 0.5, maxmin",
+    ),
+];
+
+/// Runs benchmark `name`; `trace` is the coflow trace file; `scale` in (0, 1] shrinks the
+/// run (fraction of coflows or flows) for quick checks.
+pub fn bench(name: &str, trace: &Path, scale: f64) -> Result<BenchResult, FlowError> {
+    let t0 = Instant::now();
+    let (net, coflows, policy) = match name {
+        "trace-maxmin" | "trace-dba" => {
+            let topo = preset("dba-144")
+                .expect("preset")
+                .build(Path::new("."))
+                .map_err(|e| FlowError::Fabric(e.to_string()))?;
+            let net = Net::new(topo)?;
+            let tr = load_trace(trace)?;
+            let n = ((tr.coflows.len() as f64 * scale).ceil() as usize).max(1);
+            let spec = TraceSpec {
+                path: trace.display().to_string(),
+                load: 1.0,
+                cv: 0.5,
+                placement: Default::default(),
+                max_coflows: Some(n),
+                skip_coflows: 0,
+                size_scale: 1.0,
+            };
+            let coflows = spec.build(&tr, &net, 1)?;
+            let policy = if name == "trace-dba" { "dba" } else { "maxmin" };
+            (net, coflows, policy)
+        }
+        "websearch-1m" => {
+            let topo = FabricSpec::FatTree(FatTreeSpec {
+                k: 16,
+                rate_gbps: 10.0,
+                link_delay_us: 1.0,
+                host_delay_us: 0.0,
+                buffer_bytes: 1_000_000,
+            })
+            .build(Path::new("."))
+            .map_err(|e| FlowError::Fabric(e.to_string()))?;
+            let net = Net::new(topo)?;
+            let spec = PoissonSpec {
+                cdf: "websearch".into(),
+                load: 0.5,
+                pairs: PairMode::Any,
+                max_flows: Some(((1_000_000.0 * scale) as usize).max(1)),
+            };
+            let coflows = poisson_coflows(&spec, &net, Path::new("."), SimTime::NEVER, 1)?;
+            (net, coflows, "maxmin")
+        }
+        other => {
+            let names: Vec<&str> = BENCHES.iter().map(|b| b.0).collect();
+            return Err(FlowError::invalid(
+                "bench",
+                format!("unknown benchmark `{other}`; valid: {}", names.join(", ")),
+            ));
+        }
+    };
+    let flows: usize = coflows.iter().map(|c| c.flows.len()).sum();
+    let sizes: Vec<f64> = coflows
+        .iter()
+        .map(|c| c.flows.iter().map(|f| f.bytes).sum())
+        .collect();
+    let policy = make_policy(&PolicyConfig::named(policy), &net, &sizes)?;
+    let setup_s = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let mut sim = Simulator::new(&net, coflows, policy, SimConfig::default());
+    let res = sim.run(|_| {});
+    let wall_s = t1.elapsed().as_secs_f64();
+    Ok(BenchResult {
+        name: name.to_string(),
+        wall_s,
+        setup_s,
+        flows,
+        events: res.events,
+        sim_s: res.end_s,
+        avg_cct_s: res.summary().avg_cct_s,
+    })
+}

@@ -1,0 +1,777 @@
+//! The event loop of the fluid model.
+//!
+//! Events: coflow arrivals (all flows of a coflow arrive together, DBA §3.1), flow
+//! completions, policy ticks (once per `tick_period`, while the policy asks for more) and
+//! Hedera rescheduling rounds. All events at one instant are applied, then rates are
+//! recomputed once for the connected component they touch. Between events every rate is
+//! constant, so a flow's completion time is exactly `now + remaining * 8 / rate` (rounded up
+//! to the picosecond).
+
+use crate::alloc::CAP_TOL;
+use crate::metrics::{CoflowRecord, FlowRecordOut, RunResult};
+use crate::net::{Hop, Net};
+use crate::policy::{Coupling, RatePolicy, View};
+use crate::routing::{self, RoutingMode, PATH_LIMIT};
+use dctc_core::units::{Delta, SimTime};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// One flow of a coflow, as a workload produces it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FlowInput {
+    /// Sender host index.
+    pub src: u32,
+    /// Receiver host index.
+    pub dst: u32,
+    /// Payload bytes (> 0).
+    pub bytes: f64,
+}
+
+/// A coflow: flows that arrive together and finish when the last one does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoflowInput {
+    /// The workload's id (trace coflow id, or a running number).
+    pub id: u32,
+    /// Arrival time.
+    pub arrival: SimTime,
+    /// Its flows (at least one).
+    pub flows: Vec<FlowInput>,
+}
+
+/// Run options.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Path choice.
+    pub routing: RoutingMode,
+    /// Seed for ECMP hashes.
+    pub seed: u64,
+    /// Stop at this time (flows still active are reported unfinished).
+    pub until: SimTime,
+    /// Check invariants after every allocation (no link above capacity, bytes conserved) and
+    /// panic on a violation. For tests.
+    pub audit: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            routing: RoutingMode::Ecmp,
+            seed: 1,
+            until: SimTime::NEVER,
+            audit: false,
+        }
+    }
+}
+
+/// Per-flow state, structure of arrays (indexed by flow number; a coflow's flows are
+/// contiguous).
+#[derive(Clone, Debug, Default)]
+pub struct Flows {
+    /// Coflow number (index into [`Coflows`]).
+    pub coflow: Vec<u32>,
+    /// Sender host index.
+    pub src: Vec<u32>,
+    /// Receiver host index.
+    pub dst: Vec<u32>,
+    /// Size, bytes.
+    pub size: Vec<f64>,
+    /// Bytes left, as of the last time the flow was settled (current inside policy calls).
+    pub rem: Vec<f64>,
+    /// Current rate, b/s.
+    pub rate: Vec<f64>,
+    /// Whether the flow has arrived and not finished.
+    pub active: Vec<bool>,
+    /// Finish time (`SimTime::NEVER` while unfinished).
+    pub finish: Vec<SimTime>,
+    route: Vec<(u32, u32)>,
+    arena: Vec<Hop>,
+    tlast: Vec<u64>,
+    version: Vec<u32>,
+    sent: Vec<f64>,
+}
+
+impl Flows {
+    /// The route of flow `f` (empty before it arrives).
+    pub fn hops(&self, f: usize) -> &[Hop] {
+        let (a, n) = self.route[f];
+        &self.arena[a as usize..(a + n) as usize]
+    }
+
+    /// Number of flows in the workload.
+    pub fn len(&self) -> usize {
+        self.size.len()
+    }
+
+    /// Whether there are no flows.
+    pub fn is_empty(&self) -> bool {
+        self.size.is_empty()
+    }
+}
+
+/// Per-coflow state.
+#[derive(Clone, Debug, Default)]
+pub struct Coflows {
+    /// Workload id.
+    pub id: Vec<u32>,
+    /// Arrival time.
+    pub arrival: Vec<SimTime>,
+    /// First flow number.
+    pub first: Vec<u32>,
+    /// Number of flows.
+    pub count: Vec<u32>,
+    /// Flows not yet finished.
+    pub left: Vec<u32>,
+    /// Total bytes.
+    pub bytes: Vec<f64>,
+    /// Completion time (`SimTime::NEVER` while unfinished).
+    pub finish: Vec<SimTime>,
+    /// Isolation lower bound on the CCT, seconds.
+    pub ideal: Vec<f64>,
+}
+
+impl Coflows {
+    /// Flow numbers of coflow `c`.
+    pub fn flows(&self, c: usize) -> std::ops::Range<usize> {
+        let a = self.first[c] as usize;
+        a..a + self.count[c] as usize
+    }
+
+    /// Number of coflows.
+    pub fn len(&self) -> usize {
+        self.id.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.id.is_empty()
+    }
+}
+
+const EV_DONE: u8 = 0;
+const EV_ARRIVAL: u8 = 1;
+const EV_REROUTE: u8 = 2;
+const EV_TICK: u8 = 3;
+
+/// The simulator: a fabric, a workload and a policy.
+pub struct Simulator<'n> {
+    net: &'n Net,
+    cfg: SimConfig,
+    /// Flow state.
+    pub flows: Flows,
+    /// Coflow state.
+    pub coflows: Coflows,
+    policy: Box<dyn RatePolicy>,
+    events: BinaryHeap<Reverse<(u64, u8, u32, u32)>>,
+    now: SimTime,
+    link_flows: Vec<Vec<(u32, u32)>>,
+    load: Vec<f64>,
+    visit_flow: Vec<u32>,
+    visit_link: Vec<u32>,
+    visit_coflow: Vec<u32>,
+    epoch: u32,
+    active_list: Vec<u32>,
+    tick_pending: bool,
+    reroute_pending: bool,
+    arrivals_left: usize,
+    comp: Vec<u32>,
+    rates: Vec<f64>,
+    stats: Stats,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Stats {
+    events: u64,
+    allocations: u64,
+    allocated_flows: u64,
+    ticks: u64,
+    reroutes: u64,
+}
+
+impl<'n> Simulator<'n> {
+    /// A simulator for `coflows` on `net` under `policy`. Coflows need not be sorted.
+    pub fn new(
+        net: &'n Net,
+        mut coflows: Vec<CoflowInput>,
+        policy: Box<dyn RatePolicy>,
+        cfg: SimConfig,
+    ) -> Simulator<'n> {
+        coflows.sort_by_key(|c| (c.arrival, c.id));
+        let mut fl = Flows::default();
+        let mut co = Coflows::default();
+        for (ci, c) in coflows.iter().enumerate() {
+            co.id.push(c.id);
+            co.arrival.push(c.arrival);
+            co.first.push(fl.size.len() as u32);
+            co.count.push(c.flows.len() as u32);
+            co.left.push(c.flows.len() as u32);
+            co.bytes.push(c.flows.iter().map(|f| f.bytes).sum());
+            co.finish.push(SimTime::NEVER);
+            co.ideal.push(0.0);
+            for f in &c.flows {
+                fl.coflow.push(ci as u32);
+                fl.src.push(f.src);
+                fl.dst.push(f.dst);
+                fl.size.push(f.bytes);
+                fl.rem.push(f.bytes);
+                fl.rate.push(0.0);
+                fl.active.push(false);
+                fl.finish.push(SimTime::NEVER);
+                fl.route.push((0, 0));
+                fl.tlast.push(0);
+                fl.version.push(0);
+                fl.sent.push(0.0);
+            }
+        }
+        let mut events = BinaryHeap::new();
+        for (ci, c) in coflows.iter().enumerate() {
+            events.push(Reverse((c.arrival.ps(), EV_ARRIVAL, ci as u32, 0)));
+        }
+        let n = fl.size.len();
+        let links = net.links();
+        Simulator {
+            net,
+            cfg,
+            policy,
+            events,
+            now: SimTime::ZERO,
+            link_flows: vec![Vec::new(); links],
+            load: vec![0.0; links],
+            visit_flow: vec![0; n],
+            visit_link: vec![0; links],
+            visit_coflow: vec![0; co.id.len()],
+            epoch: 0,
+            active_list: Vec::new(),
+            tick_pending: false,
+            reroute_pending: false,
+            arrivals_left: coflows.len(),
+            comp: Vec::new(),
+            rates: Vec::new(),
+            stats: Stats::default(),
+            flows: fl,
+            coflows: co,
+        }
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The policy (for inspection after a run).
+    pub fn policy(&self) -> &dyn RatePolicy {
+        self.policy.as_ref()
+    }
+
+    /// Runs to the end (or `until`), calling `progress(now)` every few thousand events.
+    pub fn run(&mut self, mut progress: impl FnMut(SimTime)) -> RunResult {
+        let mut seeds: Vec<u32> = Vec::new();
+        let mut seed_links: Vec<u32> = Vec::new();
+        let mut new_flows: Vec<u32> = Vec::new();
+        while let Some(&Reverse((t, _, _, _))) = self.events.peek() {
+            if t >= self.cfg.until.ps() {
+                break;
+            }
+            self.now = SimTime(t);
+            seeds.clear();
+            seed_links.clear();
+            new_flows.clear();
+            let mut tick = false;
+            let mut reroute = false;
+            while let Some(&Reverse((t2, kind, id, ver))) = self.events.peek() {
+                if t2 != t {
+                    break;
+                }
+                self.events.pop();
+                self.stats.events += 1;
+                if self.stats.events.is_multiple_of(4096) {
+                    progress(self.now);
+                }
+                match kind {
+                    EV_DONE => {
+                        let f = id as usize;
+                        if self.flows.active[f] && self.flows.version[f] == ver {
+                            self.complete(f, &mut seed_links);
+                        }
+                    }
+                    EV_ARRIVAL => {
+                        self.arrive(id as usize, &mut new_flows);
+                    }
+                    EV_REROUTE => reroute = true,
+                    _ => tick = true,
+                }
+            }
+            if !new_flows.is_empty() {
+                let v = View {
+                    now: self.now,
+                    net: self.net,
+                    flows: &self.flows,
+                    coflows: &self.coflows,
+                };
+                self.policy.on_arrivals(&v, &new_flows);
+                seeds.extend_from_slice(&new_flows);
+            }
+            if !seeds.is_empty() || !seed_links.is_empty() {
+                self.reallocate(&seeds, &seed_links);
+            }
+            if reroute {
+                self.reroute_pending = false;
+                self.hedera_round();
+            }
+            if tick {
+                self.tick_pending = false;
+                self.do_tick();
+            }
+            self.schedule_timers();
+        }
+        progress(self.now);
+        self.result()
+    }
+
+    fn schedule_timers(&mut self) {
+        if self.active_list.is_empty() {
+            return;
+        }
+        if let Some(period) = self.policy.tick_period() {
+            if !self.tick_pending && self.policy.wants_tick() {
+                let p = period.ps().max(1);
+                let next = (self.now.ps() / p + 1) * p;
+                self.events.push(Reverse((next, EV_TICK, 0, 0)));
+                self.tick_pending = true;
+            }
+        }
+        if let RoutingMode::Hedera { period, .. } = self.cfg.routing {
+            if !self.reroute_pending {
+                let p = period.ps().max(1);
+                let next = (self.now.ps() / p + 1) * p;
+                self.events.push(Reverse((next, EV_REROUTE, 0, 0)));
+                self.reroute_pending = true;
+            }
+        }
+    }
+
+    fn arrive(&mut self, c: usize, new_flows: &mut Vec<u32>) {
+        self.arrivals_left -= 1;
+        let mut touched: Vec<(u32, f64)> = Vec::new();
+        let mut flow_bound = 0.0f64;
+        for f in self.coflows.flows(c) {
+            let hops = routing::route(
+                self.net,
+                &self.cfg.routing,
+                self.cfg.seed,
+                f as u32,
+                self.flows.src[f],
+                self.flows.dst[f],
+                &self.load,
+            );
+            flow_bound = flow_bound.max(self.flows.size[f] * 8.0 / self.net.route_rate(&hops));
+            self.set_route(f, &hops);
+            self.flows.active[f] = true;
+            self.flows.tlast[f] = self.now.ps();
+            self.active_list.push(f as u32);
+            new_flows.push(f as u32);
+            for &l in &[
+                self.net.host_up[self.flows.src[f] as usize],
+                self.net.host_down[self.flows.dst[f] as usize],
+            ] {
+                match touched.iter_mut().find(|x| x.0 == l) {
+                    Some(x) => x.1 += self.flows.size[f],
+                    None => touched.push((l, self.flows.size[f])),
+                }
+            }
+        }
+        let port_bound = touched
+            .iter()
+            .map(|&(l, b)| b * 8.0 / self.net.cap[l as usize])
+            .fold(0.0, f64::max);
+        self.coflows.ideal[c] = port_bound.max(flow_bound);
+    }
+
+    fn set_route(&mut self, f: usize, hops: &[Hop]) {
+        let start = self.flows.arena.len() as u32;
+        self.flows.arena.extend_from_slice(hops);
+        self.flows.route[f] = (start, hops.len() as u32);
+        for h in hops {
+            self.link_flows[h.link as usize].push((f as u32, start));
+        }
+    }
+
+    fn complete(&mut self, f: usize, seed_links: &mut Vec<u32>) {
+        self.settle(f);
+        if self.cfg.audit {
+            let size = self.flows.size[f];
+            let rem = self.flows.rem[f];
+            let slack = self.flows.rate[f] * 2e-12 / 8.0 + 1e-9 * size + 1e-6;
+            assert!(
+                rem.abs() <= slack,
+                "flow {f}: {rem} bytes left at its completion (rate {})",
+                self.flows.rate[f]
+            );
+            let sent = self.flows.sent[f];
+            assert!(
+                (sent - size).abs() <= slack,
+                "flow {f}: sent {sent} of {size} bytes"
+            );
+        }
+        self.flows.rem[f] = 0.0;
+        self.flows.active[f] = false;
+        self.flows.finish[f] = self.now;
+        self.set_rate(f, 0.0);
+        for h in self.flows.hops(f) {
+            seed_links.push(h.link);
+        }
+        let c = self.flows.coflow[f] as usize;
+        self.coflows.left[c] -= 1;
+        if self.coflows.left[c] == 0 {
+            self.coflows.finish[c] = self.now;
+        }
+        let v = View {
+            now: self.now,
+            net: self.net,
+            flows: &self.flows,
+            coflows: &self.coflows,
+        };
+        self.policy.on_completion(&v, f as u32);
+    }
+
+    fn settle(&mut self, f: usize) {
+        let now = self.now.ps();
+        let dt = now - self.flows.tlast[f];
+        if dt > 0 {
+            let bytes = self.flows.rate[f] * dt as f64 * 1e-12 / 8.0;
+            self.flows.rem[f] -= bytes;
+            self.flows.sent[f] += bytes;
+            self.flows.tlast[f] = now;
+        }
+    }
+
+    fn set_rate(&mut self, f: usize, r: f64) {
+        let old = self.flows.rate[f];
+        if old != r {
+            let (a, n) = self.flows.route[f];
+            for h in &self.flows.arena[a as usize..(a + n) as usize] {
+                self.load[h.link as usize] += (r - old) * h.coef;
+            }
+            self.flows.rate[f] = r;
+        }
+    }
+
+    fn schedule_done(&mut self, f: usize) {
+        self.flows.version[f] = self.flows.version[f].wrapping_add(1);
+        let rate = self.flows.rate[f];
+        let rem = self.flows.rem[f].max(0.0);
+        let at = if rem <= 1e-6 {
+            self.now.ps()
+        } else if rate > 0.0 {
+            let dt = (rem * 8.0 / rate * 1e12).ceil();
+            if dt >= (u64::MAX - self.now.ps()) as f64 {
+                return;
+            }
+            self.now.ps() + (dt as u64).max(1)
+        } else {
+            return;
+        };
+        self.events
+            .push(Reverse((at, EV_DONE, f as u32, self.flows.version[f])));
+    }
+
+    fn next_epoch(&mut self) -> u32 {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.visit_flow.iter_mut().for_each(|x| *x = 0);
+            self.visit_link.iter_mut().for_each(|x| *x = 0);
+            self.visit_coflow.iter_mut().for_each(|x| *x = 0);
+            self.epoch = 1;
+        }
+        self.epoch
+    }
+
+    /// The component of active flows reachable from the seeds.
+    fn component(&mut self, seeds: &[u32], seed_links: &[u32]) {
+        let ep = self.next_epoch();
+        self.comp.clear();
+        let coupling = self.policy.coupling();
+        if coupling == Coupling::Global {
+            self.compact_active();
+            self.comp.extend_from_slice(&self.active_list);
+            return;
+        }
+        let mut link_queue: Vec<u32> = Vec::new();
+        let mut flow_queue: Vec<u32> = Vec::new();
+        for &l in seed_links {
+            if self.visit_link[l as usize] != ep {
+                self.visit_link[l as usize] = ep;
+                link_queue.push(l);
+            }
+        }
+        for &f in seeds {
+            flow_queue.push(f);
+        }
+        loop {
+            if let Some(f) = flow_queue.pop() {
+                let fu = f as usize;
+                if !self.flows.active[fu] || self.visit_flow[fu] == ep {
+                    continue;
+                }
+                self.visit_flow[fu] = ep;
+                self.comp.push(f);
+                let (a, n) = self.flows.route[fu];
+                for h in &self.flows.arena[a as usize..(a + n) as usize] {
+                    if self.visit_link[h.link as usize] != ep {
+                        self.visit_link[h.link as usize] = ep;
+                        link_queue.push(h.link);
+                    }
+                }
+                if coupling == Coupling::LinksAndCoflows {
+                    let c = self.flows.coflow[fu] as usize;
+                    if self.visit_coflow[c] != ep {
+                        self.visit_coflow[c] = ep;
+                        for g in self.coflows.flows(c) {
+                            if self.flows.active[g] && self.visit_flow[g] != ep {
+                                flow_queue.push(g as u32);
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            let Some(l) = link_queue.pop() else { break };
+            let list = &mut self.link_flows[l as usize];
+            let flows = &self.flows;
+            list.retain(|&(g, start)| {
+                flows.active[g as usize] && flows.route[g as usize].0 == start
+            });
+            for &(g, _) in list.iter() {
+                if self.visit_flow[g as usize] != ep {
+                    flow_queue.push(g);
+                }
+            }
+        }
+        self.comp.sort_unstable();
+    }
+
+    fn compact_active(&mut self) {
+        let flows = &self.flows;
+        self.active_list.retain(|&f| flows.active[f as usize]);
+        self.active_list.sort_unstable();
+    }
+
+    fn reallocate(&mut self, seeds: &[u32], seed_links: &[u32]) {
+        self.component(seeds, seed_links);
+        if self.comp.is_empty() {
+            return;
+        }
+        let comp = std::mem::take(&mut self.comp);
+        for &f in &comp {
+            self.settle(f as usize);
+        }
+        let mut rates = std::mem::take(&mut self.rates);
+        rates.clear();
+        rates.resize(comp.len(), 0.0);
+        let v = View {
+            now: self.now,
+            net: self.net,
+            flows: &self.flows,
+            coflows: &self.coflows,
+        };
+        self.policy.allocate(&v, &comp, &mut rates);
+        self.apply(&comp, &rates);
+        self.stats.allocations += 1;
+        self.stats.allocated_flows += comp.len() as u64;
+        self.rates = rates;
+        self.comp = comp;
+    }
+
+    fn apply(&mut self, comp: &[u32], rates: &[f64]) {
+        for (k, &f) in comp.iter().enumerate() {
+            let f = f as usize;
+            let r = rates[k].max(0.0);
+            let r = if r.is_finite() { r } else { 0.0 };
+            let changed = r != self.flows.rate[f];
+            self.set_rate(f, r);
+            if changed || self.flows.version[f] == 0 {
+                self.schedule_done(f);
+            }
+        }
+        if self.cfg.audit {
+            self.audit_links(comp);
+        }
+    }
+
+    fn audit_links(&self, comp: &[u32]) {
+        let mut sum = vec![0.0f64; self.net.links()];
+        for (f, &active) in self.flows.active.iter().enumerate() {
+            if active {
+                for h in self.flows.hops(f) {
+                    sum[h.link as usize] += self.flows.rate[f] * h.coef;
+                }
+            }
+        }
+        for (l, &s) in sum.iter().enumerate() {
+            assert!(
+                s <= self.net.cap[l] * (1.0 + 1e-6) + 1e-3,
+                "link {l} carries {s} b/s above its capacity {} (component of {} flows, policy {})",
+                self.net.cap[l],
+                comp.len(),
+                self.policy.name()
+            );
+        }
+        let _ = CAP_TOL;
+    }
+
+    fn do_tick(&mut self) {
+        self.compact_active();
+        if self.active_list.is_empty() {
+            return;
+        }
+        let comp = std::mem::take(&mut self.active_list);
+        for &f in &comp {
+            self.settle(f as usize);
+        }
+        let mut rates = std::mem::take(&mut self.rates);
+        rates.clear();
+        rates.extend(comp.iter().map(|&f| self.flows.rate[f as usize]));
+        let v = View {
+            now: self.now,
+            net: self.net,
+            flows: &self.flows,
+            coflows: &self.coflows,
+        };
+        self.policy.tick(&v, &comp, &mut rates);
+        self.apply(&comp, &rates);
+        self.stats.ticks += 1;
+        self.rates = rates;
+        self.active_list = comp;
+    }
+
+    fn hedera_round(&mut self) {
+        let RoutingMode::Hedera { threshold, .. } = self.cfg.routing else {
+            return;
+        };
+        self.compact_active();
+        if self.active_list.is_empty() {
+            return;
+        }
+        self.stats.reroutes += 1;
+        let active = self.active_list.clone();
+        for &f in &active {
+            self.settle(f as usize);
+        }
+        let mut reserved = vec![0.0f64; self.net.links()];
+        let mut moved = false;
+        for &f in &active {
+            let fu = f as usize;
+            let (src, dst) = (self.flows.src[fu], self.flows.dst[fu]);
+            let host_rate = self.net.cap[self.net.host_up[src as usize] as usize];
+            let demand = self.flows.rate[fu];
+            if demand <= threshold * host_rate {
+                continue;
+            }
+            let paths = self.net.paths(src, dst, PATH_LIMIT);
+            let fits = paths.iter().position(|p| {
+                p.iter()
+                    .all(|l| reserved[l.index()] + demand <= self.net.cap[l.index()] * (1.0 + 1e-12))
+            });
+            let current: Vec<u32> = self.flows.hops(fu).iter().map(|h| h.link).collect();
+            let chosen: Vec<u32> = match fits {
+                Some(k) => paths[k].iter().map(|l| l.0).collect(),
+                None => current.clone(),
+            };
+            for &l in &chosen {
+                reserved[l as usize] += demand;
+            }
+            if chosen != current {
+                let r = self.flows.rate[fu];
+                self.set_rate(fu, 0.0);
+                let hops: Vec<Hop> = chosen
+                    .iter()
+                    .map(|&l| Hop { link: l, coef: 1.0 })
+                    .collect();
+                self.set_route(fu, &hops);
+                self.set_rate(fu, r);
+                moved = true;
+            }
+        }
+        if moved {
+            let comp = active;
+            let mut rates = vec![0.0; comp.len()];
+            let v = View {
+                now: self.now,
+                net: self.net,
+                flows: &self.flows,
+                coflows: &self.coflows,
+            };
+            self.policy.allocate(&v, &comp, &mut rates);
+            self.apply(&comp, &rates);
+            self.stats.allocations += 1;
+        }
+    }
+
+    fn result(&self) -> RunResult {
+        let secs = |t: SimTime| t.as_secs_f64();
+        let mut coflows = Vec::with_capacity(self.coflows.len());
+        for c in 0..self.coflows.len() {
+            let fin = self.coflows.finish[c];
+            let arr = self.coflows.arrival[c];
+            coflows.push(CoflowRecord {
+                id: self.coflows.id[c],
+                arrival_s: secs(arr),
+                finish_s: (fin != SimTime::NEVER).then(|| secs(fin)),
+                cct_s: (fin != SimTime::NEVER).then(|| fin.saturating_since(arr).as_secs_f64()),
+                ideal_s: self.coflows.ideal[c],
+                flows: self.coflows.count[c],
+                bytes: self.coflows.bytes[c],
+            });
+        }
+        let mut flows = Vec::with_capacity(self.flows.len());
+        for f in 0..self.flows.len() {
+            let c = self.flows.coflow[f] as usize;
+            let arr = self.coflows.arrival[c];
+            let fin = self.flows.finish[f];
+            let hops = self.flows.hops(f);
+            let ideal = if hops.is_empty() {
+                0.0
+            } else {
+                self.flows.size[f] * 8.0 / self.net.route_rate(hops)
+            };
+            flows.push(FlowRecordOut {
+                id: f as u32,
+                coflow: self.coflows.id[c],
+                src: self.flows.src[f],
+                dst: self.flows.dst[f],
+                bytes: self.flows.size[f],
+                start_s: secs(arr),
+                finish_s: (fin != SimTime::NEVER).then(|| secs(fin)),
+                fct_s: (fin != SimTime::NEVER).then(|| fin.saturating_since(arr).as_secs_f64()),
+                ideal_s: ideal,
+            });
+        }
+        RunResult {
+            policy: self.policy.name().to_string(),
+            routing: self.cfg.routing.name().to_string(),
+            coflows,
+            flows,
+            events: self.stats.events,
+            allocations: self.stats.allocations,
+            allocated_flows: self.stats.allocated_flows,
+            ticks: self.stats.ticks,
+            reroutes: self.stats.reroutes,
+            end_s: self.now.as_secs_f64(),
+            extra: self.policy.report(),
+        }
+    }
+}
+
+/// Runs `coflows` on `net` under `policy` to completion.
+pub fn simulate(
+    net: &Net,
+    coflows: Vec<CoflowInput>,
+    policy: Box<dyn RatePolicy>,
+    cfg: SimConfig,
+) -> RunResult {
+    Simulator::new(net, coflows, policy, cfg).run(|_| {})
+}
+
+/// Picoseconds in a duration given in seconds (for tests and workloads).
+pub fn secs(s: f64) -> Delta {
+    Delta::from_secs_f64(s)
+}

@@ -1,0 +1,130 @@
+//! `baraat`: FIFO across coflows (tasks) with limited multiplexing (Baraat, SIGCOMM'14).
+//!
+//! Coflows are served in arrival order, each one a strict priority class; the fabric's links
+//! are shared max-min within a class on what higher classes left (explicit, in-network-aware
+//! rate control). A coflow becomes *heavy* once it has sent more than the heavy threshold;
+//! a heavy coflow no longer blocks the queue: it shares its class with the next non-heavy
+//! coflow behind it (limited multiplexing). Threshold: `heavy_bytes`, or by default the 80th
+//! percentile of the workload's coflow sizes (Baraat sets it from the size distribution).
+//! Heaviness is re-evaluated at every event (arrival, completion).
+
+use super::{Coupling, PolicyConfig, RatePolicy, View};
+use crate::alloc::WaterFill;
+use crate::FlowError;
+use dctc_core::stats::percentile_sorted;
+
+/// FIFO with limited multiplexing.
+#[derive(Clone, Debug)]
+pub struct Baraat {
+    heavy: f64,
+    wf: WaterFill,
+    avail: Vec<f64>,
+    sub_rates: Vec<f64>,
+}
+
+impl Baraat {
+    /// From a scheme config and the workload's coflow sizes.
+    pub fn new(cfg: &PolicyConfig, links: usize, coflow_sizes: &[f64]) -> Result<Baraat, FlowError> {
+        let heavy = match (cfg.heavy_bytes, cfg.heavy_percentile) {
+            (Some(b), _) => {
+                if !(b > 0.0) {
+                    return Err(FlowError::invalid("heavy_bytes", "must be > 0"));
+                }
+                b
+            }
+            (None, p) => {
+                let p = p.unwrap_or(0.8);
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(FlowError::invalid("heavy_percentile", "must be in [0, 1]"));
+                }
+                let mut s: Vec<f64> = coflow_sizes.to_vec();
+                s.sort_by(f64::total_cmp);
+                if s.is_empty() {
+                    f64::INFINITY
+                } else {
+                    percentile_sorted(&s, p)
+                }
+            }
+        };
+        Ok(Baraat {
+            heavy,
+            wf: WaterFill::new(links),
+            avail: Vec::new(),
+            sub_rates: Vec::new(),
+        })
+    }
+
+    /// The heavy threshold, bytes.
+    pub fn heavy_bytes(&self) -> f64 {
+        self.heavy
+    }
+}
+
+impl RatePolicy for Baraat {
+    fn name(&self) -> &str {
+        "baraat"
+    }
+
+    fn coupling(&self) -> Coupling {
+        Coupling::LinksAndCoflows
+    }
+
+    fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+        let mut groups: Vec<(u32, usize)> = comp
+            .iter()
+            .enumerate()
+            .map(|(k, &f)| (v.flows.coflow[f as usize], k))
+            .collect();
+        groups.sort_unstable();
+        // Class of each coflow: heavy ones join the class of the next light one.
+        let mut class_of: Vec<(usize, usize)> = Vec::new(); // (class, k)
+        let mut class = 0usize;
+        let mut i = 0;
+        while i < groups.len() {
+            let c = groups[i].0 as usize;
+            let mut j = i;
+            let mut left = 0.0;
+            while j < groups.len() && groups[j].0 as usize == c {
+                left += v.flows.rem[comp[groups[j].1] as usize].max(0.0);
+                j += 1;
+            }
+            let sent = v.coflows.bytes[c] - left;
+            for &(_, k) in &groups[i..j] {
+                class_of.push((class, k));
+            }
+            if sent <= self.heavy {
+                class += 1;
+            }
+            i = j;
+        }
+        class_of.sort_unstable();
+        self.avail.clear();
+        self.avail.extend_from_slice(&v.net.cap);
+        let mut a = 0;
+        while a < class_of.len() {
+            let mut b = a;
+            while b < class_of.len() && class_of[b].0 == class_of[a].0 {
+                b += 1;
+            }
+            let members: Vec<usize> = class_of[a..b].iter().map(|x| x.1).collect();
+            self.sub_rates.clear();
+            self.sub_rates.resize(members.len(), 0.0);
+            self.wf.fill(
+                &mut self.avail,
+                members.len(),
+                |m| v.flows.hops(comp[members[m]] as usize),
+                |_| 1.0,
+                |_| f64::INFINITY,
+                &mut self.sub_rates,
+            );
+            for (m, &k) in members.iter().enumerate() {
+                rates[k] = self.sub_rates[m];
+            }
+            a = b;
+        }
+    }
+
+    fn report(&self) -> Vec<(String, f64)> {
+        vec![("heavy_bytes".to_string(), self.heavy)]
+    }
+}

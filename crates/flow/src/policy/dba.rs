@@ -1,0 +1,492 @@
+//! `dba`: Distributed Bottleneck-Aware coflow scheduling (Zhang et al., TPDS), as published,
+//! in its fluid form.
+//!
+//! **Remaining time (§4.2.1).** When a coflow arrives its SYNs (one per flow, in a batch) fill
+//! every node's table for its out-links: `T_kl = sum S_i / B_l`, `N_kl = |C_k ∩ F(l)| / B_l`
+//! over the coflow's flows through `l` (Alg. 3). A SYN carries the largest `T_kl` on its path
+//! and the paired `N_kl`; each receiver keeps the largest it sees (`T_k^out`, Alg. 2) and
+//! echoes it in the SYN-ACK; each sender keeps the largest echo (`T_k^in`, Alg. 1). Once per
+//! window of ACKs (one iteration) a sender lowers its estimate by eq. (8):
+//! `T_k^in <- max(T_k^in - S~_i N_k^in / |C_k ∩ F(l)|, T_kl)`, with `S~_i` the bytes acked
+//! in the window and `T_kl` the coflow's remaining bytes on the sender's access link / its rate.
+//! `remaining_time = "exact"` replaces all this with the true remaining time (a diagnostic).
+//!
+//! **Rates (§4.2.2).** Links share bandwidth by WFQ on the flows' weights; its fluid form is
+//! weighted max-min. A new flow starts with weight `initial_weight` (1e10) and window W0
+//! (3 packets): during its first two iterations (the initial window and the round after it,
+//! "we still let W(t) = W0") it may send at most W0 per RTT. Every RTT (one iteration,
+//! synchronized like the switches' PTP-timed price updates) each flow, from its average
+//! normalized rate over the last iteration `b~_i(t-1)`, its coflow's remaining time and the
+//! latest path price `P_i = sum_l lambda_l(t-1)`, sets
+//!
+//! ```text
+//! w_i(t) = (T_k P_i / (1 - eps))^(-1/eps)                                  eq. (10)
+//! e_i(t) = ((1 - eps) b~_i(t-1)^(-eps) / T_k - P_i) / |L(i)|              eq. (11)
+//! ```
+//!
+//! and each link updates its price
+//!
+//! ```text
+//! nu_l(t+1)     = lambda_l(t) + min_{i in F(l)} e_i(t) - gamma (B'_l - sum_i b_i(t))  eq. (12)
+//! delta(t)      = (1 + sqrt(1 + 4 delta(t-1)^2)) / 2                                   eq. (13)
+//! lambda_l(t+1) = [nu_l(t+1) + m(t) (nu_l(t+1) - nu_l(t))]_+                            eq. (14)
+//! ```
+//!
+//! with `m(t) = (delta(t-1) - 1) / delta(t)` (Nesterov, as the convergence proof's eq. (21)
+//! has it; `momentum = "as-printed"` uses the printed `(1 - delta(t-1)) / delta(t)`, and
+//! `"none"` uses `m = 0`). A link that saw a new flow in an iteration keeps its price in the
+//! next update (new-flow hold). Prices reach the senders `lag` iterations late (Fig. 10(c)'s
+//! computation delay d). A flow whose path price is still zero keeps the initial weight.
+//! Capacities are normalized by the largest one (`B'_l = B_l / beta`), rates likewise.
+//! Iterations stop once weights and prices move by less than `converge_tol` in one iteration
+//! ("the iteration stops when both b and lambda no longer change") and restart at the next
+//! arrival or completion.
+
+use super::{coflow_remaining_times, Coupling, PolicyConfig, RatePolicy, View};
+use crate::alloc::WaterFill;
+use crate::net::Net;
+use crate::FlowError;
+use dctc_core::units::Delta;
+use std::collections::{HashMap, VecDeque};
+
+/// Bytes per packet of the initial window.
+const PACKET_BYTES: f64 = 1500.0;
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Momentum {
+    Standard,
+    AsPrinted,
+    None,
+}
+
+#[derive(Clone, Debug, Default)]
+struct SenderEntry {
+    t_in: f64,
+    n_in: f64,
+    local_flows: u32,
+    // Scratch for one iteration.
+    rem_bits: f64,
+    dec: f64,
+}
+
+/// DBA.
+#[derive(Clone, Debug)]
+pub struct Dba {
+    eps: f64,
+    gamma: f64,
+    w0_bytes: f64,
+    w_init: f64,
+    lag: usize,
+    momentum: Momentum,
+    tol: f64,
+    exact_t: bool,
+    period: Delta,
+    beta: f64,
+    // Per flow.
+    weight: Vec<f64>,
+    iters: Vec<u32>,
+    last_rem: Vec<f64>,
+    bbar: Vec<f64>,
+    // Per link.
+    lam: Vec<f64>,
+    nu: Vec<f64>,
+    hold: Vec<bool>,
+    history: VecDeque<Vec<f64>>,
+    delta: f64,
+    // Per (sender host, coflow).
+    senders: HashMap<(u32, u32), SenderEntry>,
+    converged: bool,
+    wf: WaterFill,
+    avail: Vec<f64>,
+    caps: Vec<f64>,
+    scratch: Vec<f64>,
+    touched: Vec<u32>,
+    iterations: u64,
+}
+
+impl Dba {
+    /// From a scheme config.
+    pub fn new(cfg: &PolicyConfig, net: &Net) -> Result<Dba, FlowError> {
+        let eps = cfg.epsilon.unwrap_or(0.5);
+        if !(eps > 0.0 && eps < 1.0) {
+            return Err(FlowError::invalid("epsilon", format!("must be in (0, 1), got {eps}")));
+        }
+        let gamma = cfg.gamma.unwrap_or(5e-18);
+        if !(gamma >= 0.0 && gamma.is_finite()) {
+            return Err(FlowError::invalid("gamma", "must be >= 0"));
+        }
+        let w0 = cfg.w0_packets.unwrap_or(3.0);
+        if !(w0 > 0.0) {
+            return Err(FlowError::invalid("w0_packets", "must be > 0"));
+        }
+        let w_init = cfg.initial_weight.unwrap_or(1e10);
+        if !(w_init > 0.0 && w_init.is_finite()) {
+            return Err(FlowError::invalid("initial_weight", "must be > 0"));
+        }
+        let momentum = match cfg.momentum.as_deref().unwrap_or("standard") {
+            "standard" => Momentum::Standard,
+            "as-printed" => Momentum::AsPrinted,
+            "none" => Momentum::None,
+            other => {
+                return Err(FlowError::invalid(
+                    "momentum",
+                    format!("unknown `{other}`; valid: standard, as-printed, none"),
+                ))
+            }
+        };
+        let exact_t = match cfg.remaining_time.as_deref().unwrap_or("learned") {
+            "learned" => false,
+            "exact" => true,
+            other => {
+                return Err(FlowError::invalid(
+                    "remaining_time",
+                    format!("unknown `{other}`; valid: learned, exact"),
+                ))
+            }
+        };
+        let tol = cfg.converge_tol.unwrap_or(1e-4);
+        if !(tol > 0.0) {
+            return Err(FlowError::invalid("converge_tol", "must be > 0"));
+        }
+        let period = match cfg.rtt_us {
+            Some(us) if us > 0.0 && us.is_finite() => Delta::from_us_f64(us),
+            Some(_) => return Err(FlowError::invalid("rtt_us", "must be > 0")),
+            None => net.rtt,
+        };
+        let links = net.links();
+        Ok(Dba {
+            eps,
+            gamma,
+            w0_bytes: w0 * PACKET_BYTES,
+            w_init,
+            lag: cfg.lag.unwrap_or(0),
+            momentum,
+            tol,
+            exact_t,
+            period,
+            beta: net.cap.iter().copied().fold(0.0, f64::max),
+            weight: Vec::new(),
+            iters: Vec::new(),
+            last_rem: Vec::new(),
+            bbar: Vec::new(),
+            lam: vec![0.0; links],
+            nu: vec![0.0; links],
+            hold: vec![false; links],
+            history: VecDeque::new(),
+            delta: 0.0,
+            senders: HashMap::new(),
+            converged: true,
+            wf: WaterFill::new(links),
+            avail: Vec::new(),
+            caps: Vec::new(),
+            scratch: vec![0.0; links],
+            touched: Vec::new(),
+            iterations: 0,
+        })
+    }
+
+    /// Current weight of flow `f`.
+    pub fn weight(&self, f: u32) -> f64 {
+        self.weight.get(f as usize).copied().unwrap_or(self.w_init)
+    }
+
+    /// Current price of link `l`.
+    pub fn price(&self, l: u32) -> f64 {
+        self.lam[l as usize]
+    }
+
+    /// Iterations run so far.
+    pub fn iterations(&self) -> u64 {
+        self.iterations
+    }
+
+    /// The remaining time each flow of `comp` currently uses for its coflow, seconds.
+    pub fn remaining_times(&mut self, v: &View<'_>, comp: &[u32]) -> Vec<f64> {
+        if self.exact_t {
+            let times = coflow_remaining_times(v, comp, &mut self.scratch, &mut self.touched);
+            return comp
+                .iter()
+                .map(|&f| {
+                    let c = v.flows.coflow[f as usize];
+                    times[times.binary_search_by_key(&c, |x| x.0).expect("coflow")].1
+                })
+                .collect();
+        }
+        comp.iter()
+            .map(|&f| {
+                let f = f as usize;
+                self.senders
+                    .get(&(v.flows.src[f], v.flows.coflow[f]))
+                    .map(|e| e.t_in)
+                    .unwrap_or(0.0)
+            })
+            .collect()
+    }
+
+    fn visible_prices(&self) -> &[f64] {
+        if self.lag == 0 || self.history.is_empty() {
+            &self.lam
+        } else {
+            self.history.front().expect("non-empty")
+        }
+    }
+
+    fn weight_for(&self, t: f64, p: f64) -> f64 {
+        if p <= 0.0 {
+            return self.w_init;
+        }
+        // DBA eq. (10).
+        let w = (t.max(1e-15) * p / (1.0 - self.eps)).powf(-1.0 / self.eps);
+        if w.is_finite() {
+            w.clamp(1e-250, self.w_init)
+        } else {
+            self.w_init
+        }
+    }
+
+    fn wfq(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+        let w0_rate = self.w0_bytes * 8.0 / self.period.as_secs_f64();
+        self.caps.clear();
+        for &f in comp {
+            let f = f as usize;
+            self.caps.push(if self.iters[f] < 2 {
+                w0_rate
+            } else {
+                f64::INFINITY
+            });
+        }
+        self.avail.clear();
+        self.avail.extend_from_slice(&v.net.cap);
+        let weight = &self.weight;
+        let caps = &self.caps;
+        self.wf.fill(
+            &mut self.avail,
+            comp.len(),
+            |k| v.flows.hops(comp[k] as usize),
+            |k| weight[comp[k] as usize],
+            |k| caps[k],
+            rates,
+        );
+    }
+}
+
+impl RatePolicy for Dba {
+    fn name(&self) -> &str {
+        "dba"
+    }
+
+    fn coupling(&self) -> Coupling {
+        Coupling::Links
+    }
+
+    fn on_arrivals(&mut self, v: &View<'_>, flows: &[u32]) {
+        let n = v.flows.len();
+        if self.weight.len() < n {
+            self.weight.resize(n, self.w_init);
+            self.iters.resize(n, 0);
+            self.last_rem.resize(n, 0.0);
+            self.bbar.resize(n, 0.0);
+        }
+        for &f in flows {
+            let f = f as usize;
+            self.weight[f] = self.w_init;
+            self.iters[f] = 0;
+            self.last_rem[f] = v.flows.size[f];
+            for h in v.flows.hops(f) {
+                self.hold[h.link as usize] = true;
+            }
+        }
+        self.converged = false;
+        // §4.2.1: the batch of SYNs of each arriving coflow fills the node tables.
+        let mut by_coflow: Vec<(u32, u32)> = flows.iter().map(|&f| (v.flows.coflow[f as usize], f)).collect();
+        by_coflow.sort_unstable();
+        let mut i = 0;
+        while i < by_coflow.len() {
+            let c = by_coflow[i].0;
+            let mut j = i;
+            while j < by_coflow.len() && by_coflow[j].0 == c {
+                j += 1;
+            }
+            let members: Vec<usize> = by_coflow[i..j].iter().map(|x| x.1 as usize).collect();
+            // Alg. 3: T_kl and N_kl on every link the coflow crosses.
+            let mut table: HashMap<u32, (f64, f64)> = HashMap::new();
+            for &f in &members {
+                for h in v.flows.hops(f) {
+                    let b = v.net.cap[h.link as usize];
+                    let e = table.entry(h.link).or_insert((0.0, 0.0));
+                    e.0 += v.flows.size[f] * 8.0 * h.coef / b;
+                    e.1 += h.coef / b;
+                }
+            }
+            // SYN: the largest T_kl on the path, with its N_kl.
+            let syn: Vec<(f64, f64)> = members
+                .iter()
+                .map(|&f| {
+                    v.flows.hops(f).iter().fold((0.0, 0.0), |acc, h| {
+                        let x = table[&h.link];
+                        if x.0 > acc.0 {
+                            x
+                        } else {
+                            acc
+                        }
+                    })
+                })
+                .collect();
+            // Alg. 2: receivers keep the largest.
+            let mut recv: HashMap<u32, (f64, f64)> = HashMap::new();
+            for (m, &f) in members.iter().enumerate() {
+                let e = recv.entry(v.flows.dst[f]).or_insert((0.0, 0.0));
+                if syn[m].0 > e.0 {
+                    *e = syn[m];
+                }
+            }
+            // Alg. 1: senders keep the largest SYN-ACK echo.
+            for &f in &members {
+                let echo = recv[&v.flows.dst[f]];
+                let e = self.senders.entry((v.flows.src[f], c)).or_default();
+                e.local_flows += 1;
+                if echo.0 > e.t_in {
+                    e.t_in = echo.0;
+                    e.n_in = echo.1;
+                }
+            }
+            i = j;
+        }
+    }
+
+    fn on_completion(&mut self, v: &View<'_>, flow: u32) {
+        let f = flow as usize;
+        let key = (v.flows.src[f], v.flows.coflow[f]);
+        if let Some(e) = self.senders.get_mut(&key) {
+            e.local_flows = e.local_flows.saturating_sub(1);
+            if e.local_flows == 0 {
+                self.senders.remove(&key);
+            }
+        }
+        self.converged = false;
+    }
+
+    fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+        self.wfq(v, comp, rates);
+    }
+
+    fn tick_period(&self) -> Option<Delta> {
+        Some(self.period)
+    }
+
+    fn wants_tick(&self) -> bool {
+        !self.converged
+    }
+
+    fn tick(&mut self, v: &View<'_>, active: &[u32], rates: &mut [f64]) {
+        self.iterations += 1;
+        let period_s = self.period.as_secs_f64();
+        // Average normalized rate over the last iteration, and eq. (8) at the senders.
+        for e in self.senders.values_mut() {
+            e.rem_bits = 0.0;
+            e.dec = 0.0;
+        }
+        for &f in active {
+            let f = f as usize;
+            let sent = (self.last_rem[f] - v.flows.rem[f]).max(0.0);
+            self.last_rem[f] = v.flows.rem[f];
+            self.bbar[f] = sent * 8.0 / period_s / self.beta;
+            if let Some(e) = self.senders.get_mut(&(v.flows.src[f], v.flows.coflow[f])) {
+                e.rem_bits += v.flows.rem[f].max(0.0) * 8.0;
+                e.dec += sent * 8.0 * e.n_in / e.local_flows.max(1) as f64;
+            }
+        }
+        for (&(src, _), e) in self.senders.iter_mut() {
+            let access = v.net.cap[v.net.host_up[src as usize] as usize];
+            // DBA eq. (8).
+            e.t_in = (e.t_in - e.dec).max(e.rem_bits / access);
+        }
+        let t = self.remaining_times(v, active);
+        // Weights (eq. 10) and per-link deviations (eq. 11) from the prices the senders see.
+        let mut max_dw = 0.0f64;
+        let mut dev: Vec<f64> = Vec::with_capacity(active.len());
+        let mut warming = false;
+        for (k, &f) in active.iter().enumerate() {
+            let fu = f as usize;
+            let prices = self.visible_prices();
+            let hops = v.flows.hops(fu);
+            let p: f64 = hops.iter().map(|h| h.coef * prices[h.link as usize]).sum();
+            let w = self.weight_for(t[k], p);
+            let old = self.weight[fu];
+            max_dw = max_dw.max((w - old).abs() / old.max(w));
+            self.weight[fu] = w;
+            let valid = self.iters[fu] >= 1 && self.bbar[fu] > 0.0;
+            let e = if valid {
+                ((1.0 - self.eps) * self.bbar[fu].powf(-self.eps) / t[k].max(1e-15) - p)
+                    / hops.len().max(1) as f64
+            } else {
+                f64::NAN
+            };
+            dev.push(e);
+            if self.iters[fu] < 2 {
+                warming = true;
+            }
+            self.iters[fu] = self.iters[fu].saturating_add(1);
+        }
+        // Link price updates, eq. (12)-(14).
+        let links = v.net.links();
+        let mut min_e = vec![f64::INFINITY; links];
+        let mut load = vec![0.0f64; links];
+        let mut used = vec![false; links];
+        for (k, &f) in active.iter().enumerate() {
+            let fu = f as usize;
+            for h in v.flows.hops(fu) {
+                let l = h.link as usize;
+                used[l] = true;
+                load[l] += self.bbar[fu] * h.coef;
+                if !dev[k].is_nan() {
+                    min_e[l] = min_e[l].min(dev[k]);
+                }
+            }
+        }
+        let d_prev = self.delta;
+        let d_now = (1.0 + (1.0 + 4.0 * d_prev * d_prev).sqrt()) / 2.0;
+        let m = match self.momentum {
+            Momentum::Standard => (d_prev - 1.0).max(0.0) / d_now,
+            Momentum::AsPrinted => (1.0 - d_prev) / d_now,
+            Momentum::None => 0.0,
+        };
+        self.delta = d_now;
+        let mut max_dl = 0.0f64;
+        for l in 0..links {
+            if !used[l] {
+                self.lam[l] = 0.0;
+                self.nu[l] = 0.0;
+                self.hold[l] = false;
+                continue;
+            }
+            if self.hold[l] {
+                // New-flow hold: keep this iteration's price.
+                self.hold[l] = false;
+                continue;
+            }
+            if !min_e[l].is_finite() {
+                continue;
+            }
+            let cap_n = v.net.cap[l] / self.beta;
+            let nu_new = self.lam[l] + min_e[l] - self.gamma * (cap_n - load[l]);
+            let lam_new = (nu_new + m * (nu_new - self.nu[l])).max(0.0);
+            let old = self.lam[l];
+            max_dl = max_dl.max((lam_new - old).abs() / lam_new.max(old).max(1e-300));
+            self.nu[l] = nu_new;
+            self.lam[l] = lam_new;
+        }
+        if self.lag > 0 {
+            self.history.push_back(self.lam.clone());
+            while self.history.len() > self.lag + 1 {
+                self.history.pop_front();
+            }
+        }
+        self.converged = !warming && max_dw < self.tol && max_dl < self.tol;
+        self.wfq(v, active, rates);
+    }
+
+    fn report(&self) -> Vec<(String, f64)> {
+        vec![("iterations".to_string(), self.iterations as f64)]
+    }
+}

@@ -1,0 +1,306 @@
+//! Rate policies: how the bandwidth of a component of flows is shared.
+//!
+//! One file per policy; [`POLICIES`] lists them for `dctc list` and [`make_policy`] builds one
+//! by name from a [`PolicyConfig`] (the `[[schemes]]` table of a scenario).
+
+pub mod baraat;
+pub mod dba;
+pub mod dba_ideal;
+pub mod fastpass_c;
+pub mod fastpass_f;
+pub mod maxmin;
+pub mod varys;
+
+use crate::alloc::WaterFill;
+use crate::engine::{Coflows, Flows};
+use crate::net::Net;
+use crate::FlowError;
+use dctc_core::units::{Delta, SimTime};
+use serde::Deserialize;
+
+/// Policy names and one-line descriptions.
+pub const POLICIES: &[(&str, &str)] = &[
+    (
+        "maxmin",
+        "per-flow max-min fairness over every link (idealized TCP-like sharing)",
+    ),
+    (
+        "varys",
+        "Varys: SEBF + MADD on the giant-switch model (edge links only), back-filled; \
+         the fabric then shares core links max-min among those rates",
+    ),
+    (
+        "baraat",
+        "Baraat: FIFO across coflows with limited multiplexing once a coflow turns heavy",
+    ),
+    (
+        "fastpass-f",
+        "flow minimum-remaining-time-first aware of every link (greedy priority)",
+    ),
+    (
+        "fastpass-c",
+        "coflow minimum-remaining-time-first aware of every link (greedy priority)",
+    ),
+    (
+        "dba-ideal",
+        "optimum of DBA's problem (2), weights 1/T_k, re-solved at every event",
+    ),
+    (
+        "dba",
+        "DBA as published: learned T_k, per-RTT eq. 9-14 iterations, WFQ (weighted max-min)",
+    ),
+];
+
+/// How far an event's effect reaches, for component-restricted recomputation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Coupling {
+    /// Flows sharing links (transitively).
+    Links,
+    /// Flows sharing links or coflows (transitively).
+    LinksAndCoflows,
+    /// Every active flow.
+    Global,
+}
+
+/// What a policy sees: the time, the fabric and every flow's and coflow's state (remaining
+/// bytes are current for the flows it is asked about).
+pub struct View<'a> {
+    /// Now.
+    pub now: SimTime,
+    /// The fabric.
+    pub net: &'a Net,
+    /// Flow state.
+    pub flows: &'a Flows,
+    /// Coflow state.
+    pub coflows: &'a Coflows,
+}
+
+/// A rate policy.
+pub trait RatePolicy {
+    /// Registered name.
+    fn name(&self) -> &str;
+    /// What an event can affect.
+    fn coupling(&self) -> Coupling;
+    /// Rates (b/s) for the flows in `comp` (sorted flow numbers, a closed component): write
+    /// `rates[k]` for `comp[k]`. The sum on any link must not exceed its capacity.
+    fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]);
+    /// New flows (all flows of the coflows that arrived now).
+    fn on_arrivals(&mut self, _v: &View<'_>, _flows: &[u32]) {}
+    /// A flow finished.
+    fn on_completion(&mut self, _v: &View<'_>, _flow: u32) {}
+    /// Period of the policy's timer (per-RTT iterations), if any.
+    fn tick_period(&self) -> Option<Delta> {
+        None
+    }
+    /// Whether the policy wants another tick (false once it has converged).
+    fn wants_tick(&self) -> bool {
+        false
+    }
+    /// One timer tick over every active flow; `rates` holds the current rates on entry.
+    fn tick(&mut self, v: &View<'_>, active: &[u32], rates: &mut [f64]) {
+        self.allocate(v, active, rates);
+    }
+    /// Policy-specific figures for the summary.
+    fn report(&self) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+}
+
+/// Parameters of a `[[schemes]]` entry. Keys that do not apply to the named policy are
+/// rejected by [`make_policy`].
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// Policy name (see [`POLICIES`]).
+    pub name: String,
+    /// Label in outputs (default: the name).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// DBA / dba-ideal: the power epsilon of problem (2) (default 0.5).
+    #[serde(default)]
+    pub epsilon: Option<f64>,
+    /// DBA: step size gamma of eq. (12) (default 5e-18).
+    #[serde(default)]
+    pub gamma: Option<f64>,
+    /// DBA: initial window W0 in packets of 1500 B (default 3).
+    #[serde(default)]
+    pub w0_packets: Option<f64>,
+    /// DBA: initial flow weight (default 1e10).
+    #[serde(default)]
+    pub initial_weight: Option<f64>,
+    /// DBA: price-update lag d in iterations (default 0).
+    #[serde(default)]
+    pub lag: Option<usize>,
+    /// DBA: sign of the momentum term of eq. (14): `standard` (Nesterov, as in the proof,
+    /// eq. 21) or `as-printed` (the printed `(1 - delta(t-1)) / delta(t)`). Default standard.
+    #[serde(default)]
+    pub momentum: Option<String>,
+    /// DBA: stop iterating when weights and prices change by less than this (relative) in one
+    /// iteration (default 1e-4); the next event restarts the iterations.
+    #[serde(default)]
+    pub converge_tol: Option<f64>,
+    /// DBA: iteration period in microseconds (default: the fabric's base RTT).
+    #[serde(default)]
+    pub rtt_us: Option<f64>,
+    /// DBA: `learned` (§4.2.1 tables and eq. 8, default) or `exact` remaining times.
+    #[serde(default)]
+    pub remaining_time: Option<String>,
+    /// Baraat: a coflow turns heavy after sending this many bytes (default: the
+    /// `heavy_percentile` of the workload's coflow sizes).
+    #[serde(default)]
+    pub heavy_bytes: Option<f64>,
+    /// Baraat: percentile of coflow sizes used as the heavy threshold (default 0.8).
+    #[serde(default)]
+    pub heavy_percentile: Option<f64>,
+}
+
+impl PolicyConfig {
+    /// A config naming `name` with every parameter at its default.
+    pub fn named(name: &str) -> PolicyConfig {
+        PolicyConfig {
+            name: name.to_string(),
+            ..PolicyConfig::default()
+        }
+    }
+
+    /// The label in outputs.
+    pub fn label(&self) -> String {
+        self.label.clone().unwrap_or_else(|| self.name.clone())
+    }
+
+    fn set_keys(&self) -> Vec<&'static str> {
+        let mut k = Vec::new();
+        let mut add = |set: bool, name: &'static str| {
+            if set {
+                k.push(name);
+            }
+        };
+        add(self.epsilon.is_some(), "epsilon");
+        add(self.gamma.is_some(), "gamma");
+        add(self.w0_packets.is_some(), "w0_packets");
+        add(self.initial_weight.is_some(), "initial_weight");
+        add(self.lag.is_some(), "lag");
+        add(self.momentum.is_some(), "momentum");
+        add(self.converge_tol.is_some(), "converge_tol");
+        add(self.rtt_us.is_some(), "rtt_us");
+        add(self.remaining_time.is_some(), "remaining_time");
+        add(self.heavy_bytes.is_some(), "heavy_bytes");
+        add(self.heavy_percentile.is_some(), "heavy_percentile");
+        k
+    }
+}
+
+/// Builds the policy `cfg.name` for `net`; `coflow_sizes` (bytes, the whole workload) lets
+/// Baraat set its heavy threshold. Unknown names list the valid ones; keys that do not apply
+/// to the policy are errors.
+pub fn make_policy(
+    cfg: &PolicyConfig,
+    net: &Net,
+    coflow_sizes: &[f64],
+) -> Result<Box<dyn RatePolicy>, FlowError> {
+    let allowed: &[&str] = match cfg.name.as_str() {
+        "maxmin" | "varys" | "fastpass-f" | "fastpass-c" => &[],
+        "baraat" => &["heavy_bytes", "heavy_percentile"],
+        "dba-ideal" => &["epsilon"],
+        "dba" => &[
+            "epsilon",
+            "gamma",
+            "w0_packets",
+            "initial_weight",
+            "lag",
+            "momentum",
+            "converge_tol",
+            "rtt_us",
+            "remaining_time",
+        ],
+        other => {
+            let names: Vec<&str> = POLICIES.iter().map(|p| p.0).collect();
+            return Err(FlowError::invalid(
+                "name",
+                format!("unknown policy `{other}`; valid: {}", names.join(", ")),
+            ));
+        }
+    };
+    for k in cfg.set_keys() {
+        if !allowed.contains(&k) {
+            return Err(FlowError::invalid(
+                k,
+                format!("does not apply to policy `{}`", cfg.name),
+            ));
+        }
+    }
+    let links = net.links();
+    Ok(match cfg.name.as_str() {
+        "maxmin" => Box::new(maxmin::MaxMin::new(links)),
+        "varys" => Box::new(varys::Varys::new(links)),
+        "fastpass-f" => Box::new(fastpass_f::FastpassF::new(links)),
+        "fastpass-c" => Box::new(fastpass_c::FastpassC::new(links)),
+        "baraat" => Box::new(baraat::Baraat::new(cfg, links, coflow_sizes)?),
+        "dba-ideal" => Box::new(dba_ideal::DbaIdeal::new(cfg, links)?),
+        "dba" => Box::new(dba::Dba::new(cfg, net)?),
+        _ => unreachable!("checked above"),
+    })
+}
+
+/// Max-min fair rates for `comp` over every link with per-flow caps `cap[k]`.
+pub(crate) fn maxmin_with_caps(
+    wf: &mut WaterFill,
+    avail: &mut Vec<f64>,
+    v: &View<'_>,
+    comp: &[u32],
+    cap: &[f64],
+    rates: &mut [f64],
+) {
+    avail.clear();
+    avail.extend_from_slice(&v.net.cap);
+    wf.fill(
+        avail,
+        comp.len(),
+        |k| v.flows.hops(comp[k] as usize),
+        |_| 1.0,
+        |k| cap[k],
+        rates,
+    );
+}
+
+/// Remaining time of each coflow present in `comp` if it had the fabric to itself, aware of
+/// every link: `max over links of (remaining bytes of the coflow on the link * share) /
+/// capacity`, seconds. Returns `(coflow, time)` sorted by coflow number.
+pub(crate) fn coflow_remaining_times(
+    v: &View<'_>,
+    comp: &[u32],
+    scratch: &mut Vec<f64>,
+    touched: &mut Vec<u32>,
+) -> Vec<(u32, f64)> {
+    if scratch.len() < v.net.links() {
+        scratch.resize(v.net.links(), 0.0);
+    }
+    let mut by_coflow: Vec<(u32, u32)> = comp.iter().map(|&f| (v.flows.coflow[f as usize], f)).collect();
+    by_coflow.sort_unstable();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < by_coflow.len() {
+        let c = by_coflow[i].0;
+        let mut j = i;
+        touched.clear();
+        while j < by_coflow.len() && by_coflow[j].0 == c {
+            let f = by_coflow[j].1 as usize;
+            for h in v.flows.hops(f) {
+                let l = h.link as usize;
+                if scratch[l] == 0.0 {
+                    touched.push(h.link);
+                }
+                scratch[l] += v.flows.rem[f].max(0.0) * 8.0 * h.coef;
+            }
+            j += 1;
+        }
+        let mut t = 0.0f64;
+        for &l in touched.iter() {
+            t = t.max(scratch[l as usize] / v.net.cap[l as usize]);
+            scratch[l as usize] = 0.0;
+        }
+        out.push((c, t));
+        i = j;
+    }
+    out
+}
