@@ -224,6 +224,26 @@ fn scheme_summary(p: &Plan, scheme: &Scheme, r: &RunResult) -> Value {
         .iter()
         .map(|x| x.utilization)
         .fold(0.0, f64::max);
+    let max_queue = switch_ports
+        .iter()
+        .map(|x| x.max_queue_bytes)
+        .max()
+        .unwrap_or(0);
+    let busiest = r
+        .ports
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x.switch)
+        .max_by(|a, b| a.1.mean_queue_bytes.total_cmp(&b.1.mean_queue_bytes))
+        .map(|(i, _)| i);
+    let busiest_mean = busiest.map_or(0.0, |i| r.ports[i].mean_queue_bytes);
+    let busiest_samples: Vec<f64> = r
+        .queue_samples
+        .iter()
+        .filter(|x| Some(x.link as usize) == busiest)
+        .map(|x| x.bytes as f64)
+        .collect();
+    let busiest_p = Percentiles::of(&busiest_samples);
     json!({
         "scheme": match scheme.kind { dctc_packet::SchemeKind::NewReno => "newreno", dctc_packet::SchemeKind::Dctcp => "dctcp" },
         "ecn_k_bytes": scheme.ecn_k_bytes,
@@ -238,6 +258,10 @@ fn scheme_summary(p: &Plan, scheme: &Scheme, r: &RunResult) -> Value {
         "timeouts": c.timeouts,
         "retransmitted_bytes": c.retransmitted_bytes,
         "max_switch_link_utilization": max_util,
+        "max_switch_queue_bytes": max_queue,
+        "busiest_switch_port": busiest.map(|i| format!("{} -> {}", r.ports[i].from, r.ports[i].to)),
+        "busiest_switch_port_mean_queue_bytes": busiest_mean,
+        "busiest_switch_port_sampled_queue_bytes": { "p50": busiest_p.p50, "p99": busiest_p.p99, "max": busiest_p.max },
         "incast": incasts,
         "events": c.events,
         "packet_hops": c.packet_hops,
