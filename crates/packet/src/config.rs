@@ -14,14 +14,18 @@
 //! tcp = { initial_cwnd_packets = 10 }   # per-scheme overrides of [packet].tcp
 //!
 //! [[workload]]
-//! kind = "poisson"               # or "incast", "flows", "csv"
+//! kind = "poisson"               # or "incast", "flows", "csv", "incast-sweep"
 //! cdf = "websearch"
 //! load = 0.6
 //!
 //! [output]
-//! queue_sample_us = 100
-//! throughput_bin_us = 100
+//! queue_sample_us = 100          # switch-port backlog samples (0: none)
+//! throughput_bin_us = 100        # per-flow throughput bins of long-lived flows (0: none)
 //! ```
+//!
+//! `incast-sweep` (`senders = [4, 8, ...]`, `block_bytes`, `rounds`, `receiver`) runs one
+//! simulation per sender count and must be the only workload; the other kinds combine, and
+//! every scheme of a scenario runs on the identical flows.
 
 use crate::scheme::{LbKind, Scheme, SchemeKind, DEFAULT_NIC_BUFFER, SCHEMES};
 use crate::transport::TcpConfig;

@@ -5,7 +5,11 @@
 //! Forwarding path: a packet offered to a port is queued by the port's discipline; an idle
 //! port starts serializing at once, a busy one keeps exactly one `TxDone` event pending. A
 //! serialized packet joins the link's in-flight FIFO (links have constant delay, so order is
-//! kept) and only the FIFO's head has an `Arrive` event. Hosts pay their stack delay once per
+//! kept) and only the FIFO's head has an `Arrive` event. FIFO disciplines that decide at
+//! arrival (DropTail, ECN threshold) skip the stored queue: a FIFO packet's start of
+//! transmission is known when it arrives (`max(now, busy_until)`), so it joins the link's FIFO
+//! at once and needs no departure event. Their backlog is the port's unfinished work, which
+//! counts the rest of the packet being serialized; stored queues count waiting packets only. Hosts pay their stack delay once per
 //! one-way trip: it is added to the propagation delay of links leaving a host, which gives the
 //! same timing as delaying the packet before its NIC (a pure delay in series) with no extra
 //! event. This is the model `dctc_core::stats::ideal_fct` assumes.
