@@ -10,7 +10,7 @@
 //! - [`metrics`]: counters, histograms and per-port statistics of a run.
 //! - [`scheme`]: the registered schemes and their resolved settings.
 //! - [`config`]: scenario keys (`[packet]`, `[[schemes]]`, `[[workload]]`, `[output]`).
-//! - [`bench`]: the standard speed workload behind `dctc bench`.
+//! - [`mod@bench`]: the standard speed workload behind `dctc bench`.
 
 pub mod bench;
 pub mod config;
