@@ -112,17 +112,16 @@ impl WaterFill {
         for &l in &self.touched {
             let lu = l as usize;
             if self.wsum[lu] > 0.0 {
-                self.heap
-                    .push(Reverse((key(avail[lu] / self.wsum[lu]), l)));
+                self.heap.push(Reverse((key(avail[lu] / self.wsum[lu]), l)));
             }
         }
         self.caps.clear();
-        for i in 0..n {
+        for (i, rate) in rates.iter_mut().enumerate().take(n) {
             let c = cap(i);
             if c.is_finite() {
                 self.caps.push((key(c / weight(i)), i as u32));
             } else if hops(i).is_empty() {
-                rates[i] = f64::INFINITY;
+                *rate = f64::INFINITY;
                 self.frozen[i] = true;
             }
         }
@@ -254,7 +253,12 @@ mod tests {
 
     #[test]
     fn parking_lot_matches_reference_water_filling() {
-        let routes = vec![vec![hop(0), hop(1)], vec![hop(0)], vec![hop(1)], vec![hop(1)]];
+        let routes = [
+            vec![hop(0), hop(1)],
+            vec![hop(0)],
+            vec![hop(1)],
+            vec![hop(1)],
+        ];
         let mut avail = vec![1.0, 1.0];
         let mut rates = vec![0.0; 4];
         let mut wf = WaterFill::new(2);
@@ -281,8 +285,12 @@ mod tests {
     #[test]
     fn weights_caps_and_fractional_shares() {
         // Flow 0 spreads half over links 1 and 2; flow 1 uses link 1; flow 2 link 2, capped.
-        let routes = vec![
-            vec![hop(0), Hop { link: 1, coef: 0.5 }, Hop { link: 2, coef: 0.5 }],
+        let routes = [
+            vec![
+                hop(0),
+                Hop { link: 1, coef: 0.5 },
+                Hop { link: 2, coef: 0.5 },
+            ],
             vec![hop(1)],
             vec![hop(2)],
         ];
@@ -290,7 +298,14 @@ mod tests {
         let mut rates = vec![0.0; 3];
         let mut wf = WaterFill::new(3);
         let caps = [f64::INFINITY, f64::INFINITY, 1.0];
-        wf.fill(&mut avail, 3, |i| &routes[i], |_| 1.0, |i| caps[i], &mut rates);
+        wf.fill(
+            &mut avail,
+            3,
+            |i| &routes[i],
+            |_| 1.0,
+            |i| caps[i],
+            &mut rates,
+        );
         // Flow 2 stops at 1; link 1 fills first: 0.5 x + x = 4 -> x = 8/3 for flows 0, 1.
         assert!((rates[2] - 1.0).abs() < 1e-12, "{rates:?}");
         assert!((rates[0] - 8.0 / 3.0).abs() < 1e-12, "{rates:?}");
@@ -331,7 +346,14 @@ mod tests {
                 .collect();
             let mut avail = cap.clone();
             let mut rates = vec![0.0; n];
-            WaterFill::new(links).fill(&mut avail, n, |i| &routes[i], |i| w[i], |i| c[i], &mut rates);
+            WaterFill::new(links).fill(
+                &mut avail,
+                n,
+                |i| &routes[i],
+                |i| w[i],
+                |i| c[i],
+                &mut rates,
+            );
             let csr = Csr::from_rows(
                 routes
                     .iter()

@@ -6,7 +6,7 @@ use crate::net::Net;
 use crate::policy::{make_policy, PolicyConfig};
 use crate::workload::{load_trace, poisson_coflows, TraceSpec};
 use crate::FlowError;
-use dctc_core::fabric::{preset, FatTreeSpec, FabricSpec};
+use dctc_core::fabric::{preset, FabricSpec, FatTreeSpec};
 use dctc_core::units::SimTime;
 use dctc_core::workload::{PairMode, PoissonSpec};
 use std::path::Path;
@@ -33,8 +33,14 @@ pub struct BenchResult {
 
 /// The benchmarks: `trace-maxmin`, `trace-dba`, `websearch-1m`.
 pub const BENCHES: &[(&str, &str)] = &[
-    ("trace-maxmin", "Facebook 1-hour coflow trace on dba-144, load 1.0, maxmin"),
-    ("trace-dba", "Facebook 1-hour coflow trace on dba-144, load 1.0, dba"),
+    (
+        "trace-maxmin",
+        "Facebook 1-hour coflow trace on dba-144, load 1.0, maxmin",
+    ),
+    (
+        "trace-dba",
+        "Facebook 1-hour coflow trace on dba-144, load 1.0, dba",
+    ),
     (
         "websearch-1m",
         "1,000,000 Poisson web-search flows on a k=16 fat-tree (1024 hosts), load 0.5, maxmin",

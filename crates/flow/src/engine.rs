@@ -257,6 +257,18 @@ impl<'n> Simulator<'n> {
         self.now
     }
 
+    /// The fabric.
+    pub fn net(&self) -> &Net {
+        self.net
+    }
+
+    /// Active flows, sorted.
+    pub fn active_flows(&self) -> Vec<u32> {
+        (0..self.flows.len() as u32)
+            .filter(|&f| self.flows.active[f as usize])
+            .collect()
+    }
+
     /// The policy (for inspection after a run).
     pub fn policy(&self) -> &dyn RatePolicy {
         self.policy.as_ref()
@@ -264,11 +276,20 @@ impl<'n> Simulator<'n> {
 
     /// Runs to the end (or `until`), calling `progress(now)` every few thousand events.
     pub fn run(&mut self, mut progress: impl FnMut(SimTime)) -> RunResult {
+        let until = self.cfg.until;
+        self.advance(until, &mut progress);
+        progress(self.now);
+        self.result()
+    }
+
+    /// Processes every event before `until` (or before the configured end, if earlier).
+    pub fn advance(&mut self, until: SimTime, progress: &mut impl FnMut(SimTime)) {
+        let until = until.min(self.cfg.until);
         let mut seeds: Vec<u32> = Vec::new();
         let mut seed_links: Vec<u32> = Vec::new();
         let mut new_flows: Vec<u32> = Vec::new();
         while let Some(&Reverse((t, _, _, _))) = self.events.peek() {
-            if t >= self.cfg.until.ps() {
+            if t >= until.ps() {
                 break;
             }
             self.now = SimTime(t);
@@ -323,8 +344,6 @@ impl<'n> Simulator<'n> {
             }
             self.schedule_timers();
         }
-        progress(self.now);
-        self.result()
     }
 
     fn schedule_timers(&mut self) {
@@ -668,8 +687,9 @@ impl<'n> Simulator<'n> {
             }
             let paths = self.net.paths(src, dst, PATH_LIMIT);
             let fits = paths.iter().position(|p| {
-                p.iter()
-                    .all(|l| reserved[l.index()] + demand <= self.net.cap[l.index()] * (1.0 + 1e-12))
+                p.iter().all(|l| {
+                    reserved[l.index()] + demand <= self.net.cap[l.index()] * (1.0 + 1e-12)
+                })
             });
             let current: Vec<u32> = self.flows.hops(fu).iter().map(|h| h.link).collect();
             let chosen: Vec<u32> = match fits {
@@ -682,10 +702,7 @@ impl<'n> Simulator<'n> {
             if chosen != current {
                 let r = self.flows.rate[fu];
                 self.set_rate(fu, 0.0);
-                let hops: Vec<Hop> = chosen
-                    .iter()
-                    .map(|&l| Hop { link: l, coef: 1.0 })
-                    .collect();
+                let hops: Vec<Hop> = chosen.iter().map(|&l| Hop { link: l, coef: 1.0 }).collect();
                 self.set_route(fu, &hops);
                 self.set_rate(fu, r);
                 moved = true;
@@ -706,7 +723,8 @@ impl<'n> Simulator<'n> {
         }
     }
 
-    fn result(&self) -> RunResult {
+    /// The records so far.
+    pub fn result(&self) -> RunResult {
         let secs = |t: SimTime| t.as_secs_f64();
         let mut coflows = Vec::with_capacity(self.coflows.len());
         for c in 0..self.coflows.len() {

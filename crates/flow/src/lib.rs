@@ -14,10 +14,12 @@
 //! - [`engine`]: the event loop and per-flow / per-coflow records.
 //! - [`policy`]: `maxmin`, `varys`, `baraat`, `fastpass-f`, `fastpass-c`, `dba-ideal`, `dba`.
 //! - [`metrics`]: CCT statistics, CDFs, throughput.
+//! - [`convergence`]: DBA's per-iteration rates against the optimum (Fig. 7).
 //! - [`bench`]: the speed benchmarks `dctc bench flow` runs.
 
 pub mod alloc;
 pub mod bench;
+pub mod convergence;
 pub mod engine;
 pub mod metrics;
 pub mod net;

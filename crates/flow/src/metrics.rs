@@ -115,7 +115,10 @@ impl RunResult {
         let slow: Vec<f64> = self
             .coflows
             .iter()
-            .filter_map(|c| c.cct_s.map(|x| if c.ideal_s > 0.0 { x / c.ideal_s } else { 1.0 }))
+            .filter_map(|c| {
+                c.cct_s
+                    .map(|x| if c.ideal_s > 0.0 { x / c.ideal_s } else { 1.0 })
+            })
             .collect();
         let fcts: Vec<f64> = self.flows.iter().filter_map(|f| f.fct_s).collect();
         let pf = Percentiles::of(&fcts);

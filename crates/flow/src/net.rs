@@ -50,10 +50,9 @@ impl Net {
         let mut host_up = Vec::with_capacity(topo.hosts().len());
         let mut host_down = Vec::with_capacity(topo.hosts().len());
         for &h in topo.hosts() {
-            let up = *topo
-                .out_links(h)
-                .first()
-                .ok_or_else(|| FlowError::Fabric(format!("host {} has no link", topo.node(h).name)))?;
+            let up = *topo.out_links(h).first().ok_or_else(|| {
+                FlowError::Fabric(format!("host {} has no link", topo.node(h).name))
+            })?;
             host_up.push(up.0);
             host_down.push(topo.link(up).reverse.0);
         }

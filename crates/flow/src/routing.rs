@@ -22,7 +22,10 @@ pub const PATH_LIMIT: usize = 256;
 
 /// Flow-level routing names and descriptions (for `dctc list`).
 pub const ROUTINGS: &[(&str, &str)] = &[
-    ("ecmp", "per-flow ECMP: a hash of the flow picks one equal-cost path"),
+    (
+        "ecmp",
+        "per-flow ECMP: a hash of the flow picks one equal-cost path",
+    ),
     (
         "hedera",
         "ECMP, plus periodic global first fit of large flows (Hedera-like)",

@@ -90,9 +90,13 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
     let ports: u32 = h[0]
         .parse()
         .map_err(|_| bad(file, hl, format!("ports `{}` is not a whole number", h[0])))?;
-    let count: usize = h[1]
-        .parse()
-        .map_err(|_| bad(file, hl, format!("coflow count `{}` is not a whole number", h[1])))?;
+    let count: usize = h[1].parse().map_err(|_| {
+        bad(
+            file,
+            hl,
+            format!("coflow count `{}` is not a whole number", h[1]),
+        )
+    })?;
     if ports == 0 {
         return Err(bad(file, hl, "ports must be at least 1"));
     }
@@ -138,8 +142,13 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
         };
         let m: usize = {
             let t = next("the mapper count")?;
-            t.parse()
-                .map_err(|_| bad(file, ln, format!("mapper count `{t}` is not a whole number")))?
+            t.parse().map_err(|_| {
+                bad(
+                    file,
+                    ln,
+                    format!("mapper count `{t}` is not a whole number"),
+                )
+            })?
         };
         if m == 0 {
             return Err(bad(file, ln, "a coflow needs at least one mapper"));
@@ -151,8 +160,13 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
         }
         let r: usize = {
             let t = next("the reducer count")?;
-            t.parse()
-                .map_err(|_| bad(file, ln, format!("reducer count `{t}` is not a whole number")))?
+            t.parse().map_err(|_| {
+                bad(
+                    file,
+                    ln,
+                    format!("reducer count `{t}` is not a whole number"),
+                )
+            })?
         };
         if r == 0 {
             return Err(bad(file, ln, "a coflow needs at least one reducer"));
@@ -161,7 +175,11 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
         for _ in 0..r {
             let t = next("all reducers")?;
             let (p, mb) = t.split_once(':').ok_or_else(|| {
-                bad(file, ln, format!("reducer `{t}` must be `<port>:<megabytes>`"))
+                bad(
+                    file,
+                    ln,
+                    format!("reducer `{t}` must be `<port>:<megabytes>`"),
+                )
             })?;
             let p = port(p, "reducer")?;
             let mb: f64 = mb
@@ -260,7 +278,10 @@ impl TraceSpec {
             ));
         }
         if !(self.cv.is_finite() && self.cv >= 0.0) {
-            return Err(FlowError::invalid("cv", format!("must be >= 0, got {}", self.cv)));
+            return Err(FlowError::invalid(
+                "cv",
+                format!("must be >= 0, got {}", self.cv),
+            ));
         }
         if !(self.size_scale.is_finite() && self.size_scale > 0.0) {
             return Err(FlowError::invalid("size_scale", "must be > 0"));
@@ -272,7 +293,12 @@ impl TraceSpec {
     }
 
     /// The coflows for `net`.
-    pub fn build(&self, trace: &Trace, net: &Net, seed: u64) -> Result<Vec<CoflowInput>, FlowError> {
+    pub fn build(
+        &self,
+        trace: &Trace,
+        net: &Net,
+        seed: u64,
+    ) -> Result<Vec<CoflowInput>, FlowError> {
         self.validate()?;
         let hosts = net.hosts() as u32;
         if hosts < 2 {
@@ -322,7 +348,8 @@ impl TraceSpec {
                             (s, d)
                         }
                         Placement::Ports => {
-                            let map = |p: u32| (p as u64 * hosts as u64 / trace.ports as u64) as u32;
+                            let map =
+                                |p: u32| (p as u64 * hosts as u64 / trace.ports as u64) as u32;
                             (map(mport), map(rport))
                         }
                     };
@@ -347,12 +374,18 @@ impl TraceSpec {
             });
         }
         if out.is_empty() {
-            return Err(FlowError::invalid("path", "no coflow has a flow between two hosts"));
+            return Err(FlowError::invalid(
+                "path",
+                "no coflow has a flow between two hosts",
+            ));
         }
         // Load scaling: one time factor for all arrivals.
         let first = raw_arrivals.iter().copied().fold(f64::INFINITY, f64::min);
         let last = raw_arrivals.iter().copied().fold(0.0, f64::max);
-        let bytes: f64 = out.iter().flat_map(|c| c.flows.iter().map(|f| f.bytes)).sum();
+        let bytes: f64 = out
+            .iter()
+            .flat_map(|c| c.flows.iter().map(|f| f.bytes))
+            .sum();
         let host_rate = net.cap[net.host_up[0] as usize];
         let target = self.load * hosts as f64 * host_rate;
         let factor = if last > first {
@@ -404,7 +437,12 @@ pub struct SyntheticSpec {
 
 impl SyntheticSpec {
     /// The coflows for `net`.
-    pub fn build(&self, net: &Net, base_dir: &Path, seed: u64) -> Result<Vec<CoflowInput>, FlowError> {
+    pub fn build(
+        &self,
+        net: &Net,
+        base_dir: &Path,
+        seed: u64,
+    ) -> Result<Vec<CoflowInput>, FlowError> {
         if self.coflows == 0 {
             return Err(FlowError::invalid("coflows", "must be at least 1"));
         }

@@ -99,17 +99,28 @@ fn maxmin_rates_on_a_parking_lot() {
     // host 0's uplink carries flows a and c, rack0 -> spine carries a and b.
     // Max-min: every flow 0.5 Gb/s. Sizes 1, 1, 1 -> all end at 2 s.
     let net = fabric(2, 2, 1, 1.0);
-    let cf = vec![coflow(0, &[(0, 2, 1.0)]), coflow(1, &[(1, 3, 1.0)]), coflow(2, &[(0, 1, 1.0)])];
+    let cf = vec![
+        coflow(0, &[(0, 2, 1.0)]),
+        coflow(1, &[(1, 3, 1.0)]),
+        coflow(2, &[(0, 1, 1.0)]),
+    ];
     let r = run(&net, "maxmin", cf);
     for c in &r.coflows {
         assert!(close(c.cct_s.unwrap(), 2.0), "{:?}", r.coflows);
     }
     // Unequal: flow b alone on rack0 -> spine with a: a limited by host 0 (shared with c).
     // Flow sizes a=1, b=3, c=1: a, c at 0.5 until t=2; b at 0.5 until 2, then 1.0 -> ends 4.
-    let cf = vec![coflow(0, &[(0, 2, 1.0)]), coflow(1, &[(1, 3, 3.0)]), coflow(2, &[(0, 1, 1.0)])];
+    let cf = vec![
+        coflow(0, &[(0, 2, 1.0)]),
+        coflow(1, &[(1, 3, 3.0)]),
+        coflow(2, &[(0, 1, 1.0)]),
+    ];
     let r = run(&net, "maxmin", cf);
     let cct: Vec<f64> = r.coflows.iter().map(|c| c.cct_s.unwrap()).collect();
-    assert!(close(cct[0], 2.0) && close(cct[1], 4.0) && close(cct[2], 2.0), "{cct:?}");
+    assert!(
+        close(cct[0], 2.0) && close(cct[1], 4.0) && close(cct[2], 2.0),
+        "{cct:?}"
+    );
 }
 
 #[test]
@@ -142,7 +153,10 @@ fn madd_finishes_every_flow_of_a_coflow_together() {
     let cf = vec![coflow(0, &[(0, 7, 1.0), (2, 7, 2.0), (4, 7, 3.0)])];
     let r = run(&net, "maxmin", cf);
     let fin: Vec<f64> = r.flows.iter().map(|f| f.finish_s.unwrap()).collect();
-    assert!(close(fin[0], 3.0) && close(fin[1], 5.0) && close(fin[2], 6.0), "{fin:?}");
+    assert!(
+        close(fin[0], 3.0) && close(fin[1], 5.0) && close(fin[2], 6.0),
+        "{fin:?}"
+    );
 }
 
 #[test]
@@ -163,7 +177,12 @@ fn fastpass_c_reaches_the_hand_optimum_and_beats_maxmin() {
     // for 2 s (1 unit) then 1 -> 2 more units at t = 4. Average 3. B first: B 3 s; A's flow
     // from host 0 waits -> A ends at 3 + ... > 3. Max-min: host 0 uplink: A1 and B at 1/2;
     // rack uplink: A1, A2 at 1/2: A ends at 2, B: 1/2 for 2 s then 1 -> 4: average 3.
-    let mk = || vec![coflow(0, &[(0, 2, 1.0), (1, 3, 1.0)]), coflow(1, &[(0, 1, 3.0)])];
+    let mk = || {
+        vec![
+            coflow(0, &[(0, 2, 1.0), (1, 3, 1.0)]),
+            coflow(1, &[(0, 1, 3.0)]),
+        ]
+    };
     let fc = run(&net, "fastpass-c", mk()).summary().avg_cct_s;
     let mm = run(&net, "maxmin", mk()).summary().avg_cct_s;
     assert!(fc <= mm + 1e-9, "fastpass-c {fc} vs maxmin {mm}");
@@ -220,9 +239,14 @@ fn baraat_serves_in_arrival_order() {
 #[test]
 fn unknown_names_list_the_valid_ones() {
     let net = fabric(2, 2, 1, 1.0);
-    let e = make_policy(&PolicyConfig::named("pfabric"), &net, &[]).err().unwrap();
+    let e = make_policy(&PolicyConfig::named("pfabric"), &net, &[])
+        .err()
+        .unwrap();
     let msg = e.to_string();
-    assert!(msg.contains("pfabric") && msg.contains("fastpass-c") && msg.contains("dba"), "{msg}");
+    assert!(
+        msg.contains("pfabric") && msg.contains("fastpass-c") && msg.contains("dba"),
+        "{msg}"
+    );
     let mut cfg = PolicyConfig::named("maxmin");
     cfg.epsilon = Some(0.5);
     let e = make_policy(&cfg, &net, &[]).err().unwrap();

@@ -24,10 +24,14 @@ pub struct Baraat {
 
 impl Baraat {
     /// From a scheme config and the workload's coflow sizes.
-    pub fn new(cfg: &PolicyConfig, links: usize, coflow_sizes: &[f64]) -> Result<Baraat, FlowError> {
+    pub fn new(
+        cfg: &PolicyConfig,
+        links: usize,
+        coflow_sizes: &[f64],
+    ) -> Result<Baraat, FlowError> {
         let heavy = match (cfg.heavy_bytes, cfg.heavy_percentile) {
             (Some(b), _) => {
-                if !(b > 0.0) {
+                if b.is_nan() || b <= 0.0 {
                     return Err(FlowError::invalid("heavy_bytes", "must be > 0"));
                 }
                 b

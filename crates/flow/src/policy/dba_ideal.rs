@@ -42,7 +42,10 @@ impl DbaIdeal {
     pub fn new(cfg: &PolicyConfig, links: usize) -> Result<DbaIdeal, FlowError> {
         let eps = cfg.epsilon.unwrap_or(0.5);
         if !(eps > 0.0 && eps < 1.0) {
-            return Err(FlowError::invalid("epsilon", format!("must be in (0, 1), got {eps}")));
+            return Err(FlowError::invalid(
+                "epsilon",
+                format!("must be in (0, 1), got {eps}"),
+            ));
         }
         Ok(DbaIdeal::with_epsilon(eps, links))
     }

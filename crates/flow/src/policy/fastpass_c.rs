@@ -47,7 +47,10 @@ impl RatePolicy for FastpassC {
         for (k, &f) in comp.iter().enumerate() {
             let f = f as usize;
             let c = v.flows.coflow[f];
-            let tc = times[times.binary_search_by_key(&c, |x| x.0).expect("coflow in comp")].1;
+            let tc = times[times
+                .binary_search_by_key(&c, |x| x.0)
+                .expect("coflow in comp")]
+            .1;
             let tf = v.flows.rem[f].max(0.0) * 8.0 / v.net.route_rate(v.flows.hops(f));
             // Coflows are numbered in arrival order.
             self.order.push((tc, c, -tf, k as u32));

@@ -122,6 +122,12 @@ pub struct PolicyConfig {
     /// DBA: step size gamma of eq. (12) (default 5e-18).
     #[serde(default)]
     pub gamma: Option<f64>,
+    /// DBA: scale-free step of the capacity term, added to eq. (12):
+    /// `- gamma_rel * lambda_l * (B'_l - sum b) / B'_l` (default 1; 0 = eq. (12) as printed).
+    /// With the paper's gamma = 5e-18 on normalized capacities the printed term is inert, so
+    /// prices of unsaturated links never fall to zero and the fixed point is not the optimum.
+    #[serde(default)]
+    pub gamma_rel: Option<f64>,
     /// DBA: initial window W0 in packets of 1500 B (default 3).
     #[serde(default)]
     pub w0_packets: Option<f64>,
@@ -132,7 +138,7 @@ pub struct PolicyConfig {
     #[serde(default)]
     pub lag: Option<usize>,
     /// DBA: sign of the momentum term of eq. (14): `standard` (Nesterov, as in the proof,
-    /// eq. 21) or `as-printed` (the printed `(1 - delta(t-1)) / delta(t)`). Default standard.
+    /// eq. 21), `as-printed` (the printed `(1 - delta(t-1)) / delta(t)`) or `none` (default).
     #[serde(default)]
     pub momentum: Option<String>,
     /// DBA: stop iterating when weights and prices change by less than this (relative) in one
@@ -177,6 +183,7 @@ impl PolicyConfig {
         };
         add(self.epsilon.is_some(), "epsilon");
         add(self.gamma.is_some(), "gamma");
+        add(self.gamma_rel.is_some(), "gamma_rel");
         add(self.w0_packets.is_some(), "w0_packets");
         add(self.initial_weight.is_some(), "initial_weight");
         add(self.lag.is_some(), "lag");
@@ -205,6 +212,7 @@ pub fn make_policy(
         "dba" => &[
             "epsilon",
             "gamma",
+            "gamma_rel",
             "w0_packets",
             "initial_weight",
             "lag",
@@ -275,7 +283,10 @@ pub(crate) fn coflow_remaining_times(
     if scratch.len() < v.net.links() {
         scratch.resize(v.net.links(), 0.0);
     }
-    let mut by_coflow: Vec<(u32, u32)> = comp.iter().map(|&f| (v.flows.coflow[f as usize], f)).collect();
+    let mut by_coflow: Vec<(u32, u32)> = comp
+        .iter()
+        .map(|&f| (v.flows.coflow[f as usize], f))
+        .collect();
     by_coflow.sort_unstable();
     let mut out = Vec::new();
     let mut i = 0;
