@@ -26,5 +26,9 @@ fn engine(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, engine);
-criterion_main!(benches);
+#[allow(missing_docs)]
+mod group {
+    use super::*;
+    criterion_group!(benches, engine);
+}
+criterion_main!(group::benches);
