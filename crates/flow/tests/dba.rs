@@ -13,7 +13,8 @@ fn dba144() -> Net {
 /// A few coflows of different sizes and widths, big enough that nothing ends in 60 RTTs.
 fn static_set() -> Vec<CoflowInput> {
     let mut out = Vec::new();
-    let specs: [(u32, &[(u32, u32)], f64); 4] = [
+    type Spec<'a> = (u32, &'a [(u32, u32)], f64);
+    let specs: [Spec; 4] = [
         (0, &[(0, 20), (1, 20), (2, 33)], 4e8),
         (1, &[(13, 20), (14, 40)], 1e8),
         (2, &[(25, 33), (26, 50), (27, 20), (0, 60)], 8e8),
