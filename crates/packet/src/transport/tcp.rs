@@ -1,9 +1,11 @@
 //! TCP's reliable delivery, shared by NewReno and DCTCP.
 //!
 //! Sender (byte sequence numbers from 0):
-//! - slow start and congestion avoidance (RFC 5681 §3.1) with appropriate byte counting
-//!   (RFC 3465: slow start grows by at most 2 SMSS per ACK; congestion avoidance adds one SMSS
-//!   per cwnd of acknowledged bytes), capped by the max cwnd and the receive window;
+//! - slow start and congestion avoidance (RFC 5681 §3.1): slow start grows by
+//!   `min(N, SMSS)` per ACK of N new bytes (RFC 5681 eq. (2), not RFC 3465's experimental
+//!   L = 2 SMSS, which would double the growth per delayed ACK); congestion avoidance counts
+//!   bytes and adds one SMSS per cwnd of acknowledged bytes (RFC 5681 §3.1, the recommended
+//!   byte-counting form of eq. (3)); both capped by the max cwnd and the receive window;
 //! - fast retransmit on the third duplicate ACK and NewReno fast recovery (RFC 6582: inflate
 //!   per duplicate ACK, retransmit on each partial ACK and deflate by the amount acknowledged,
 //!   reset the timer on the first partial ACK only, leave with
@@ -219,10 +221,10 @@ impl TcpSender {
                 self.dupacks = 0;
                 if !reduced {
                     if self.win.cwnd < self.win.ssthresh {
-                        // RFC 3465 slow start, L = 2 SMSS.
-                        self.win.cwnd += acked.min(2 * cfg.mss);
+                        // RFC 5681 eq. (2): cwnd += min(N, SMSS).
+                        self.win.cwnd += acked.min(cfg.mss);
                     } else {
-                        // RFC 3465 congestion avoidance: one SMSS per cwnd of bytes acked.
+                        // RFC 5681 §3.1 byte counting: one SMSS per cwnd of bytes acked.
                         self.ca_acked += acked;
                         if self.ca_acked >= self.win.cwnd {
                             self.ca_acked -= self.win.cwnd;

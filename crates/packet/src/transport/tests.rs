@@ -207,3 +207,21 @@ fn receiver_delays_acks_and_echoes_ce_changes_at_once() {
     assert_eq!(out.last().unwrap().ack, 6 * mss);
     assert_eq!(r.delivered(), 6 * mss);
 }
+
+#[test]
+fn slow_start_grows_by_at_most_one_smss_per_ack_as_rfc5681_eq2() {
+    // RFC 5681 eq. (2): cwnd += min(N, SMSS). A delayed ACK covering two segments adds one
+    // SMSS, not two (RFC 3465's L = 2 is experimental and not what RFC 5681 specifies).
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    s.on_ack(&c, t(10), &ack(2 * c.mss, false, t(0)), &mut out);
+    assert_eq!(s.window().cwnd, 13 * c.mss);
+    s.on_ack(&c, t(11), &ack(6 * c.mss, false, t(0)), &mut out);
+    assert_eq!(s.window().cwnd, 14 * c.mss);
+    // A partial-segment ACK adds only the bytes acknowledged.
+    s.on_ack(&c, t(12), &ack(6 * c.mss + 100, false, t(0)), &mut out);
+    assert_eq!(s.window().cwnd, 14 * c.mss + 100);
+}
