@@ -245,8 +245,13 @@ impl TcpSender {
             if self.in_recovery {
                 // RFC 6582 step 4: inflate by one SMSS per duplicate.
                 self.win.cwnd += cfg.mss;
-            } else if self.dupacks == cfg.dupack_threshold && self.recover.is_none_or(|r| a > r) {
-                // RFC 6582 step 2: fast retransmit, enter fast recovery.
+            } else if self.dupacks == cfg.dupack_threshold && self.recover.is_none_or(|r| a >= r) {
+                // RFC 6582 step 2: fast retransmit, enter fast recovery, only if the ACK
+                // "covers more than recover". RFC 6582's `recover` is the highest sequence
+                // number sent (`snd_max - 1`); ours is stored exclusive (`snd_max`), so that
+                // test reads `a >= recover` here (as the full-ACK test below reads `a >= r`).
+                // A loss of the first segment sent after a recovery or timeout then gets fast
+                // retransmit instead of waiting for an RTO.
                 self.win.ssthresh = (self.flight() / 2).max(2 * cfg.mss);
                 self.recover = Some(self.snd_max);
                 self.in_recovery = true;

@@ -225,3 +225,62 @@ fn slow_start_grows_by_at_most_one_smss_per_ack_as_rfc5681_eq2() {
     s.on_ack(&c, t(12), &ack(6 * c.mss + 100, false, t(0)), &mut out);
     assert_eq!(s.window().cwnd, 14 * c.mss + 100);
 }
+
+#[test]
+fn a_loss_right_after_recovery_ends_gets_fast_retransmit_again() {
+    // RFC 6582 step 2: a third duplicate ACK starts a new recovery when its ACK "covers more
+    // than recover" (the highest sequence number sent when the last recovery began). An ACK
+    // equal to the old snd_max covers every byte up to and including recover.
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    let recover = s.snd_max();
+    assert_eq!(recover, 12 * c.mss);
+    for _ in 0..3 {
+        s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    }
+    // Each further duplicate inflates the window and sends a segment beyond `recover`.
+    for _ in 0..8 {
+        s.on_ack(&c, t(11), &ack(0, false, t(0)), &mut out);
+    }
+    assert!(s.snd_max() > recover);
+    // Full ACK of everything up to recover: recovery ends.
+    s.on_ack(&c, t(20), &ack(recover, false, t(11)), &mut out);
+    out.clear();
+    // The first segment sent after recovery began (seq = recover) is lost: three duplicates.
+    for _ in 0..3 {
+        s.on_ack(&c, t(30), &ack(recover, false, t(11)), &mut out);
+    }
+    assert_eq!(
+        out.first(),
+        Some(&Segment {
+            seq: recover,
+            len: c.mss,
+            retransmit: true
+        }),
+        "{out:?}"
+    );
+    assert_eq!(s.timeouts, 0);
+}
+
+#[test]
+fn duplicate_acks_below_recover_after_a_timeout_do_not_start_recovery() {
+    // RFC 6582 §4: after an RTO, recover = highest sequence sent; duplicates that do not
+    // cover it (caused by go-back-N resending data the receiver holds) must not halve again.
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    s.on_timer(&c, t(45), &mut out);
+    let ssthresh = s.window().ssthresh;
+    s.on_ack(&c, t(50), &ack(2 * c.mss, false, t(45)), &mut out);
+    out.clear();
+    for _ in 0..3 {
+        s.on_ack(&c, t(51), &ack(2 * c.mss, false, t(45)), &mut out);
+    }
+    assert!(out.iter().all(|x| x.seq != 2 * c.mss || !x.retransmit));
+    assert_eq!(s.window().ssthresh, ssthresh);
+}
