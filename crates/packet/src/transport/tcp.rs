@@ -9,8 +9,8 @@
 //! - fast retransmit on the third duplicate ACK and NewReno fast recovery (RFC 6582: inflate
 //!   per duplicate ACK, retransmit on each partial ACK and deflate by the amount acknowledged,
 //!   reset the timer on the first partial ACK only, leave with
-//!   `cwnd = min(ssthresh, FlightSize + SMSS)` on a full ACK, and no new recovery unless the
-//!   ACK covers `recover`);
+//!   `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)` on a full ACK (option (1)), and no
+//!   new recovery unless the ACK covers `recover`);
 //! - retransmission timeout (RFC 6298: SRTT/RTTVAR from timestamp-echo samples,
 //!   `RTO = SRTT + max(G, 4 RTTVAR)` clamped to [min, max], doubled on each expiry up to the
 //!   max; on expiry `ssthresh = max(FlightSize / 2, 2 SMSS)`, `cwnd = 1 SMSS`, go back N).
@@ -204,10 +204,11 @@ impl TcpSender {
             let mut restart_timer = true;
             if self.in_recovery {
                 if self.recover.is_some_and(|r| a >= r) {
-                    // RFC 6582 step 3, full acknowledgment: deflate.
+                    // RFC 6582 step 3, full acknowledgment, option (1):
+                    // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
                     self.in_recovery = false;
                     self.dupacks = 0;
-                    self.win.cwnd = self.win.ssthresh.min(self.flight() + cfg.mss);
+                    self.win.cwnd = self.win.ssthresh.min(self.flight().max(cfg.mss) + cfg.mss);
                 } else {
                     // Partial acknowledgment: retransmit the next hole, deflate by the amount
                     // acknowledged, add back one SMSS if at least one was acknowledged.

@@ -71,9 +71,10 @@ fn three_dupacks_trigger_fast_retransmit_and_partial_acks_retransmit_the_next_ho
         }
     );
     out.clear();
-    // Full ACK: leave recovery with cwnd = min(ssthresh, flight + MSS).
+    // Full ACK: leave recovery with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS); with
+    // nothing left in flight that is 2 SMSS (RFC 6582 §3.2 step 3, option (1)).
     s.on_ack(&c, t(30), &ack(12 * c.mss, false, t(20)), &mut out);
-    assert_eq!(s.window().cwnd, c.mss.min(6 * c.mss));
+    assert_eq!(s.window().cwnd, 2 * c.mss);
     assert!(s.is_idle());
     assert_eq!(s.retransmitted_bytes, 2 * c.mss);
 }
@@ -283,4 +284,25 @@ fn duplicate_acks_below_recover_after_a_timeout_do_not_start_recovery() {
     }
     assert!(out.iter().all(|x| x.seq != 2 * c.mss || !x.retransmit));
     assert_eq!(s.window().ssthresh, ssthresh);
+}
+
+#[test]
+fn full_ack_with_data_still_in_flight_exits_at_min_of_ssthresh_and_flight_plus_one() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    for _ in 0..3 {
+        s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    }
+    assert_eq!(s.window().ssthresh, 6 * c.mss);
+    // Nine more duplicates: cwnd 9 + 9 = 18 MSS, flight 12 -> six new segments beyond recover.
+    for _ in 0..9 {
+        s.on_ack(&c, t(11), &ack(0, false, t(0)), &mut out);
+    }
+    assert_eq!(s.snd_max(), 18 * c.mss);
+    s.on_ack(&c, t(20), &ack(12 * c.mss, false, t(11)), &mut out);
+    // FlightSize = 6 MSS: min(6, 6 + 1) = 6 MSS = ssthresh.
+    assert_eq!(s.window().cwnd, 6 * c.mss);
 }
