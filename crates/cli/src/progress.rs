@@ -25,11 +25,6 @@ impl Progress {
         Progress { bar }
     }
 
-    /// A bar that never draws (tests, quiet runs).
-    pub(crate) fn hidden() -> Progress {
-        Progress { bar: None }
-    }
-
     /// Starts a phase (e.g. one scheme) that runs to `total_ps` of simulated time.
     pub(crate) fn begin(&self, label: &str, total_ps: u64) {
         if let Some(b) = &self.bar {
