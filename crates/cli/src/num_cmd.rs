@@ -1,12 +1,161 @@
-//! `dctc num` (being built by the num room).
+//! `dctc num`: the NUM allocation engine on its own.
+//!
+//! `dctc num solve PROBLEM.json [--solver ned|gradient|fgm|newton-like|dba|maxmin|reference]
+//! [--iterations N] [--normalize none|u-norm|f-norm]` prints
+//! `{"flows":[{"id":..,"rate_bps":..}],"objective":..,"max_overload_bps":..,"iterations":..}`
+//! plus `"status"`. The input format is in `crates/num/README.md`.
 
-use anyhow::{bail, Result};
+use anyhow::{Context, Result};
+use dctc_num::maxmin::weighted_max_min;
+use dctc_num::normalize::Normalize;
+use dctc_num::reference::{self, Status};
+use dctc_num::solver::{run_to_convergence, AnySolver, RunStatus, Solver, State};
+use dctc_num::spec::ProblemSpec;
+use serde_json::json;
+use std::path::PathBuf;
 
 /// Arguments of `dctc num`.
 #[derive(clap::Args)]
-pub(crate) struct NumArgs {}
+pub(crate) struct NumArgs {
+    #[command(subcommand)]
+    command: NumCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum NumCommand {
+    /// Solve one NUM problem given as JSON and print the rates as JSON.
+    Solve(SolveArgs),
+}
+
+#[derive(clap::Args)]
+struct SolveArgs {
+    /// The problem (JSON; see crates/num/README.md).
+    problem: PathBuf,
+    /// ned, gradient, fgm, newton-like, dba, maxmin or reference.
+    #[arg(long, default_value = "ned")]
+    solver: String,
+    /// Run exactly N iterations (iterative solvers); without it, run until the relative change
+    /// of rates and prices is below 1e-9 or 1,000,000 iterations.
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// none, u-norm or f-norm, applied to the final rates.
+    #[arg(long, default_value = "none")]
+    normalize: String,
+}
+
+/// Iteration cap without `--iterations`.
+const CAP: u64 = 1_000_000;
 
 /// Runs `dctc num`.
-pub(crate) fn run(_args: &NumArgs) -> Result<()> {
-    bail!("`dctc num` is not available in this build")
+pub(crate) fn run(args: &NumArgs) -> Result<()> {
+    match &args.command {
+        NumCommand::Solve(a) => solve(a),
+    }
+}
+
+fn solve(a: &SolveArgs) -> Result<()> {
+    let normalize = match a.normalize.as_str() {
+        "none" => Normalize::None,
+        "u-norm" => Normalize::UNorm,
+        "f-norm" => Normalize::FNorm,
+        other => anyhow::bail!("--normalize: unknown `{other}`; choose none, u-norm or f-norm"),
+    };
+    let text = std::fs::read_to_string(&a.problem)
+        .with_context(|| format!("cannot read {}", a.problem.display()))?;
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    let spec: ProblemSpec = serde_path_to_error::deserialize(de)
+        .map_err(|e| anyhow::anyhow!("{}: `{}`: {}", a.problem.display(), e.path(), e.inner()))?;
+    let mut problem = spec
+        .build()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.problem.display()))?;
+    problem.prepare();
+    let (mut sub_rate, iterations, status): (Vec<f64>, u64, String) = match a.solver.as_str() {
+        "reference" => {
+            let sol = reference::solve(&mut problem);
+            let status = match sol.status {
+                Status::Solved => "solved",
+                Status::Infeasible => "infeasible",
+                Status::MaxIterations => "max_iterations",
+                Status::NumericalError => "numerical_error",
+            };
+            (
+                sol.sub_rate_bps,
+                u64::from(sol.newton_steps),
+                status.to_string(),
+            )
+        }
+        "maxmin" => {
+            let weights: Vec<f64> = (0..problem.subflow_count())
+                .map(|s| {
+                    let f = problem.subflow_owner(s);
+                    problem.utilities()[f].weight() * problem.split()[s]
+                })
+                .collect();
+            let caps: Vec<f64> = (0..problem.subflow_count())
+                .map(|s| problem.max_scaled()[problem.subflow_owner(s)])
+                .collect();
+            let r = weighted_max_min(problem.capacity_scaled(), problem.paths(), &weights, &caps);
+            (
+                r.iter().map(|x| x * problem.rate_unit()).collect(),
+                1,
+                "solved".to_string(),
+            )
+        }
+        name => {
+            let mut solver = AnySolver::by_name(name).with_context(|| {
+                format!(
+                    "--solver: unknown `{name}`; choose ned, gradient, fgm, newton-like, dba, maxmin or reference"
+                )
+            })?;
+            let mut state = State::new(&problem, solver.initial_price());
+            let status = match a.iterations {
+                Some(n) => {
+                    for _ in 0..n {
+                        solver.iterate(&mut problem, &mut state);
+                    }
+                    "fixed_iterations"
+                }
+                None => {
+                    match run_to_convergence(&mut solver, &mut problem, &mut state, 1e-9, CAP) {
+                        RunStatus::Converged => "converged",
+                        RunStatus::MaxIterations => "max_iterations",
+                        RunStatus::NumericalError => "numerical_error",
+                    }
+                }
+            };
+            (
+                state.sub_rates_bps(&problem),
+                state.iterations,
+                status.to_string(),
+            )
+        }
+    };
+    normalize.apply(problem.capacity_bps(), problem.paths(), &mut sub_rate);
+    let mut flow_rate = vec![0.0; problem.flows()];
+    for (s, x) in sub_rate.iter().enumerate() {
+        flow_rate[problem.subflow_owner(s)] += x;
+    }
+    let flows: Vec<serde_json::Value> = problem
+        .flow_names()
+        .iter()
+        .enumerate()
+        .map(|(f, id)| {
+            let mut v = json!({"id": id, "rate_bps": flow_rate[f]});
+            if problem.subflows(f).len() > 1 {
+                let subs: Vec<f64> = problem.subflows(f).map(|s| sub_rate[s]).collect();
+                v["subflow_rate_bps"] = json!(subs);
+            }
+            v
+        })
+        .collect();
+    let out = json!({
+        "flows": flows,
+        "objective": problem.objective(&flow_rate),
+        "max_overload_bps": problem.max_overload_bps(&sub_rate),
+        "iterations": iterations,
+        "solver": a.solver,
+        "status": status,
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
 }

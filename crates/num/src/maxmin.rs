@@ -29,10 +29,14 @@ pub fn weighted_max_min(capacity: &[f64], routes: &Csr, weight: &[f64], cap: &[f
     let mut remaining: Vec<f64> = capacity.to_vec();
     // Sum of weights of unfrozen flows per link.
     let mut active_weight = vec![0.0f64; capacity.len()];
+    // Unfrozen flows per link: a link whose flows are all frozen has weight exactly 0 (the
+    // running sum of weights can keep a rounding residue, which once stalled the loop).
+    let mut active_count = vec![0u32; capacity.len()];
     for (f, &w) in weight.iter().enumerate() {
         debug_assert!(w > 0.0, "weights must be positive");
         for &l in routes.row(f) {
             active_weight[l as usize] += w;
+            active_count[l as usize] += 1;
         }
     }
     let mut unfrozen = n;
@@ -75,6 +79,7 @@ pub fn weighted_max_min(capacity: &[f64], routes: &Csr, weight: &[f64], cap: &[f
                 to_freeze.push(f);
             }
         }
+        let to_freeze_was_empty = to_freeze.iter().all(|&f| frozen[f]);
         for f in to_freeze {
             if frozen[f] {
                 continue;
@@ -83,14 +88,56 @@ pub fn weighted_max_min(capacity: &[f64], routes: &Csr, weight: &[f64], cap: &[f
             unfrozen -= 1;
             rate[f] = (weight[f] * level).min(cap[f]);
             for &l in routes.row(f) {
-                remaining[l as usize] -= rate[f];
-                active_weight[l as usize] -= weight[f];
+                let l = l as usize;
+                remaining[l] -= rate[f];
+                active_count[l] -= 1;
+                active_weight[l] = if active_count[l] == 0 {
+                    0.0
+                } else {
+                    (active_weight[l] - weight[f]).max(0.0)
+                };
             }
         }
-        // Guard against weight sums drifting below zero through rounding.
-        for w in &mut active_weight {
-            if *w < 1e-300 {
-                *w = 0.0;
+        if to_freeze_was_empty {
+            // Nothing froze at this level (only possible through rounding): freeze the flows
+            // of the tightest link so the loop always makes progress.
+            let tightest = (0..capacity.len())
+                .filter(|&l| active_count[l] > 0)
+                .min_by(|&a, &b| {
+                    let ra = remaining[a].max(0.0) / active_weight[a];
+                    let rb = remaining[b].max(0.0) / active_weight[b];
+                    ra.total_cmp(&rb)
+                });
+            match tightest {
+                Some(l) => {
+                    for &f in by_link.row(l) {
+                        let f = f as usize;
+                        if !frozen[f] {
+                            frozen[f] = true;
+                            unfrozen -= 1;
+                            rate[f] = (weight[f] * level).min(cap[f]);
+                            for &m in routes.row(f) {
+                                let m = m as usize;
+                                remaining[m] -= rate[f];
+                                active_count[m] -= 1;
+                                active_weight[m] = if active_count[m] == 0 {
+                                    0.0
+                                } else {
+                                    (active_weight[m] - weight[f]).max(0.0)
+                                };
+                            }
+                        }
+                    }
+                }
+                None => {
+                    for f in 0..n {
+                        if !frozen[f] {
+                            frozen[f] = true;
+                            unfrozen -= 1;
+                            rate[f] = (weight[f] * level).min(cap[f]);
+                        }
+                    }
+                }
             }
         }
     }
