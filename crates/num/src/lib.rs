@@ -20,7 +20,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod csr;
-
+pub mod fast;
 pub mod maxmin;
 pub mod normalize;
 pub mod problem;

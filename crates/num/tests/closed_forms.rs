@@ -338,11 +338,17 @@ fn parking_lot_with_bounds_all_solvers_agree_with_reference() {
     // Mixed utilities, a max and a min rate; DBA's water-filling once stalled here on a
     // rounding residue in a link's weight sum.
     let text = include_str!("../examples/parking-lot.json");
-    let mut p = serde_json::from_str::<ProblemSpec>(text).unwrap().build().unwrap();
+    let mut p = serde_json::from_str::<ProblemSpec>(text)
+        .unwrap()
+        .build()
+        .unwrap();
     let sol = reference::solve(&mut p);
     assert_eq!(sol.status, Status::Solved);
     for name in ["ned", "gradient", "fgm", "newton-like", "dba"] {
-        let mut p = serde_json::from_str::<ProblemSpec>(text).unwrap().build().unwrap();
+        let mut p = serde_json::from_str::<ProblemSpec>(text)
+            .unwrap()
+            .build()
+            .unwrap();
         let mut s = AnySolver::by_name(name).unwrap();
         let mut st = State::new(&p, s.initial_price());
         let status = run_to_convergence(&mut s, &mut p, &mut st, 1e-10, 200_000);
