@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! [packet]                       # defaults for every scheme
-//! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6 }
+//! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6, timestamps = false }
 //! load_balancer = "ecmp"         # or "spray"
 //! nic_buffer_bytes = 1500000
 //! drain_ms = 0                   # run on after arrivals stop, so flows can finish
@@ -86,17 +86,21 @@ pub struct TcpKnobs {
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default)]
     pub dupack_threshold: Option<u32>,
+    /// RTT samples from echoed timestamps, retransmissions included (RFC 7323); `false`:
+    /// Karn's rule. Default: off for `pfabric-tuned`, on for `linux-like`.
+    #[serde(default)]
+    pub timestamps: Option<bool>,
 }
 
 /// TCP presets: name, description.
 pub const TCP_PRESETS: &[(&str, &str)] = &[
     (
         "pfabric-tuned",
-        "minRTO 45 us, maxRTO 2 s, init RTO 45 us, 1 us clock, delayed ACK 6 us, rwnd 1e6, IW 12, max cwnd = switch buffer - 1 packet",
+        "minRTO 45 us, maxRTO 2 s, init RTO 45 us, 1 us clock, delayed ACK 6 us, rwnd 1e6, IW 12, max cwnd = switch buffer - 1 packet, Karn's rule",
     ),
     (
         "linux-like",
-        "minRTO 200 ms, init RTO 1 s, max RTO 60 s, 1 ms clock, no delayed ACK, IW 10",
+        "minRTO 200 ms, init RTO 1 s, max RTO 60 s, 1 ms clock, no delayed ACK, IW 10, RTT from timestamps",
     ),
 ];
 
@@ -116,7 +120,8 @@ impl TcpKnobs {
             initial_cwnd_packets,
             max_cwnd_packets,
             rwnd_bytes,
-            dupack_threshold
+            dupack_threshold,
+            timestamps
         )
     }
 
@@ -191,6 +196,9 @@ impl TcpKnobs {
                 return Err(err(format!("{key}.dupack_threshold"), "must be at least 1"));
             }
             c.dupack_threshold = n;
+        }
+        if let Some(t) = self.timestamps {
+            c.timestamps = t;
         }
         Ok(c)
     }
@@ -460,7 +468,18 @@ mod tests {
         assert_eq!(s.tcp.max_cwnd_bytes, 149 * 1460);
         assert_eq!(s.ecn_k_bytes, Some(97_500));
         assert!(s.tcp.ecn);
+        assert!(!s.tcp.timestamps);
         assert_eq!(s.label, "DCTCP");
+        let linux = TcpKnobs {
+            preset: Some("linux-like".into()),
+            ..TcpKnobs::default()
+        };
+        assert!(linux.resolve(225_000, "tcp").unwrap().timestamps);
+        let off = TcpKnobs {
+            timestamps: Some(false),
+            ..linux
+        };
+        assert!(!off.resolve(225_000, "tcp").unwrap().timestamps);
     }
 
     #[test]

@@ -45,6 +45,11 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// Whether data packets are ECN-capable and receivers echo CE (DCTCP).
     pub ecn: bool,
+    /// RTT samples from echoed timestamps (RFC 7323 RTTM, as Linux): every ACK of new data
+    /// gives a sample, retransmitted data included, since each transmission carries its own
+    /// send time (RFC 6298 §3 allows this exception to Karn's rule). `false`: Karn's rule, no
+    /// sample from an ACK that covers retransmitted bytes.
+    pub timestamps: bool,
 }
 
 impl TcpConfig {
@@ -70,12 +75,15 @@ impl TcpConfig {
             delayed_ack: Some(Delta::from_us(6)),
             dupack_threshold: 3,
             ecn: false,
+            // Karn's rule, RFC 6298 §3's default (BASELINES.md names no timestamps).
+            timestamps: false,
         }
     }
 
     /// A stock-kernel TCP as on TFC's testbed: minRTO 200 ms, initial RTO 1 s (RFC 6298),
     /// max RTO 60 s, 1 ms clock, initial window 10, no delayed ACK (request/response traffic
-    /// runs in quick-ACK mode), no window cap beyond a 16 MB receive window.
+    /// runs in quick-ACK mode), no window cap beyond a 16 MB receive window, RTT samples from
+    /// timestamps (Linux's default `tcp_timestamps = 1`).
     pub fn linux_like() -> TcpConfig {
         TcpConfig {
             mss: dctc_core::stats::MSS_BYTES,
@@ -90,6 +98,7 @@ impl TcpConfig {
             delayed_ack: None,
             dupack_threshold: 3,
             ecn: false,
+            timestamps: true,
         }
     }
 }

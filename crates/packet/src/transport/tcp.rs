@@ -11,9 +11,14 @@
 //!   reset the timer on the first partial ACK only, leave with
 //!   `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)` on a full ACK (option (1)), and no
 //!   new recovery unless the ACK covers `recover`);
-//! - retransmission timeout (RFC 6298: SRTT/RTTVAR from timestamp-echo samples,
+//! - retransmission timeout (RFC 6298: SRTT/RTTVAR with alpha 1/8, beta 1/4,
 //!   `RTO = SRTT + max(G, 4 RTTVAR)` clamped to [min, max], doubled on each expiry up to the
 //!   max; on expiry `ssthresh = max(FlightSize / 2, 2 SMSS)`, `cwnd = 1 SMSS`, go back N).
+//!   Samples follow Karn's rule (RFC 6298 §3): an ACK that acknowledges any retransmitted byte
+//!   gives no sample, unless `TcpConfig::timestamps` (RFC 7323 RTTM: each transmission carries
+//!   its own send time, the one exception RFC 6298 §3 allows); the backed-off RTO is kept
+//!   until a valid sample arrives (RFC 6298 §5, note after (5.7): the RTO "collapses" only on
+//!   a new measurement).
 //!
 //! Receiver: cumulative ACKs, out-of-order data kept as byte ranges, an immediate ACK for
 //! out-of-order or hole-filling data, otherwise (with delayed ACKs) one ACK per two segments
@@ -41,6 +46,8 @@ pub struct TcpSender {
     rttvar: Delta,
     rto: Delta,
     backoff: u32,
+    /// End of the highest byte range ever retransmitted (Karn's rule).
+    rtx_high: u64,
     rto_at: SimTime,
     cc: Cc,
     /// Payload bytes sent more than once.
@@ -71,6 +78,7 @@ impl TcpSender {
             rttvar: Delta::ZERO,
             rto: cfg.initial_rto,
             backoff: 0,
+            rtx_high: 0,
             rto_at: SimTime::NEVER,
             cc,
             retransmitted_bytes: 0,
@@ -134,6 +142,7 @@ impl TcpSender {
             let retransmit = self.snd_nxt < self.snd_max;
             if retransmit {
                 self.retransmitted_bytes += len;
+                self.rtx_high = self.rtx_high.max(self.snd_nxt + len);
             }
             out.push(Segment {
                 seq: self.snd_nxt,
@@ -154,6 +163,7 @@ impl TcpSender {
             return;
         }
         self.retransmitted_bytes += len;
+        self.rtx_high = self.rtx_high.max(self.snd_una + len);
         out.push(Segment {
             seq: self.snd_una,
             len,
@@ -184,10 +194,15 @@ impl TcpSender {
         let a = ack.ack.min(self.snd_max);
         if a > self.snd_una {
             let acked = a - self.snd_una;
-            if let Some(r) = now.checked_since(ack.ts_echo) {
-                self.rtt_sample(cfg, r);
+            // Karn's rule (RFC 6298 §3): no sample from an ACK covering retransmitted bytes,
+            // unless timestamps tell the transmissions apart; a valid sample also ends the
+            // backoff (RFC 6298 §5, note after (5.7)).
+            if cfg.timestamps || self.snd_una >= self.rtx_high {
+                if let Some(r) = now.checked_since(ack.ts_echo) {
+                    self.rtt_sample(cfg, r);
+                    self.backoff = 0;
+                }
             }
-            self.backoff = 0;
             self.snd_una = a;
             if self.snd_nxt < a {
                 // After a go-back-N restart the receiver may already hold later data.

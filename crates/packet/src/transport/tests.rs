@@ -103,9 +103,59 @@ fn rto_fires_goes_back_n_and_backs_off_exponentially() {
     out.clear();
     s.on_timer(&c, t(135), &mut out);
     assert_eq!(s.poll_at(), t(135 + 180));
-    // A new ACK resets the backoff and takes an RTT sample.
+    // The ACK of a retransmitted segment gives no RTT sample (Karn's rule), so the backed-off
+    // RTO stays (RFC 6298 §5: it collapses only on a new measurement) and the timer restarts
+    // with it (5.3).
     out.clear();
     s.on_ack(&c, t(140), &ack(c.mss, false, t(135)), &mut out);
+    assert_eq!(s.current_rto(&c), Delta::from_us(180));
+    assert_eq!(s.poll_at(), t(140 + 180));
+}
+
+#[test]
+fn karn_no_rtt_sample_from_retransmitted_data_and_backoff_ends_on_a_valid_sample() {
+    let mut c = cfg();
+    c.min_rto = Delta::from_us(1);
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(2 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    // First sample R = 10 us: SRTT 10, RTTVAR 5, RTO = 10 + 4 * 5 = 30 us.
+    s.on_ack(&c, t(10), &ack(c.mss, false, t(0)), &mut out);
+    assert_eq!(s.current_rto(&c), Delta::from_us(30));
+    // Segment 1 times out at 40 us and is sent again; backoff doubles the RTO.
+    s.on_timer(&c, t(40), &mut out);
+    assert_eq!(s.current_rto(&c), Delta::from_us(60));
+    // Its ACK arrives 500 us later echoing the original send time (or any time): no sample
+    // may be taken from it, so SRTT stays 10 and the backed-off RTO stays 60 us.
+    s.on_ack(&c, t(540), &ack(2 * c.mss, false, t(0)), &mut out);
+    assert_eq!(s.current_rto(&c), Delta::from_us(60));
+    // New data, never retransmitted, acknowledged after 10 us: a valid sample. SRTT stays 10,
+    // RTTVAR = 3/4 * 5 = 3.75, RTO = 10 + 15 = 25 us, and the backoff is gone.
+    s.supply(c.mss);
+    out.clear();
+    s.send(&c, t(600), &mut out);
+    assert_eq!(out.len(), 1);
+    assert!(!out[0].retransmit);
+    s.on_ack(&c, t(610), &ack(3 * c.mss, false, t(600)), &mut out);
+    assert_eq!(s.current_rto(&c), Delta::from_us(25));
+}
+
+#[test]
+fn no_rtt_sample_from_an_ack_covering_a_fast_retransmission() {
+    let mut c = cfg();
+    c.min_rto = Delta::from_us(1);
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(12 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    // Segment 0 lost; the first sample comes only once data is acknowledged, so none yet.
+    for _ in 0..3 {
+        s.on_ack(&c, t(10), &ack(0, false, t(1)), &mut out);
+    }
+    // The full ACK covers the retransmitted segment 0: no sample; the RTO is still the initial
+    // 45 us rather than 10 us + 4 * 5 us from a 10 us "sample".
+    s.on_ack(&c, t(20), &ack(12 * c.mss, false, t(10)), &mut out);
     assert_eq!(s.current_rto(&c), Delta::from_us(45));
 }
 
@@ -305,4 +355,23 @@ fn full_ack_with_data_still_in_flight_exits_at_min_of_ssthresh_and_flight_plus_o
     s.on_ack(&c, t(20), &ack(12 * c.mss, false, t(11)), &mut out);
     // FlightSize = 6 MSS: min(6, 6 + 1) = 6 MSS = ssthresh.
     assert_eq!(s.window().cwnd, 6 * c.mss);
+}
+
+#[test]
+fn with_timestamps_a_retransmission_is_timed_by_its_own_send_time() {
+    // RFC 6298 §3's exception (RFC 7323 RTTM): each transmission echoes its own send time, so
+    // the ACK of a retransmission is a valid sample and ends the backoff.
+    let mut c = cfg();
+    c.min_rto = Delta::from_us(1);
+    c.timestamps = true;
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(2 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    s.on_ack(&c, t(10), &ack(c.mss, false, t(0)), &mut out);
+    s.on_timer(&c, t(40), &mut out);
+    assert_eq!(s.current_rto(&c), Delta::from_us(60));
+    // The retransmission sent at 40 us is acknowledged at 50 us: R = 10, RTO back to 25 us.
+    s.on_ack(&c, t(50), &ack(2 * c.mss, false, t(40)), &mut out);
+    assert_eq!(s.current_rto(&c), Delta::from_us(25));
 }
