@@ -1,7 +1,9 @@
 //! DCTCP's sender (Alizadeh et al., SIGCOMM 2010; BASELINES.md).
 //!
 //! Once per window of data (when `snd_una` reaches the `snd_max` recorded at the window's
-//! start) the fraction F of acknowledged bytes that carried ECN-echo updates
+//! start; the first window ends at sequence 0, `SND.NXT` when the connection starts, as in
+//! RFC 8257 §3.3 and Linux's `dctcp_init`, so alpha first updates on the first ACK) the
+//! fraction F of acknowledged bytes that carried ECN-echo updates
 //! `alpha <- (1 - g) alpha + g F` (DCTCP eq. (1), g = 1/16, alpha starts at 1). On an ECN-echo,
 //! at most once per window, `cwnd <- cwnd (1 - alpha / 2)` (DCTCP eq. (2)) and ssthresh
 //! follows it. Loss is handled as in NewReno by the shared TCP machinery.
@@ -15,7 +17,7 @@ pub struct Dctcp {
     pub alpha: f64,
     /// Estimation gain g.
     pub g: f64,
-    window_end: Option<u64>,
+    window_end: u64,
     acked: u64,
     marked: u64,
     cut_until: Option<u64>,
@@ -27,7 +29,7 @@ impl Dctcp {
         Dctcp {
             alpha: 1.0,
             g,
-            window_end: None,
+            window_end: 0,
             acked: 0,
             marked: 0,
             cut_until: None,
@@ -47,17 +49,14 @@ impl CongestionControl for Dctcp {
         if ev.ece {
             self.marked += ev.acked;
         }
-        match self.window_end {
-            None => self.window_end = Some(ev.snd_max),
-            Some(end) if ev.snd_una >= end => {
-                // DCTCP eq. (1): alpha <- (1 - g) alpha + g F.
-                let f = self.marked as f64 / self.acked.max(1) as f64;
-                self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
-                self.acked = 0;
-                self.marked = 0;
-                self.window_end = Some(ev.snd_max);
-            }
-            Some(_) => {}
+        // The window ends when snd_una reaches its end (Linux: `!before(snd_una, next_seq)`).
+        if ev.snd_una >= self.window_end {
+            // DCTCP eq. (1): alpha <- (1 - g) alpha + g F.
+            let f = self.marked as f64 / self.acked.max(1) as f64;
+            self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+            self.acked = 0;
+            self.marked = 0;
+            self.window_end = ev.snd_max;
         }
         let may_cut = self.cut_until.is_none_or(|u| ev.snd_una > u);
         if ev.ece && may_cut && !ev.in_recovery {

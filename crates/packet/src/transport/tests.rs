@@ -195,12 +195,14 @@ fn dctcp_alpha_updates_once_per_window_and_cuts_once() {
     s.on_ack(&c, t(11), &ack(2 * c.mss, true, t(0)), &mut out);
     assert!(s.window().cwnd >= after);
     let Cc::Dctcp(d) = s.cc() else { unreachable!() };
+    // The first ACK closed the initial observation window (it ends at SND.NXT = 0 when the
+    // connection starts, RFC 8257 §3.3): F = 1, alpha = 1. The next window ends at the 12
+    // segments sent before that ACK.
     assert_eq!(d.alpha, 1.0);
-    // Acknowledge the rest of the first window without marks: alpha = (1 - g) + g F.
-    let end = s.snd_max();
-    s.on_ack(&c, t(20), &ack(end, false, t(10)), &mut out);
+    // Acknowledge the rest of that window without marks: 11 segments, 1 marked.
+    s.on_ack(&c, t(20), &ack(12 * c.mss, false, t(10)), &mut out);
     let Cc::Dctcp(d) = s.cc() else { unreachable!() };
-    let f = 2.0 / (end / c.mss) as f64;
+    let f = 1.0 / 11.0;
     assert!(
         (d.alpha - (15.0 / 16.0 + f / 16.0)).abs() < 1e-9,
         "{}",
@@ -374,4 +376,28 @@ fn with_timestamps_a_retransmission_is_timed_by_its_own_send_time() {
     // The retransmission sent at 40 us is acknowledged at 50 us: R = 10, RTO back to 25 us.
     s.on_ack(&c, t(50), &ack(2 * c.mss, false, t(40)), &mut out);
     assert_eq!(s.current_rto(&c), Delta::from_us(25));
+}
+
+#[test]
+fn dctcp_alpha_first_updates_on_the_first_ack() {
+    // RFC 8257 §3.3: DCTCP.WindowEnd starts at SND.NXT when the connection starts, so the
+    // first ACK of data ends the first observation window: unmarked, alpha = (1 - g) * 1.
+    let mut c = cfg();
+    c.ecn = true;
+    let mut s = TcpSender::new(&c, Cc::Dctcp(Dctcp::default()));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    s.on_ack(&c, t(10), &ack(c.mss, false, t(0)), &mut out);
+    let Cc::Dctcp(d) = s.cc() else { unreachable!() };
+    assert_eq!(d.alpha, 15.0 / 16.0);
+    // The next window ends at the 12 segments sent before that ACK: ACKs below it do not
+    // update alpha, the one reaching it does (F = 5 of 11 segments marked).
+    s.on_ack(&c, t(11), &ack(6 * c.mss, true, t(1)), &mut out);
+    let Cc::Dctcp(d) = s.cc() else { unreachable!() };
+    assert_eq!(d.alpha, 15.0 / 16.0);
+    s.on_ack(&c, t(12), &ack(12 * c.mss, false, t(2)), &mut out);
+    let Cc::Dctcp(d) = s.cc() else { unreachable!() };
+    let want = 15.0 / 16.0 * (15.0 / 16.0) + (5.0 / 11.0) / 16.0;
+    assert!((d.alpha - want).abs() < 1e-12, "{} vs {want}", d.alpha);
 }
