@@ -401,3 +401,116 @@ fn dctcp_alpha_first_updates_on_the_first_ack() {
     let want = 15.0 / 16.0 * (15.0 / 16.0) + (5.0 / 11.0) / 16.0;
     assert!((d.alpha - want).abs() < 1e-12, "{} vs {want}", d.alpha);
 }
+
+#[test]
+fn receiver_reassembles_several_holes_and_overlaps() {
+    let c = cfg();
+    let m = c.mss;
+    let mut r = TcpReceiver::default();
+    let mut out = Vec::new();
+    // Arrival order 0, 3, 5, 2 (partly overlapping 3), 4, 1.
+    assert_eq!(r.on_data(&c, t(0), 0, m, false, t(0), &mut out), m);
+    assert_eq!(r.on_data(&c, t(1), 3 * m, m, false, t(1), &mut out), 0);
+    assert_eq!(r.on_data(&c, t(2), 5 * m, m, false, t(2), &mut out), 0);
+    assert_eq!(
+        r.on_data(&c, t(3), 2 * m, m + 100, false, t(3), &mut out),
+        0
+    );
+    assert_eq!(r.on_data(&c, t(4), 4 * m, m, false, t(4), &mut out), 0);
+    // Every out-of-order arrival was acknowledged at once with the cumulative point.
+    assert_eq!(out.len(), 5);
+    assert!(out.iter().all(|a| a.ack == m));
+    // Filling the last hole delivers everything held.
+    assert_eq!(r.on_data(&c, t(5), m, m, false, t(5), &mut out), 5 * m);
+    assert_eq!(out.last().unwrap().ack, 6 * m);
+    // A duplicate is acknowledged at once and delivers nothing.
+    assert_eq!(r.on_data(&c, t(6), 2 * m, m, false, t(6), &mut out), 0);
+    assert_eq!(out.last().unwrap().ack, 6 * m);
+    assert_eq!(r.delivered(), 6 * m);
+}
+
+#[test]
+fn rto_timer_restarts_on_new_data_acked_and_stops_when_nothing_is_outstanding() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(2 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert_eq!(s.poll_at(), t(45));
+    // RFC 6298 (5.3): an ACK of new data with data outstanding restarts the timer. One sample
+    // of 20 us: RTO = max(45, 20 + 4 * 10) = 60 us.
+    s.on_ack(&c, t(20), &ack(c.mss, false, t(0)), &mut out);
+    assert_eq!(s.poll_at(), t(20 + 60));
+    // A duplicate ACK does not touch it.
+    s.on_ack(&c, t(25), &ack(c.mss, false, t(0)), &mut out);
+    assert_eq!(s.poll_at(), t(80));
+    // (5.2): everything acknowledged, the timer stops.
+    s.on_ack(&c, t(30), &ack(2 * c.mss, false, t(10)), &mut out);
+    assert_eq!(s.poll_at(), SimTime::NEVER);
+    // A late tick does nothing.
+    out.clear();
+    s.on_timer(&c, t(100), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(s.timeouts, 0);
+}
+
+#[test]
+fn timeout_sets_ssthresh_from_flight_and_a_loss_window_of_one_segment() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    s.on_ack(&c, t(10), &ack(2 * c.mss, false, t(0)), &mut out);
+    // 13 MSS cwnd, snd_una 2, snd_max 15: FlightSize 13 MSS.
+    assert_eq!(s.snd_max(), 15 * c.mss);
+    out.clear();
+    s.on_timer(&c, t(100), &mut out);
+    // RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS); cwnd = LW = 1 SMSS; go back N
+    // from snd_una.
+    assert_eq!(s.window().ssthresh, 13 * c.mss / 2);
+    assert_eq!(s.window().cwnd, c.mss);
+    assert_eq!(
+        out,
+        vec![Segment {
+            seq: 2 * c.mss,
+            len: c.mss,
+            retransmit: true
+        }]
+    );
+    // The next ACK slides on from where the receiver is: go-back-N resends 3 and 4.
+    out.clear();
+    s.on_ack(&c, t(110), &ack(3 * c.mss, false, t(100)), &mut out);
+    assert_eq!(s.window().cwnd, 2 * c.mss);
+    assert_eq!(
+        out.iter().map(|x| x.seq / c.mss).collect::<Vec<_>>(),
+        [3, 4]
+    );
+    assert!(out.iter().all(|x| x.retransmit));
+}
+
+#[test]
+fn dctcp_receiver_with_nothing_pending_sends_no_extra_ack_on_a_ce_change() {
+    let mut c = cfg();
+    c.delayed_ack = Some(Delta::from_us(6));
+    c.ecn = true;
+    let m = c.mss;
+    let mut r = TcpReceiver::default();
+    let mut out = Vec::new();
+    r.on_data(&c, t(0), 0, m, false, t(0), &mut out);
+    r.on_data(&c, t(1), m, m, false, t(1), &mut out);
+    assert_eq!(out.len(), 1);
+    // CE flips with nothing pending: no flush, the new state rides the next ACK.
+    r.on_data(&c, t(2), 2 * m, m, true, t(2), &mut out);
+    assert_eq!(out.len(), 1);
+    r.on_data(&c, t(3), 3 * m, m, true, t(3), &mut out);
+    assert_eq!(out.len(), 2);
+    assert_eq!(
+        out[1],
+        AckOut {
+            ack: 4 * m,
+            ece: true,
+            ts_echo: t(2)
+        }
+    );
+}
