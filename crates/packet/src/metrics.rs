@@ -4,9 +4,9 @@
 use dctc_core::stats::FlowRecord;
 use dctc_core::units::Delta;
 
-/// A log-linear histogram of picosecond values: 32 sub-buckets per power of two, so a
-/// percentile read from it is within about 3% of the exact one. Fixed size, no allocation
-/// per sample.
+/// A log-linear histogram of picosecond values: 256 sub-buckets per power of two, and a
+/// percentile reads as the middle of its bucket, so it is within 0.2% of the exact
+/// nearest-rank value (values below 256 ps are exact). Fixed size, no allocation per sample.
 #[derive(Clone, Debug)]
 pub struct Histogram {
     counts: Vec<u64>,
@@ -15,8 +15,8 @@ pub struct Histogram {
     sum: u128,
 }
 
-const SUB: u32 = 32;
-const SUB_BITS: u32 = 5;
+const SUB: u32 = 256;
+const SUB_BITS: u32 = 8;
 
 impl Default for Histogram {
     fn default() -> Self {
@@ -74,7 +74,18 @@ impl Histogram {
         }
     }
 
-    /// The `q`-quantile (0..=1): the lower edge of the bucket holding it, capped at the max.
+    /// Width of bucket `i`.
+    fn width(i: usize) -> u64 {
+        let i = i as u32;
+        if i < SUB {
+            1
+        } else {
+            1 << (i / SUB - 1)
+        }
+    }
+
+    /// The `q`-quantile (0..=1), nearest rank: the middle of the bucket holding it, capped at
+    /// the max.
     pub fn quantile(&self, q: f64) -> u64 {
         if self.total == 0 {
             return 0;
@@ -84,21 +95,27 @@ impl Histogram {
         for (i, &c) in self.counts.iter().enumerate() {
             seen += c;
             if seen >= rank {
-                return Self::low(i).min(self.max);
+                return (Self::low(i) + (Self::width(i) - 1) / 2).min(self.max);
             }
         }
         self.max
     }
 
-    /// `(value, fraction of values <= value)` at each non-empty bucket's lower edge, for CDF
-    /// plots.
+    /// `(value, fraction of values in its group of buckets or below)` at the lower edge of
+    /// each non-empty group of 8 adjacent buckets (32 points per power of two at most), for
+    /// CDF plots.
     pub fn cdf_points(&self) -> Vec<(u64, f64)> {
+        const GROUP: usize = 8;
         let mut seen = 0;
         let mut out = Vec::new();
-        for (i, &c) in self.counts.iter().enumerate() {
+        for (g, chunk) in self.counts.chunks(GROUP).enumerate() {
+            let c: u64 = chunk.iter().sum();
             if c > 0 {
                 seen += c;
-                out.push((Self::low(i).min(self.max), seen as f64 / self.total as f64));
+                out.push((
+                    Self::low(g * GROUP).min(self.max),
+                    seen as f64 / self.total as f64,
+                ));
             }
         }
         out
@@ -219,19 +236,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn histogram_quantiles_are_within_a_few_percent() {
+    fn histogram_quantiles_are_within_a_fraction_of_a_percent() {
         let mut h = Histogram::default();
         for v in 1..=100_000u64 {
             h.record(v * 1000);
         }
-        for q in [0.5, 0.9, 0.99] {
+        for q in [0.5, 0.9, 0.99, 0.999] {
             let exact = q * 100_000_000.0;
             let got = h.quantile(q) as f64;
             assert!(
-                (got - exact).abs() / exact < 0.04,
+                (got - exact).abs() / exact < 0.002,
                 "q {q}: {got} vs {exact}"
             );
         }
+        // Queueing delays of a few us (1.2 us = one 1500 B packet at 10 Gb/s).
+        let mut d = Histogram::default();
+        for k in 0..1000u64 {
+            d.record(1_200_000 * (k % 7));
+        }
+        let exact = 1_200_000.0 * 6.0;
+        let got = d.quantile(0.99) as f64;
+        assert!((got - exact).abs() / exact < 0.002, "{got} vs {exact}");
         assert_eq!(h.max(), 100_000_000);
         assert!(h.quantile(0.0) <= 1000);
         let mut z = Histogram::default();
