@@ -55,9 +55,25 @@ fn generic_ned(c: &mut Criterion) {
     });
 }
 
+/// The fast path on Flowtune's first §6.1 row (384 hosts, 3072 flows): f64, f32, 2 threads.
+fn fast_rows(c: &mut Criterion) {
+    use dctc_num::fast::{Clos, Fast, Parallel};
+    let single = Clos::for_nodes(384, 1).random_flows(3072, 1);
+    let mut a = Fast::<f64>::new(&single);
+    c.bench_function("fast_f64_384_nodes_3072_flows", |b| b.iter(|| a.iterate()));
+    let mut f = Fast::<f32>::new(&single);
+    c.bench_function("fast_f32_384_nodes_3072_flows", |b| b.iter(|| f.iterate()));
+    let two = Clos::for_nodes(384, 2).random_flows(3072, 1);
+    let par = Parallel::<f32>::new(&two);
+    // 100 iterations per sample amortize the thread start; reported time / 100.
+    c.bench_function("fast_f32_2threads_384_nodes_3072_flows_x100", |b| {
+        b.iter(|| black_box(par.run(100)))
+    });
+}
+
 mod group {
     #![allow(missing_docs)]
     use super::*;
-    criterion_group!(benches, generic_ned);
+    criterion_group!(benches, generic_ned, fast_rows);
 }
 criterion_main!(group::benches);

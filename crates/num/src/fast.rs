@@ -273,13 +273,14 @@ const DEMAND: f64 = crate::problem::DEMAND_CAP;
 pub struct Fast<T: Real> {
     links: Vec<[u32; 4]>,
     weight: Vec<T>,
+    inv_weight: Vec<T>,
     line: Vec<T>,
     cap: Vec<T>,
     /// Link prices.
     pub prices: Vec<T>,
-    load: Vec<T>,
+    /// Per link `[load, H_ll]` side by side: one cache line visit per scatter.
+    acc: Vec<[T; 2]>,
     excess: Vec<T>,
-    hess: Vec<T>,
     ratio: Vec<T>,
     /// Rates from the last rate update.
     pub rate: Vec<T>,
@@ -302,6 +303,7 @@ impl<T: Real> Fast<T> {
         Fast {
             links,
             weight: set.weight.iter().map(|&w| T::of(w)).collect(),
+            inv_weight: set.weight.iter().map(|&w| T::of(1.0 / w)).collect(),
             line: set.line.iter().map(|&w| T::of(w)).collect(),
             cap: set
                 .capacity
@@ -309,9 +311,8 @@ impl<T: Real> Fast<T> {
                 .map(|&c| T::of(c.min(f64::MAX)))
                 .collect(),
             prices,
-            load: vec![T::of(0.0); nl],
+            acc: vec![[T::of(0.0); 2]; nl],
             excess: vec![T::of(0.0); nl],
-            hess: vec![T::of(0.0); nl],
             ratio: vec![T::of(0.0); nl],
             rate: vec![T::of(0.0); set.flows()],
             normalized: vec![T::of(0.0); set.flows()],
@@ -322,9 +323,8 @@ impl<T: Real> Fast<T> {
     /// One iteration: rate update (Flowtune eq. 3), price update (eq. 4), F-NORM (eq. 9).
     pub fn iterate(&mut self) {
         let zero = T::of(0.0);
-        self.load.iter_mut().for_each(|x| *x = zero);
+        self.acc.iter_mut().for_each(|x| *x = [zero; 2]);
         self.excess.iter_mut().for_each(|x| *x = zero);
-        self.hess.iter_mut().for_each(|x| *x = zero);
         let four = T::of(DEMAND);
         for f in 0..self.links.len() {
             let [a, b, c, d] = self.links[f].map(|l| l as usize);
@@ -337,11 +337,11 @@ impl<T: Real> Fast<T> {
                 four * line
             };
             let x = demand.min(line);
-            let slope = -(demand * demand) / w; // 1 / U''(demand) for w log x
+            let slope = -(demand * demand) * self.inv_weight[f]; // 1 / U''(demand), w log x
             self.rate[f] = x;
             for l in [a, b, c, d] {
-                self.load[l] = self.load[l] + x;
-                self.hess[l] = self.hess[l] + slope;
+                let [ld, h] = self.acc[l];
+                self.acc[l] = [ld + x, h + slope];
             }
             if demand > x {
                 for l in [a, b, c, d] {
@@ -351,25 +351,25 @@ impl<T: Real> Fast<T> {
         }
         let gamma = T::of(GAMMA);
         for l in 0..self.dummy {
-            let h = self.hess[l];
+            let [load, h] = self.acc[l];
             if h < zero {
-                let g = self.load[l] + self.excess[l] - self.cap[l];
+                let g = load + self.excess[l] - self.cap[l];
                 self.prices[l] = (self.prices[l] - gamma * g / h).max(zero);
             }
-            self.ratio[l] = self.load[l] / self.cap[l];
+            // Kept as the reciprocal c / load: the per-flow F-NORM factor is then the minimum
+            // of four reciprocals (1 / max r) and a multiplication.
+            self.ratio[l] = self.cap[l] / load;
         }
-        self.ratio[self.dummy] = zero;
+        self.ratio[self.dummy] = T::of(f64::INFINITY);
         for f in 0..self.links.len() {
             let [a, b, c, d] = self.links[f].map(|l| l as usize);
-            let r = self.ratio[a]
-                .max(self.ratio[b])
-                .max(self.ratio[c])
-                .max(self.ratio[d]);
-            self.normalized[f] = if r > zero {
-                self.rate[f] / r
-            } else {
-                self.rate[f]
-            };
+            let inv = self.ratio[a]
+                .min(self.ratio[b])
+                .min(self.ratio[c])
+                .min(self.ratio[d]);
+            // A flow with a positive rate has positive load on each of its links, so `inv`
+            // is finite; a zero rate stays zero.
+            self.normalized[f] = self.rate[f] * inv;
         }
     }
 }
