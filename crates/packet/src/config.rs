@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! [packet]                       # defaults for every scheme
-//! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6, timestamps = false }
+//! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6, timestamps = false, limited_transmit = false }
 //! load_balancer = "ecmp"         # or "spray"
 //! nic_buffer_bytes = 1500000
 //! drain_ms = 0                   # run on after arrivals stop, so flows can finish
@@ -90,6 +90,9 @@ pub struct TcpKnobs {
     /// Karn's rule. Default: off for `pfabric-tuned`, on for `linux-like`.
     #[serde(default)]
     pub timestamps: Option<bool>,
+    /// Limited transmit on the first two duplicate ACKs (RFC 5681 §3.2, RFC 3042); default off.
+    #[serde(default)]
+    pub limited_transmit: Option<bool>,
 }
 
 /// TCP presets: name, description.
@@ -121,7 +124,8 @@ impl TcpKnobs {
             max_cwnd_packets,
             rwnd_bytes,
             dupack_threshold,
-            timestamps
+            timestamps,
+            limited_transmit
         )
     }
 
@@ -199,6 +203,9 @@ impl TcpKnobs {
         }
         if let Some(t) = self.timestamps {
             c.timestamps = t;
+        }
+        if let Some(l) = self.limited_transmit {
+            c.limited_transmit = l;
         }
         Ok(c)
     }
@@ -480,6 +487,12 @@ mod tests {
             ..linux
         };
         assert!(!off.resolve(225_000, "tcp").unwrap().timestamps);
+        assert!(!s.tcp.limited_transmit);
+        let lt = TcpKnobs {
+            limited_transmit: Some(true),
+            ..TcpKnobs::default()
+        };
+        assert!(lt.resolve(225_000, "tcp").unwrap().limited_transmit);
     }
 
     #[test]

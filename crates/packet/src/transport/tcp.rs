@@ -6,6 +6,9 @@
 //!   L = 2 SMSS, which would double the growth per delayed ACK); congestion avoidance counts
 //!   bytes and adds one SMSS per cwnd of acknowledged bytes (RFC 5681 §3.1, the recommended
 //!   byte-counting form of eq. (3)); both capped by the max cwnd and the receive window;
+//! - limited transmit on the first two duplicate ACKs (RFC 5681 §3.2 step 1, RFC 3042: one
+//!   new segment each while FlightSize <= cwnd + 2 SMSS, cwnd unchanged, and those segments
+//!   left out of the FlightSize that sets ssthresh);
 //! - fast retransmit on the third duplicate ACK and NewReno fast recovery (RFC 6582: inflate
 //!   per duplicate ACK, retransmit on each partial ACK and deflate by the amount acknowledged,
 //!   reset the timer on the first partial ACK only, leave with
@@ -39,6 +42,8 @@ pub struct TcpSender {
     win: Window,
     ca_acked: u64,
     dupacks: u32,
+    /// Bytes sent by limited transmit since the last ACK of new data.
+    limited_bytes: u64,
     in_recovery: bool,
     recover: Option<u64>,
     partial_seen: bool,
@@ -71,6 +76,7 @@ impl TcpSender {
             },
             ca_acked: 0,
             dupacks: 0,
+            limited_bytes: 0,
             in_recovery: false,
             recover: None,
             partial_seen: false,
@@ -235,6 +241,7 @@ impl TcpSender {
                 }
             } else {
                 self.dupacks = 0;
+                self.limited_bytes = 0;
                 if !reduced {
                     if self.win.cwnd < self.win.ssthresh {
                         // RFC 5681 eq. (2): cwnd += min(N, SMSS).
@@ -261,6 +268,10 @@ impl TcpSender {
             if self.in_recovery {
                 // RFC 6582 step 4: inflate by one SMSS per duplicate.
                 self.win.cwnd += cfg.mss;
+            } else if self.dupacks < cfg.dupack_threshold && self.dupacks <= 2 {
+                if cfg.limited_transmit {
+                    self.limited_transmit(cfg, now, out);
+                }
             } else if self.dupacks == cfg.dupack_threshold && self.recover.is_none_or(|r| a >= r) {
                 // RFC 6582 step 2: fast retransmit, enter fast recovery, only if the ACK
                 // "covers more than recover". RFC 6582's `recover` is the highest sequence
@@ -268,7 +279,10 @@ impl TcpSender {
                 // test reads `a >= recover` here (as the full-ACK test below reads `a >= r`).
                 // A loss of the first segment sent after a recovery or timeout then gets fast
                 // retransmit instead of waiting for an RTO.
-                self.win.ssthresh = (self.flight() / 2).max(2 * cfg.mss);
+                // RFC 5681 eq. (4), FlightSize without limited-transmit segments (§3.2).
+                let flight = self.flight() - self.limited_bytes.min(self.flight());
+                self.win.ssthresh = (flight / 2).max(2 * cfg.mss);
+                self.limited_bytes = 0;
                 self.recover = Some(self.snd_max);
                 self.in_recovery = true;
                 self.partial_seen = false;
@@ -277,6 +291,30 @@ impl TcpSender {
             }
         }
         self.send(cfg, now, out);
+    }
+
+    /// RFC 5681 §3.2 step 1 (RFC 3042): one segment of previously unsent data, if the receive
+    /// window allows and FlightSize stays within cwnd + 2 SMSS; cwnd does not change.
+    fn limited_transmit(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
+        if self.snd_nxt != self.snd_max || self.snd_nxt >= self.app_end {
+            return;
+        }
+        let len = cfg.mss.min(self.app_end - self.snd_nxt);
+        let after = self.flight() + len;
+        if after > self.win.cwnd + 2 * cfg.mss || after > cfg.rwnd_bytes {
+            return;
+        }
+        out.push(Segment {
+            seq: self.snd_nxt,
+            len,
+            retransmit: false,
+        });
+        self.snd_nxt += len;
+        self.snd_max = self.snd_nxt;
+        self.limited_bytes += len;
+        if self.rto_at == SimTime::NEVER {
+            self.rto_at = now + self.current_rto(cfg);
+        }
     }
 
     /// A timer tick; retransmits if the RTO expired.
@@ -296,6 +334,7 @@ impl TcpSender {
         self.cc.on_timeout(&mut self.win);
         self.in_recovery = false;
         self.dupacks = 0;
+        self.limited_bytes = 0;
         self.recover = Some(self.snd_max);
         self.backoff += 1;
         self.snd_nxt = self.snd_una;

@@ -514,3 +514,77 @@ fn dctcp_receiver_with_nothing_pending_sends_no_extra_ack_on_a_ce_change() {
         }
     );
 }
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() {
+    // RFC 5681 §3.2 step 1 (RFC 3042).
+    let mut c = cfg();
+    c.limited_transmit = true;
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    out.clear();
+    s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    assert_eq!(
+        out,
+        vec![Segment {
+            seq: 12 * c.mss,
+            len: c.mss,
+            retransmit: false
+        }]
+    );
+    s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[1].seq, 13 * c.mss);
+    // cwnd does not change.
+    assert_eq!(s.window().cwnd, 12 * c.mss);
+    out.clear();
+    // Third duplicate: fast retransmit; ssthresh from the FlightSize without the two
+    // limited-transmit segments, max(12 / 2, 2) = 6 MSS.
+    s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    assert_eq!(out[0].seq, 0);
+    assert!(out[0].retransmit);
+    assert_eq!(s.window().ssthresh, 6 * c.mss);
+    assert_eq!(s.window().cwnd, 9 * c.mss);
+}
+
+#[test]
+fn limited_transmit_lets_a_small_window_reach_three_duplicates() {
+    // Three segments in flight and the first lost: only two duplicates can come back, so
+    // without limited transmit the loss waits for the RTO; with it, each duplicate releases
+    // a new segment and the first of those brings the third duplicate.
+    let mut c = cfg();
+    c.limited_transmit = true;
+    c.initial_cwnd_packets = 3;
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    s.supply(10 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert_eq!(out.len(), 3);
+    out.clear();
+    // Segment 0 lost: segments 1 and 2 give two duplicates, each releasing a new segment,
+    // whose arrivals give the third.
+    s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    assert_eq!(out.len(), 2);
+    s.on_ack(&c, t(20), &ack(0, false, t(0)), &mut out);
+    assert_eq!(out[2].seq, 0);
+    assert!(out[2].retransmit);
+    assert_eq!(s.timeouts, 0);
+}
+
+#[test]
+fn limited_transmit_sends_only_previously_unsent_data() {
+    let mut c = cfg();
+    c.limited_transmit = true;
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    // Only the initial window's worth of data: no new data, nothing to send on duplicates.
+    s.supply(12 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    out.clear();
+    s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
+    assert!(out.is_empty());
+}
