@@ -13,12 +13,15 @@
 //! - [`reference`]: an independent interior-point solver giving reference optima.
 //! - [`normalize`]: U-NORM, F-NORM and the update threshold.
 //! - [`spec`]: the JSON problem format of `dctc num solve` (see the crate README).
+//! - [`churn`]: Flowtune §6.6, an allocator under flowlet churn (over-allocation, F-NORM and
+//!   U-NORM throughput against the optimum).
 //! - [`fast`]: the benchmarked allocator: Flowtune's §6.1 iteration on a 2-tier Clos, f64 and
 //!   f32, single-threaded and FlowBlock/LinkBlock-parallel; [`fast::bench_table`].
 
 // Index loops over several parallel arrays read better than zipped iterators here.
 #![allow(clippy::needless_range_loop)]
 
+pub mod churn;
 pub mod csr;
 pub mod fast;
 pub mod maxmin;

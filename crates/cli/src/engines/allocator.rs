@@ -1,48 +1,367 @@
-//! The allocator engine's scenario glue (being built by the allocator room).
+//! The allocator engine: Flowtune §6.6, a NUM allocator under flowlet churn with no packet
+//! network (`dctc_num::churn`).
+//!
+//! ```toml
+//! engine = "allocator"
+//! duration_ms = 2.0
+//! [fabric]
+//! kind = "preset"
+//! name = "flowtune-144"
+//! [allocator]
+//! iteration_us = 10.0      # one iteration per step (Flowtune: 10 us)
+//! loads = [0.4, 0.6, 0.8]  # rerun the workload at each load (overrides workload.load)
+//! optimal_every = 10       # optimum for the current flow set every N steps
+//! warmup_ms = 0.2          # left out of the averages
+//! [[workload]]
+//! kind = "poisson"
+//! cdf = "fb-web"
+//! load = 0.6
+//! [[schemes]]
+//! name = "ned"             # ned | gradient | fgm | newton-like | dba
+//! label = "NED"
+//! gamma = 0.4              # optional step factor (ned, gradient, newton-like, dba)
+//! ```
+//!
+//! Summary: `schemes.<label>.load_<pct>.{max_over_allocation_gbps, mean_over_allocation_gbps,
+//! f_norm_fraction, u_norm_fraction, raw_fraction, completed}`.
 
 use crate::output::RunOutput;
 use crate::progress::Progress;
-use crate::scenario::Scenario;
-use anyhow::{bail, Result};
+use crate::scenario::{Scenario, ScenarioError};
+use anyhow::Result;
+use dctc_core::rng::{component_rng, mix64, streams};
+use dctc_core::routing::Routing;
+use dctc_core::units::SimTime;
+use dctc_core::workload::{Cdf, PoissonSpec};
+use dctc_num::churn::{self, ChurnConfig, ChurnResult, Flowlet};
+use dctc_num::solver::AnySolver;
+use dctc_report::{Cell, Chart, Report, Section, Series, Table};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
 
 /// Schemes this engine runs, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = &[
-    (
-        "ned",
-        "Flowtune's Newton-Exact-Diagonal (gamma 0.4, prices start at 1)",
-    ),
+    ("ned", "Flowtune's Newton-Exact-Diagonal (gamma 0.4, prices start at 1)"),
     ("gradient", "gradient projection on link prices"),
-    (
-        "fgm",
-        "fast weighted gradient (Beck et al. 2014), Nesterov-accelerated",
-    ),
-    (
-        "newton-like",
-        "Athuraliya & Low: H_ll estimated from observed rate changes",
-    ),
-    (
-        "dba",
-        "DBA: accelerated price update over weighted max-min rates",
-    ),
-    ("maxmin", "weighted max-min fair by water-filling (exact)"),
-    (
-        "reference",
-        "interior-point reference optimum (any utility, multipath, min/max)",
-    ),
+    ("fgm", "fast weighted gradient (Beck et al. 2014), Nesterov-accelerated"),
+    ("newton-like", "Athuraliya & Low: H_ll estimated from observed rate changes"),
+    ("dba", "DBA: accelerated price update over weighted max-min rates"),
+    ("maxmin", "weighted max-min fair by water-filling (exact; dctc num solve only)"),
+    ("reference", "interior-point reference optimum (dctc num solve only)"),
 ];
+
+/// `[allocator]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Settings {
+    #[serde(default)]
+    iteration_us: Option<f64>,
+    #[serde(default)]
+    loads: Vec<f64>,
+    #[serde(default)]
+    optimal_every: Option<usize>,
+    #[serde(default)]
+    warmup_ms: Option<f64>,
+}
+
+/// `[[schemes]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SchemeConfig {
+    name: String,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    gamma: Option<f64>,
+}
+
+/// `[[workload]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+enum WorkloadConfig {
+    Poisson(PoissonSpec),
+}
+
+struct Plan {
+    settings: Settings,
+    schemes: Vec<(String, AnySolver)>,
+    workload: PoissonSpec,
+    cdf: Cdf,
+    loads: Vec<f64>,
+}
+
+fn solver(s: &Scenario, key: &str, c: &SchemeConfig) -> Result<AnySolver, ScenarioError> {
+    let mut solver = AnySolver::by_name(&c.name).ok_or_else(|| {
+        s.error(
+            &format!("{key}.name"),
+            format!(
+                "unknown solver `{}`; valid: ned, gradient, fgm, newton-like, dba",
+                c.name
+            ),
+        )
+    })?;
+    if let Some(g) = c.gamma {
+        if !(g.is_finite() && g > 0.0) {
+            return Err(s.error(&format!("{key}.gamma"), "must be > 0"));
+        }
+        match &mut solver {
+            AnySolver::Ned(x) => x.gamma = g,
+            AnySolver::Gradient(x) => x.gamma = g,
+            AnySolver::NewtonLike(x) => x.gamma = g,
+            AnySolver::Dba(x) => x.gamma = g,
+            AnySolver::Fgm(_) => {
+                return Err(s.error(
+                    &format!("{key}.gamma"),
+                    "fgm has no gamma (its steps come from the utilities' curvature)",
+                ))
+            }
+        }
+    }
+    Ok(solver)
+}
+
+fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
+    let settings: Settings = s.parse(&s.settings, "allocator")?;
+    if let Some(us) = settings.iteration_us {
+        if !(us.is_finite() && us > 0.0) {
+            return Err(s.error("allocator.iteration_us", "must be > 0"));
+        }
+    }
+    if settings.optimal_every == Some(0) {
+        return Err(s.error("allocator.optimal_every", "must be at least 1"));
+    }
+    if let Some(w) = settings.warmup_ms {
+        if !(w.is_finite() && w >= 0.0) {
+            return Err(s.error("allocator.warmup_ms", "must be >= 0"));
+        }
+    }
+    for (k, &l) in settings.loads.iter().enumerate() {
+        if !(l.is_finite() && l > 0.0 && l <= 1.5) {
+            return Err(s.error(
+                &format!("allocator.loads[{k}]"),
+                format!("must be in (0, 1.5], got {l}"),
+            ));
+        }
+    }
+    if s.schemes.is_empty() {
+        return Err(s.error("schemes", "list at least one [[schemes]] table (e.g. name = \"ned\")"));
+    }
+    let mut schemes = Vec::new();
+    for (i, v) in s.schemes.iter().enumerate() {
+        let key = format!("schemes[{i}]");
+        let c: SchemeConfig = s.parse(v, &key)?;
+        let sv = solver(s, &key, &c)?;
+        let label = c.label.clone().unwrap_or_else(|| c.name.clone());
+        if schemes.iter().any(|(l, _)| *l == label) {
+            return Err(s.error(&format!("{key}.label"), format!("label `{label}` is used twice")));
+        }
+        schemes.push((label, sv));
+    }
+    if s.workloads.len() != 1 {
+        return Err(s.error("workload", "list exactly one [[workload]] table (kind = \"poisson\")"));
+    }
+    let WorkloadConfig::Poisson(workload) = s.parse(&s.workloads[0], "workload[0]")?;
+    workload
+        .validate()
+        .map_err(|e| s.error("workload[0]", e.to_string()))?;
+    let cdf = Cdf::load(&workload.cdf, &s.base_dir)
+        .map_err(|e| s.error("workload[0].cdf", e.to_string()))?;
+    s.fabric
+        .build(&s.base_dir)
+        .map_err(|e| s.error("fabric", e.to_string()))?;
+    let loads = if settings.loads.is_empty() {
+        vec![workload.load]
+    } else {
+        settings.loads.clone()
+    };
+    Ok(Plan {
+        settings,
+        schemes,
+        workload,
+        cdf,
+        loads,
+    })
+}
 
 /// Checks a scenario for this engine.
 pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    bail!(
-        "{}: the allocator engine is not available in this build",
-        s.path.display()
-    )
+    plan(s)?;
+    Ok(())
+}
+
+fn pct(load: f64) -> String {
+    format!("load_{:.0}", load * 100.0)
 }
 
 /// Runs a scenario on this engine.
-pub(crate) fn run(s: &Scenario, _progress: &Progress) -> Result<RunOutput> {
-    validate(s)?;
-    unreachable!()
+pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
+    let p = plan(s)?;
+    let topo = s
+        .fabric
+        .build(&s.base_dir)
+        .map_err(|e| s.error("fabric", e.to_string()))?;
+    let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
+    let capacity: Vec<f64> = topo.links().iter().map(|l| l.rate.bps_f64()).collect();
+    let cfg = ChurnConfig {
+        step_s: p.settings.iteration_us.unwrap_or(10.0) * 1e-6,
+        duration_s: s.duration.as_secs_f64(),
+        optimal_every: p.settings.optimal_every.unwrap_or(10),
+        warmup_s: p.settings.warmup_ms.unwrap_or(0.2) * 1e-3,
+    };
+    let until = SimTime::from_delta(s.duration);
+    let mut results: Vec<(String, f64, ChurnResult)> = Vec::new();
+    for &load in &p.loads {
+        let spec = PoissonSpec {
+            load,
+            ..p.workload.clone()
+        };
+        let mut rng = component_rng(s.seed, streams::WORKLOAD);
+        let flows = spec
+            .generate(&topo, &p.cdf, until, 0, &mut rng)
+            .map_err(|e| s.error("workload[0]", e.to_string()))?;
+        let flowlets: Vec<Flowlet> = flows
+            .iter()
+            .map(|f| Flowlet {
+                start_s: f.start.as_secs_f64(),
+                bytes: f.size_bytes.unwrap_or(0) as f64,
+                path: routing
+                    .ecmp_path(&topo, f.src, f.dst, mix64(s.seed ^ u64::from(f.id.0)))
+                    .iter()
+                    .map(|l| l.index())
+                    .collect(),
+            })
+            .collect();
+        for (label, solver) in &p.schemes {
+            let mut solver = solver.clone();
+            progress.begin(&format!("{label} @ {:.0}%", load * 100.0), 1);
+            let r = churn::run(&capacity, &flowlets, &mut solver, &cfg);
+            progress.set(1);
+            results.push((label.clone(), load, r));
+        }
+    }
+    Ok(output(s, &p, capacity.len(), results))
+}
+
+fn output(
+    s: &Scenario,
+    p: &Plan,
+    links: usize,
+    results: Vec<(String, f64, ChurnResult)>,
+) -> RunOutput {
+    let mut schemes = Map::new();
+    let mut table = Table::new(
+        "Over-allocation without normalization and throughput as a fraction of the optimum",
+        [
+            "scheme",
+            "load",
+            "max over-allocation Gb/s",
+            "mean over-allocation Gb/s",
+            "F-NORM / optimal",
+            "U-NORM / optimal",
+            "raw / optimal",
+            "flowlets done",
+        ],
+    );
+    let mut csv = String::from(
+        "scheme,load,time_us,flows,over_allocation_gbps,raw_gbps,f_norm_gbps,u_norm_gbps,optimal_gbps\n",
+    );
+    let mut over_chart = Chart::line(
+        "Max over-allocation without normalization (Flowtune Fig. 12)",
+        "load",
+        "Gb/s",
+    );
+    let mut frac_chart = Chart::line(
+        "Throughput as a fraction of optimal (Flowtune Fig. 13)",
+        "load",
+        "fraction of optimal",
+    );
+    let top = p.loads.iter().cloned().fold(0.0, f64::max);
+    let mut series_chart = Chart::line(
+        format!("Over-allocation over time at load {top}"),
+        "time (us)",
+        "Gb/s",
+    );
+    for (label, _) in &p.schemes {
+        let mut over = Vec::new();
+        let mut fnorm = Vec::new();
+        let mut unorm = Vec::new();
+        let mut entry = Map::new();
+        for (_, load, r) in results.iter().filter(|(l, _, _)| l == label) {
+            entry.insert(
+                pct(*load),
+                json!({
+                    "max_over_allocation_gbps": r.max_over_allocation_bps / 1e9,
+                    "mean_over_allocation_gbps": r.mean_over_allocation_bps / 1e9,
+                    "f_norm_fraction": r.f_norm_fraction,
+                    "u_norm_fraction": r.u_norm_fraction,
+                    "raw_fraction": r.raw_fraction,
+                    "completed": r.completed,
+                }),
+            );
+            table.rows.push(vec![
+                Cell::Text(label.clone()),
+                Cell::Num(*load),
+                Cell::Num(r.max_over_allocation_bps / 1e9),
+                Cell::Num(r.mean_over_allocation_bps / 1e9),
+                Cell::Num(r.f_norm_fraction),
+                Cell::Num(r.u_norm_fraction),
+                Cell::Num(r.raw_fraction),
+                Cell::Num(r.completed as f64),
+            ]);
+            over.push((*load, r.max_over_allocation_bps / 1e9));
+            fnorm.push((*load, r.f_norm_fraction));
+            unorm.push((*load, r.u_norm_fraction));
+            for st in &r.steps {
+                let _ = writeln!(
+                    csv,
+                    "{label},{load},{:.1},{},{},{},{},{},{}",
+                    st.time_s * 1e6,
+                    st.flows,
+                    st.over_allocation_bps / 1e9,
+                    st.raw_bps / 1e9,
+                    st.f_norm_bps / 1e9,
+                    st.u_norm_bps / 1e9,
+                    if st.optimal_bps.is_nan() { String::new() } else { format!("{}", st.optimal_bps / 1e9) }
+                );
+            }
+            if *load == top {
+                series_chart.series.push(Series::new(
+                    label.clone(),
+                    r.steps
+                        .iter()
+                        .map(|st| (st.time_s * 1e6, st.over_allocation_bps / 1e9))
+                        .collect(),
+                ));
+            }
+        }
+        schemes.insert(label.clone(), Value::Object(entry));
+        over_chart.series.push(Series::new(label.clone(), over));
+        frac_chart.series.push(Series::new(format!("{label} F-NORM"), fnorm));
+        frac_chart.series.push(Series::new(format!("{label} U-NORM"), unorm));
+    }
+    let section = Section::new("Normalization under churn (Flowtune §6.6)")
+        .with_paragraph(format!(
+            "{} fabric links, Poisson flowlets from `{}`, one iteration every {} us for {} ms; \
+             flowlets drain at their F-NORM rates. The optimum is NED run to convergence on the \
+             current flow set every {} iterations.",
+            links,
+            p.workload.cdf,
+            p.settings.iteration_us.unwrap_or(10.0),
+            s.duration.as_secs_f64() * 1e3,
+            p.settings.optimal_every.unwrap_or(10)
+        ))
+        .with_table(table.clone())
+        .with_chart(over_chart)
+        .with_chart(series_chart)
+        .with_chart(frac_chart);
+    let report = Report::new(s.name.clone(), s.description.clone()).with_section(section);
+    RunOutput {
+        summary: json!({ "schemes": schemes }),
+        files: vec![("steps.csv".into(), csv.into_bytes())],
+        report,
+        console: table.to_text(),
+    }
 }
 
 /// `dctc bench num`: Flowtune's §6.1 table rerun on this machine (medians of 2000
