@@ -89,7 +89,9 @@ pub fn run(
     let unit = capacity_bps.iter().cloned().fold(1.0, f64::max);
     let mut problem = Problem::new(unit);
     for (l, &c) in capacity_bps.iter().enumerate() {
-        problem.add_link(format!("l{l}"), c).expect("positive capacities");
+        problem
+            .add_link(format!("l{l}"), c)
+            .expect("positive capacities");
     }
     let mut state = State::new(&problem, solver.initial_price());
     let mut remaining: Vec<(FlowKey, f64)> = Vec::new(); // per flow index: bytes left
@@ -174,7 +176,11 @@ pub fn run(
         }
         out.steps.push(rec);
     }
-    out.mean_over_allocation_bps = if over_n > 0 { over_sum / over_n as f64 } else { 0.0 };
+    out.mean_over_allocation_bps = if over_n > 0 {
+        over_sum / over_n as f64
+    } else {
+        0.0
+    };
     if opt_sum > 0.0 {
         out.f_norm_fraction = f_sum / opt_sum;
         out.u_norm_fraction = u_sum / opt_sum;

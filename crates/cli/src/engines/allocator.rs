@@ -42,13 +42,31 @@ use std::fmt::Write as _;
 
 /// Schemes this engine runs, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = &[
-    ("ned", "Flowtune's Newton-Exact-Diagonal (gamma 0.4, prices start at 1)"),
+    (
+        "ned",
+        "Flowtune's Newton-Exact-Diagonal (gamma 0.4, prices start at 1)",
+    ),
     ("gradient", "gradient projection on link prices"),
-    ("fgm", "fast weighted gradient (Beck et al. 2014), Nesterov-accelerated"),
-    ("newton-like", "Athuraliya & Low: H_ll estimated from observed rate changes"),
-    ("dba", "DBA: accelerated price update over weighted max-min rates"),
-    ("maxmin", "weighted max-min fair by water-filling (exact; dctc num solve only)"),
-    ("reference", "interior-point reference optimum (dctc num solve only)"),
+    (
+        "fgm",
+        "fast weighted gradient (Beck et al. 2014), Nesterov-accelerated",
+    ),
+    (
+        "newton-like",
+        "Athuraliya & Low: H_ll estimated from observed rate changes",
+    ),
+    (
+        "dba",
+        "DBA: accelerated price update over weighted max-min rates",
+    ),
+    (
+        "maxmin",
+        "weighted max-min fair by water-filling (exact; dctc num solve only)",
+    ),
+    (
+        "reference",
+        "interior-point reference optimum (dctc num solve only)",
+    ),
 ];
 
 /// `[allocator]`.
@@ -145,7 +163,10 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         }
     }
     if s.schemes.is_empty() {
-        return Err(s.error("schemes", "list at least one [[schemes]] table (e.g. name = \"ned\")"));
+        return Err(s.error(
+            "schemes",
+            "list at least one [[schemes]] table (e.g. name = \"ned\")",
+        ));
     }
     let mut schemes = Vec::new();
     for (i, v) in s.schemes.iter().enumerate() {
@@ -154,12 +175,18 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         let sv = solver(s, &key, &c)?;
         let label = c.label.clone().unwrap_or_else(|| c.name.clone());
         if schemes.iter().any(|(l, _)| *l == label) {
-            return Err(s.error(&format!("{key}.label"), format!("label `{label}` is used twice")));
+            return Err(s.error(
+                &format!("{key}.label"),
+                format!("label `{label}` is used twice"),
+            ));
         }
         schemes.push((label, sv));
     }
     if s.workloads.len() != 1 {
-        return Err(s.error("workload", "list exactly one [[workload]] table (kind = \"poisson\")"));
+        return Err(s.error(
+            "workload",
+            "list exactly one [[workload]] table (kind = \"poisson\")",
+        ));
     }
     let WorkloadConfig::Poisson(workload) = s.parse(&s.workloads[0], "workload[0]")?;
     workload
@@ -322,7 +349,11 @@ fn output(
                     st.raw_bps / 1e9,
                     st.f_norm_bps / 1e9,
                     st.u_norm_bps / 1e9,
-                    if st.optimal_bps.is_nan() { String::new() } else { format!("{}", st.optimal_bps / 1e9) }
+                    if st.optimal_bps.is_nan() {
+                        String::new()
+                    } else {
+                        format!("{}", st.optimal_bps / 1e9)
+                    }
                 );
             }
             if *load == top {
@@ -337,8 +368,12 @@ fn output(
         }
         schemes.insert(label.clone(), Value::Object(entry));
         over_chart.series.push(Series::new(label.clone(), over));
-        frac_chart.series.push(Series::new(format!("{label} F-NORM"), fnorm));
-        frac_chart.series.push(Series::new(format!("{label} U-NORM"), unorm));
+        frac_chart
+            .series
+            .push(Series::new(format!("{label} F-NORM"), fnorm));
+        frac_chart
+            .series
+            .push(Series::new(format!("{label} U-NORM"), unorm));
     }
     let section = Section::new("Normalization under churn (Flowtune §6.6)")
         .with_paragraph(format!(
