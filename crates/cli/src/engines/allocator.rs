@@ -12,6 +12,7 @@
 //! loads = [0.4, 0.6, 0.8]  # rerun the workload at each load (overrides workload.load)
 //! optimal_every = 10       # optimum for the current flow set every N steps
 //! warmup_ms = 0.2          # left out of the averages
+//! threshold = 0.01         # update threshold; links allocated at 1 - threshold (§6.4)
 //! [[workload]]
 //! kind = "poisson"
 //! cdf = "fb-web"
@@ -23,7 +24,7 @@
 //! ```
 //!
 //! Summary: `schemes.<label>.load_<pct>.{max_over_allocation_gbps, mean_over_allocation_gbps,
-//! f_norm_fraction, u_norm_fraction, raw_fraction, completed}`.
+//! f_norm_fraction, u_norm_fraction, raw_fraction, completed, notifications_per_flowlet}`.
 
 use crate::output::RunOutput;
 use crate::progress::Progress;
@@ -81,6 +82,8 @@ struct Settings {
     optimal_every: Option<usize>,
     #[serde(default)]
     warmup_ms: Option<f64>,
+    #[serde(default)]
+    threshold: Option<f64>,
 }
 
 /// `[[schemes]]`.
@@ -152,6 +155,11 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     if let Some(w) = settings.warmup_ms {
         if !(w.is_finite() && w >= 0.0) {
             return Err(s.error("allocator.warmup_ms", "must be >= 0"));
+        }
+    }
+    if let Some(t) = settings.threshold {
+        if !(t.is_finite() && (0.0..0.5).contains(&t)) {
+            return Err(s.error("allocator.threshold", "must be in [0, 0.5)"));
         }
     }
     for (k, &l) in settings.loads.iter().enumerate() {
@@ -235,6 +243,7 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
         duration_s: s.duration.as_secs_f64(),
         optimal_every: p.settings.optimal_every.unwrap_or(10),
         warmup_s: p.settings.warmup_ms.unwrap_or(0.2) * 1e-3,
+        threshold: p.settings.threshold.unwrap_or(0.01),
     };
     let until = SimTime::from_delta(s.duration);
     let mut results: Vec<(String, f64, ChurnResult)> = Vec::new();
@@ -288,6 +297,7 @@ fn output(
             "U-NORM / optimal",
             "raw / optimal",
             "flowlets done",
+            "notifications / flowlet",
         ],
     );
     let mut csv = String::from(
@@ -324,6 +334,7 @@ fn output(
                     "u_norm_fraction": r.u_norm_fraction,
                     "raw_fraction": r.raw_fraction,
                     "completed": r.completed,
+                    "notifications_per_flowlet": r.notifications_per_flowlet,
                 }),
             );
             table.rows.push(vec![
@@ -335,6 +346,7 @@ fn output(
                 Cell::Num(r.u_norm_fraction),
                 Cell::Num(r.raw_fraction),
                 Cell::Num(r.completed as f64),
+                Cell::Num(r.notifications_per_flowlet),
             ]);
             over.push((*load, r.max_over_allocation_bps / 1e9));
             fnorm.push((*load, r.f_norm_fraction));
