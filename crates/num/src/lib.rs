@@ -15,6 +15,7 @@
 //! - [`spec`]: the JSON problem format of `dctc num solve` (see the crate README).
 //! - [`churn`]: Flowtune §6.6, an allocator under flowlet churn (over-allocation, F-NORM and
 //!   U-NORM throughput against the optimum).
+//! - [`convergence`]: iterations to within 1% of the optimum, cold and after an arrival.
 //! - [`fast`]: the benchmarked allocator: Flowtune's §6.1 iteration on a 2-tier Clos, f64 and
 //!   f32, single-threaded and FlowBlock/LinkBlock-parallel; [`fast::bench_table`].
 
@@ -22,6 +23,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod churn;
+pub mod convergence;
 pub mod csr;
 pub mod fast;
 pub mod maxmin;

@@ -84,6 +84,18 @@ struct Settings {
     warmup_ms: Option<f64>,
     #[serde(default)]
     threshold: Option<f64>,
+    /// `churn` (default) or `convergence`.
+    #[serde(default)]
+    mode: Option<String>,
+    /// Convergence: random flows (default 1000).
+    #[serde(default)]
+    flows: Option<usize>,
+    /// Convergence: relative tolerance (default 0.01).
+    #[serde(default)]
+    tolerance: Option<f64>,
+    /// Convergence: iteration cap (default 5000).
+    #[serde(default)]
+    max_iterations: Option<usize>,
 }
 
 /// `[[schemes]]`.
@@ -107,9 +119,9 @@ enum WorkloadConfig {
 struct Plan {
     settings: Settings,
     schemes: Vec<(String, AnySolver)>,
-    workload: PoissonSpec,
-    cdf: Cdf,
+    workload: Option<(PoissonSpec, Cdf)>,
     loads: Vec<f64>,
+    convergence: bool,
 }
 
 fn solver(s: &Scenario, key: &str, c: &SchemeConfig) -> Result<AnySolver, ScenarioError> {
@@ -190,6 +202,36 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         }
         schemes.push((label, sv));
     }
+    let convergence = match settings.mode.as_deref().unwrap_or("churn") {
+        "churn" => false,
+        "convergence" => true,
+        other => {
+            return Err(s.error(
+                "allocator.mode",
+                format!("unknown mode `{other}`; valid: churn, convergence"),
+            ))
+        }
+    };
+    if settings.flows == Some(0) {
+        return Err(s.error("allocator.flows", "must be at least 1"));
+    }
+    if let Some(t) = settings.tolerance {
+        if !(t.is_finite() && t > 0.0) {
+            return Err(s.error("allocator.tolerance", "must be > 0"));
+        }
+    }
+    s.fabric
+        .build(&s.base_dir)
+        .map_err(|e| s.error("fabric", e.to_string()))?;
+    if convergence {
+        return Ok(Plan {
+            settings,
+            schemes,
+            workload: None,
+            loads: Vec::new(),
+            convergence,
+        });
+    }
     if s.workloads.len() != 1 {
         return Err(s.error(
             "workload",
@@ -202,9 +244,6 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         .map_err(|e| s.error("workload[0]", e.to_string()))?;
     let cdf = Cdf::load(&workload.cdf, &s.base_dir)
         .map_err(|e| s.error("workload[0].cdf", e.to_string()))?;
-    s.fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
     let loads = if settings.loads.is_empty() {
         vec![workload.load]
     } else {
@@ -213,9 +252,9 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     Ok(Plan {
         settings,
         schemes,
-        workload,
-        cdf,
+        workload: Some((workload, cdf)),
         loads,
+        convergence,
     })
 }
 
@@ -238,6 +277,10 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
         .map_err(|e| s.error("fabric", e.to_string()))?;
     let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
     let capacity: Vec<f64> = topo.links().iter().map(|l| l.rate.bps_f64()).collect();
+    if p.convergence {
+        return run_convergence(s, &p, &topo, &routing, &capacity, progress);
+    }
+    let (workload, cdf) = p.workload.as_ref().expect("churn mode has a workload");
     let cfg = ChurnConfig {
         step_s: p.settings.iteration_us.unwrap_or(10.0) * 1e-6,
         duration_s: s.duration.as_secs_f64(),
@@ -250,11 +293,11 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     for &load in &p.loads {
         let spec = PoissonSpec {
             load,
-            ..p.workload.clone()
+            ..workload.clone()
         };
         let mut rng = component_rng(s.seed, streams::WORKLOAD);
         let flows = spec
-            .generate(&topo, &p.cdf, until, 0, &mut rng)
+            .generate(&topo, cdf, until, 0, &mut rng)
             .map_err(|e| s.error("workload[0]", e.to_string()))?;
         let flowlets: Vec<Flowlet> = flows
             .iter()
@@ -393,7 +436,7 @@ fn output(
              flowlets drain at their F-NORM rates. The optimum is NED run to convergence on the \
              current flow set every {} iterations.",
             links,
-            p.workload.cdf,
+            p.workload.as_ref().map(|w| w.0.cdf.as_str()).unwrap_or("-"),
             p.settings.iteration_us.unwrap_or(10.0),
             s.duration.as_secs_f64() * 1e3,
             p.settings.optimal_every.unwrap_or(10)
@@ -409,6 +452,118 @@ fn output(
         report,
         console: table.to_text(),
     }
+}
+
+/// Convergence mode: `flows` random host pairs (ECMP paths, log utilities), then one more.
+fn run_convergence(
+    s: &Scenario,
+    p: &Plan,
+    topo: &dctc_core::topology::Topology,
+    routing: &Routing,
+    capacity: &[f64],
+    progress: &Progress,
+) -> Result<RunOutput> {
+    use dctc_num::{FlowSpec, Problem, Utility};
+    let n = p.settings.flows.unwrap_or(1000);
+    let tolerance = p.settings.tolerance.unwrap_or(0.01);
+    let cap = p.settings.max_iterations.unwrap_or(5000);
+    let hosts = topo.hosts();
+    let unit = capacity.iter().cloned().fold(1.0, f64::max);
+    let mut problem = Problem::new(unit);
+    for (l, &c) in capacity.iter().enumerate() {
+        problem
+            .add_link(format!("l{l}"), c)
+            .map_err(|e| s.error("fabric", e.to_string()))?;
+    }
+    // Deterministic uniform pairs from the seed (hash of seed and flow number).
+    let random_flow = |i: usize| {
+        let h = mix64(s.seed.wrapping_mul(0x9e37_79b9) ^ mix64(i as u64));
+        let a = (h % hosts.len() as u64) as usize;
+        let mut b = (mix64(h) % (hosts.len() as u64 - 1)) as usize;
+        if b >= a {
+            b += 1;
+        }
+        let path: Vec<usize> = routing
+            .ecmp_path(topo, hosts[a], hosts[b], mix64(s.seed ^ i as u64))
+            .iter()
+            .map(|l| l.index())
+            .collect();
+        FlowSpec::new(format!("f{i}"), path, Utility::Log { weight: 1.0 })
+    };
+    for i in 0..n {
+        problem
+            .add_flow(random_flow(i))
+            .map_err(|e| s.error("allocator.flows", e.to_string()))?;
+    }
+    let arrival = random_flow(n);
+    let mut table = Table::new(
+        format!("Iterations to within {tolerance} of the optimum ({n} flows, F-NORM rates)"),
+        [
+            "scheme",
+            "cold: utility",
+            "cold: every rate",
+            "after one arrival: utility",
+            "after one arrival: every rate",
+        ],
+    );
+    let mut chart = Chart::line(
+        "Largest relative rate error from a cold start (F-NORM rates)",
+        "iteration",
+        "max |x - x*| / x*",
+    );
+    chart.y_log = true;
+    let mut schemes = Map::new();
+    let show = |r: Option<usize>| match r {
+        Some(i) => Cell::Num(i as f64),
+        None => Cell::Text(format!("> {cap}")),
+    };
+    for (label, solver) in &p.schemes {
+        progress.begin(label, 1);
+        let r = dctc_num::convergence::run(&problem, arrival.clone(), solver, tolerance, cap);
+        progress.set(1);
+        schemes.insert(
+            label.clone(),
+            json!({
+                "cold_iterations_utility": r.cold.utility,
+                "cold_iterations_rates": r.cold.rates,
+                "arrival_iterations_utility": r.arrival.utility,
+                "arrival_iterations_rates": r.arrival.rates,
+            }),
+        );
+        table.rows.push(vec![
+            Cell::Text(label.clone()),
+            show(r.cold.utility),
+            show(r.cold.rates),
+            show(r.arrival.utility),
+            show(r.arrival.rates),
+        ]);
+        let step = (r.cold_rate_error.len() / 400).max(1);
+        chart.series.push(Series::new(
+            label.clone(),
+            r.cold_rate_error
+                .iter()
+                .enumerate()
+                .step_by(step)
+                .map(|(i, e)| ((i + 1) as f64, e.max(1e-12)))
+                .collect(),
+        ));
+    }
+    let section = Section::new("Convergence (NED vs Gradient vs FGM vs Newton-like)")
+        .with_paragraph(format!(
+            "{n} flows between random host pairs ({} links), log utilities, prices starting at \
+             the solver's initial value; then one more flow joins the converged allocation. \
+             Utility criterion: |U - U*| <= {tolerance} |U*|; rate criterion: every F-NORM rate \
+             within {tolerance} of its optimum (NED to 1e-11).",
+            capacity.len()
+        ))
+        .with_table(table.clone())
+        .with_chart(chart);
+    Ok(RunOutput {
+        summary: json!({ "schemes": schemes }),
+        files: Vec::new(),
+        report: Report::new(s.name.clone(), s.description.clone()).with_section(section),
+        console: table.to_text(),
+    })
 }
 
 /// `dctc bench num`: Flowtune's §6.1 table rerun on this machine (medians of 2000
