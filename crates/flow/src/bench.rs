@@ -67,6 +67,8 @@ pub fn bench(name: &str, trace: &Path, scale: f64) -> Result<BenchResult, FlowEr
                 placement: Default::default(),
                 max_coflows: Some(n),
                 skip_coflows: 0,
+                max_mappers: None,
+                max_reducers: None,
                 size_scale: 1.0,
             };
             let coflows = spec.build(&tr, &net, 1)?;

@@ -8,6 +8,7 @@
 //! to the picosecond).
 
 use crate::alloc::CAP_TOL;
+use crate::heap::IndexedHeap;
 use crate::metrics::{CoflowRecord, FlowRecordOut, RunResult};
 use crate::net::{Hop, Net};
 use crate::policy::{Coupling, RatePolicy, View};
@@ -162,6 +163,7 @@ pub struct Simulator<'n> {
     pub coflows: Coflows,
     policy: Box<dyn RatePolicy>,
     events: BinaryHeap<Reverse<(u64, u8, u32, u32)>>,
+    done: IndexedHeap,
     now: SimTime,
     link_flows: Vec<Vec<(u32, u32)>>,
     load: Vec<f64>,
@@ -233,6 +235,7 @@ impl<'n> Simulator<'n> {
             cfg,
             policy,
             events,
+            done: IndexedHeap::new(n),
             now: SimTime::ZERO,
             link_flows: vec![Vec::new(); links],
             load: vec![0.0; links],
@@ -288,8 +291,11 @@ impl<'n> Simulator<'n> {
         let mut seeds: Vec<u32> = Vec::new();
         let mut seed_links: Vec<u32> = Vec::new();
         let mut new_flows: Vec<u32> = Vec::new();
-        while let Some(&Reverse((t, _, _, _))) = self.events.peek() {
-            if t >= until.ps() {
+        loop {
+            let te = self.events.peek().map(|e| e.0 .0).unwrap_or(u64::MAX);
+            let td = self.done.peek().map(|e| e.0).unwrap_or(u64::MAX);
+            let t = te.min(td);
+            if t == u64::MAX || t >= until.ps() {
                 break;
             }
             self.now = SimTime(t);
@@ -298,6 +304,16 @@ impl<'n> Simulator<'n> {
             new_flows.clear();
             let mut tick = false;
             let mut reroute = false;
+            while let Some((t2, f)) = self.done.peek() {
+                if t2 != t {
+                    break;
+                }
+                self.done.pop();
+                self.stats.events += 1;
+                if self.flows.active[f as usize] {
+                    self.complete(f as usize, &mut seed_links);
+                }
+            }
             while let Some(&Reverse((t2, kind, id, ver))) = self.events.peek() {
                 if t2 != t {
                     break;
@@ -433,6 +449,7 @@ impl<'n> Simulator<'n> {
         }
         self.flows.rem[f] = 0.0;
         self.flows.active[f] = false;
+        self.done.remove(f as u32);
         self.flows.finish[f] = self.now;
         self.set_rate(f, 0.0);
         for h in self.flows.hops(f) {
@@ -483,14 +500,15 @@ impl<'n> Simulator<'n> {
         } else if rate > 0.0 {
             let dt = (rem * 8.0 / rate * 1e12).ceil();
             if dt >= (u64::MAX - self.now.ps()) as f64 {
+                self.done.remove(f as u32);
                 return;
             }
             self.now.ps() + (dt as u64).max(1)
         } else {
+            self.done.remove(f as u32);
             return;
         };
-        self.events
-            .push(Reverse((at, EV_DONE, f as u32, self.flows.version[f])));
+        self.done.set(f as u32, at);
     }
 
     fn next_epoch(&mut self) -> u32 {

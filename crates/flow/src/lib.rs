@@ -21,6 +21,7 @@ pub mod alloc;
 pub mod bench;
 pub mod convergence;
 pub mod engine;
+pub mod heap;
 pub mod metrics;
 pub mod net;
 pub mod policy;

@@ -255,6 +255,14 @@ pub struct TraceSpec {
     /// Skip this many coflows at the start of the trace.
     #[serde(default)]
     pub skip_coflows: usize,
+    /// Narrow wide coflows for quick runs: keep at most this many mappers per coflow (the
+    /// first ones); each reducer's bytes are spread over the kept mappers.
+    #[serde(default)]
+    pub max_mappers: Option<usize>,
+    /// Keep at most this many reducers per coflow (the first ones), their sizes scaled up so
+    /// the coflow's total is kept.
+    #[serde(default)]
+    pub max_reducers: Option<usize>,
     /// Multiply every shuffle size by this (e.g. 0.01 for a quick run); applied before the
     /// load scaling, so the load is kept.
     #[serde(default = "one")]
@@ -285,6 +293,9 @@ impl TraceSpec {
         }
         if !(self.size_scale.is_finite() && self.size_scale > 0.0) {
             return Err(FlowError::invalid("size_scale", "must be > 0"));
+        }
+        if self.max_mappers == Some(0) || self.max_reducers == Some(0) {
+            return Err(FlowError::invalid("max_mappers", "must be at least 1"));
         }
         if self.max_coflows == Some(0) {
             return Err(FlowError::invalid("max_coflows", "must be at least 1"));
@@ -322,10 +333,18 @@ impl TraceSpec {
             } else {
                 0.0
             };
-            let m = c.mappers.len();
-            let mut flows = Vec::with_capacity(m * c.reducers.len());
-            for &(rport, mb) in &c.reducers {
-                let total = mb * TRACE_MB * self.size_scale;
+            let mappers = &c.mappers[..c.mappers.len().min(self.max_mappers.unwrap_or(usize::MAX))];
+            let reducers = &c.reducers[..c
+                .reducers
+                .len()
+                .min(self.max_reducers.unwrap_or(usize::MAX))];
+            let all_mb: f64 = c.reducers.iter().map(|r| r.1).sum();
+            let kept_mb: f64 = reducers.iter().map(|r| r.1).sum();
+            let widen = if kept_mb > 0.0 { all_mb / kept_mb } else { 1.0 };
+            let m = mappers.len();
+            let mut flows = Vec::with_capacity(m * reducers.len());
+            for &(rport, mb) in reducers {
+                let total = mb * widen * TRACE_MB * self.size_scale;
                 if total <= 0.0 {
                     continue;
                 }
@@ -337,7 +356,7 @@ impl TraceSpec {
                 for s in &mut sizes {
                     *s *= total / sum;
                 }
-                for (mi, &mport) in c.mappers.iter().enumerate() {
+                for (mi, &mport) in mappers.iter().enumerate() {
                     let (src, dst) = match self.placement {
                         Placement::Random => {
                             let s = place_rng.random_range(0..hosts);

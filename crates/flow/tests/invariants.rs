@@ -170,6 +170,8 @@ fn trace_scaling_keeps_bytes_and_sets_the_load() {
         placement: Default::default(),
         max_coflows: Some(60),
         skip_coflows: 0,
+        max_mappers: None,
+        max_reducers: None,
         size_scale: 1.0,
     };
     let full = spec(1.0).build(&t, &net, 1).unwrap();

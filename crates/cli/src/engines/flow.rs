@@ -1,28 +1,810 @@
-//! The flow engine's scenario glue (being built by the flow room).
+//! The flow engine's scenario glue: parses `[flow]`, `[[schemes]]`, `[[workload]]` and
+//! `[output]`, runs every scheme (at every load of a sweep) on the same coflows, and turns the
+//! runs into `summary.json`, `coflows.csv` / `flows.csv`, a console table and report sections.
+//!
+//! ```toml
+//! engine = "flow"
+//! [fabric]
+//! kind = "preset"
+//! name = "dba-144"
+//! [flow]
+//! routing = "ecmp"           # ecmp | hedera | conga | drill
+//! loads = [0.5, 1.0]         # optional: rerun the workload at each load
+//! mode = "run"               # or "convergence" (DBA Fig. 7)
+//! [[workload]]
+//! kind = "coflow-trace"      # or "synthetic-coflows", "poisson"
+//! path = "../../data/coflow/FB2010-1Hr-150-0.txt"
+//! load = 1.0
+//! cv = 0.5
+//! [[schemes]]
+//! name = "dba"               # see `dctc list`
+//! epsilon = 0.5
+//! routing = "drill"          # optional per-scheme override of [flow] routing
+//! ```
+//!
+//! Summary: `schemes.<label>.<metric>` for one load, `schemes.<label>.load_<pct>.<metric>`
+//! for a sweep (`load_100` = load 1.0); `relative.<a>_vs_<b>.avg_cct` (= a / b - 1; likewise
+//! `p99_cct`, `throughput`) per load (`relative.load_<pct>....` in a sweep).
 
 use crate::output::RunOutput;
 use crate::progress::Progress;
-use crate::scenario::Scenario;
-use anyhow::{bail, Result};
+use crate::scenario::{Scenario, ScenarioError};
+use anyhow::Result;
+use dctc_core::rng::mix64;
+use dctc_core::units::{Delta, SimTime};
+use dctc_core::workload::PoissonSpec;
+use dctc_flow::convergence::convergence;
+use dctc_flow::metrics::CctSummary;
+use dctc_flow::workload::{load_trace, poisson_coflows, SyntheticSpec, TraceSpec};
+use dctc_flow::{
+    make_policy, CoflowInput, Net, PolicyConfig, RoutingMode, RunResult, SimConfig, Simulator,
+};
+use dctc_report::{Cell, Chart, Report, Section, Series, Table};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
 
 /// Schemes this engine runs, for `dctc list`.
-pub(crate) const SCHEMES: &[(&str, &str)] = &[];
+pub(crate) const SCHEMES: &[(&str, &str)] = dctc_flow::POLICIES;
+
+/// Flow-level routings, for `dctc list`.
+pub(crate) const ROUTINGS: &[(&str, &str)] = dctc_flow::ROUTINGS;
+
+/// `[flow]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FlowSettings {
+    /// Default routing for every scheme.
+    #[serde(default)]
+    routing: Option<String>,
+    /// Hedera rescheduling period, ms (default 5).
+    #[serde(default)]
+    hedera_period_ms: Option<f64>,
+    /// Hedera large-flow threshold as a fraction of the host link rate (default 0.1).
+    #[serde(default)]
+    hedera_threshold: Option<f64>,
+    /// Rerun the workload at each of these loads (overrides each workload's `load`).
+    #[serde(default)]
+    loads: Vec<f64>,
+    /// `run` (default) or `convergence`.
+    #[serde(default)]
+    mode: Option<String>,
+    /// Convergence: DBA iterations to run (default 40).
+    #[serde(default)]
+    iterations: Option<usize>,
+    /// Convergence: relative band around the optimum (default 0.01).
+    #[serde(default)]
+    within: Option<f64>,
+    /// Convergence: multiply flow sizes so that none ends inside the window (default 1000).
+    #[serde(default)]
+    size_factor: Option<f64>,
+    /// Convergence: flows drawn in the chart (default 3).
+    #[serde(default)]
+    track: Option<usize>,
+}
+
+/// `[output]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OutputSettings {
+    /// Write `flows.csv` (default true; the full trace has 706,397 flows per run).
+    #[serde(default)]
+    flows_csv: Option<bool>,
+    /// Points per CCT CDF (default 100).
+    #[serde(default)]
+    cdf_points: Option<usize>,
+}
+
+/// `[[workload]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+enum WorkloadConfig {
+    /// The Facebook coflow trace.
+    CoflowTrace(TraceSpec),
+    /// Synthetic coflows.
+    SyntheticCoflows(SyntheticSpec),
+    /// Poisson flows from a CDF, one coflow each.
+    Poisson(PoissonSpec),
+}
+
+struct Scheme {
+    label: String,
+    cfg: PolicyConfig,
+    routing: RoutingMode,
+}
+
+struct Plan {
+    net: Net,
+    schemes: Vec<Scheme>,
+    workloads: Vec<WorkloadConfig>,
+    loads: Vec<Option<f64>>,
+    settings: FlowSettings,
+    output: OutputSettings,
+    convergence: bool,
+}
+
+fn routing_mode(
+    s: &Scenario,
+    key: &str,
+    name: &str,
+    st: &FlowSettings,
+) -> Result<RoutingMode, ScenarioError> {
+    let mut mode = RoutingMode::from_name(name).map_err(|e| s.error(key, e.to_string()))?;
+    if let RoutingMode::Hedera { period, threshold } = &mut mode {
+        if let Some(ms) = st.hedera_period_ms {
+            if !(ms.is_finite() && ms > 0.0) {
+                return Err(s.error("flow.hedera_period_ms", "must be > 0"));
+            }
+            *period = Delta::from_secs_f64(ms * 1e-3);
+        }
+        if let Some(t) = st.hedera_threshold {
+            if !(t.is_finite() && (0.0..=1.0).contains(&t)) {
+                return Err(s.error("flow.hedera_threshold", "must be in [0, 1]"));
+            }
+            *threshold = t;
+        }
+    }
+    Ok(mode)
+}
+
+fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
+    let settings: FlowSettings = s.parse(&s.settings, "flow")?;
+    let output: OutputSettings = s.parse(&s.output, "output")?;
+    let topo = s
+        .fabric
+        .build(&s.base_dir)
+        .map_err(|e| s.error("fabric", e.to_string()))?;
+    let net = Net::new(topo).map_err(|e| s.error("fabric", e.to_string()))?;
+    let convergence = match settings.mode.as_deref().unwrap_or("run") {
+        "run" => false,
+        "convergence" => true,
+        other => {
+            return Err(s.error(
+                "flow.mode",
+                format!("unknown mode `{other}`; valid: run, convergence"),
+            ))
+        }
+    };
+    let default_routing = routing_mode(
+        s,
+        "flow.routing",
+        settings.routing.as_deref().unwrap_or("ecmp"),
+        &settings,
+    )?;
+    if s.schemes.is_empty() {
+        return Err(s.error(
+            "schemes",
+            "list at least one [[schemes]] table (e.g. name = \"dba\")",
+        ));
+    }
+    let mut schemes: Vec<Scheme> = Vec::new();
+    for (i, v) in s.schemes.iter().enumerate() {
+        let key = format!("schemes[{i}]");
+        let mut table = v.clone();
+        let routing = match table.as_table_mut().and_then(|t| t.remove("routing")) {
+            Some(toml::Value::String(r)) => {
+                routing_mode(s, &format!("{key}.routing"), &r, &settings)?
+            }
+            Some(_) => return Err(s.error(&format!("{key}.routing"), "must be a string")),
+            None => default_routing.clone(),
+        };
+        let cfg: PolicyConfig = s.parse(&table, &key)?;
+        make_policy(&cfg, &net, &[]).map_err(|e| match e {
+            dctc_flow::FlowError::Invalid { key: k, reason } => {
+                s.error(&format!("{key}.{k}"), reason)
+            }
+            other => s.error(&key, other.to_string()),
+        })?;
+        if convergence && cfg.name != "dba" {
+            return Err(s.error(
+                &format!("{key}.name"),
+                "convergence mode runs policy `dba` only",
+            ));
+        }
+        let label = cfg.label();
+        if schemes.iter().any(|x| x.label == label) {
+            return Err(s.error(
+                &format!("{key}.label"),
+                format!("label `{label}` is used twice; give each scheme its own label"),
+            ));
+        }
+        schemes.push(Scheme {
+            label,
+            cfg,
+            routing,
+        });
+    }
+    if s.workloads.is_empty() {
+        return Err(s.error("workload", "list at least one [[workload]] table"));
+    }
+    let mut workloads = Vec::new();
+    for (i, v) in s.workloads.iter().enumerate() {
+        let key = format!("workload[{i}]");
+        let w: WorkloadConfig = s.parse(v, &key)?;
+        match &w {
+            WorkloadConfig::CoflowTrace(t) => {
+                t.validate()
+                    .map_err(|e| s.error(&format!("{key}.{}", flow_key(&e)), e.to_string()))?;
+                let path = s.base_dir.join(&t.path);
+                if !path.is_file() {
+                    return Err(s.error(
+                        &format!("{key}.path"),
+                        format!("no such file: {}", path.display()),
+                    ));
+                }
+            }
+            WorkloadConfig::Poisson(p) => p.validate().map_err(|e| s.error(&key, e.to_string()))?,
+            WorkloadConfig::SyntheticCoflows(_) => {}
+        }
+        workloads.push(w);
+    }
+    for (k, &l) in settings.loads.iter().enumerate() {
+        if !(l.is_finite() && l > 0.0 && l <= 2.0) {
+            return Err(s.error(
+                &format!("flow.loads[{k}]"),
+                format!("must be in (0, 2], got {l}"),
+            ));
+        }
+    }
+    let loads = if settings.loads.is_empty() {
+        vec![None]
+    } else {
+        settings.loads.iter().map(|&l| Some(l)).collect()
+    };
+    if let Some(w) = settings.within {
+        if !(w.is_finite() && w > 0.0) {
+            return Err(s.error("flow.within", "must be > 0"));
+        }
+    }
+    Ok(Plan {
+        net,
+        schemes,
+        workloads,
+        loads,
+        settings,
+        output,
+        convergence,
+    })
+}
+
+fn flow_key(e: &dctc_flow::FlowError) -> String {
+    match e {
+        dctc_flow::FlowError::Invalid { key, .. } => key.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The coflows of every workload at `load` (when set), renumbered so ids are unique.
+fn build_coflows(
+    s: &Scenario,
+    p: &Plan,
+    load: Option<f64>,
+) -> Result<Vec<CoflowInput>, ScenarioError> {
+    let mut all = Vec::new();
+    let until = SimTime::from_delta(s.duration);
+    for (i, w) in p.workloads.iter().enumerate() {
+        let key = format!("workload[{i}]");
+        let seed = mix64(s.seed ^ i as u64);
+        let map_err = |e: dctc_flow::FlowError| match e {
+            dctc_flow::FlowError::Invalid { key: k, reason } => {
+                s.error(&format!("{key}.{k}"), reason)
+            }
+            other => s.error(&key, other.to_string()),
+        };
+        let mut cf = match w {
+            WorkloadConfig::CoflowTrace(t) => {
+                let mut t = t.clone();
+                if let Some(l) = load {
+                    t.load = l;
+                }
+                let trace = load_trace(&s.base_dir.join(&t.path))
+                    .map_err(|e| s.error(&format!("{key}.path"), e.to_string()))?;
+                t.build(&trace, &p.net, seed).map_err(map_err)?
+            }
+            WorkloadConfig::SyntheticCoflows(sp) => {
+                let mut sp = sp.clone();
+                if let Some(l) = load {
+                    sp.load = l;
+                }
+                sp.build(&p.net, &s.base_dir, seed).map_err(map_err)?
+            }
+            WorkloadConfig::Poisson(sp) => {
+                let mut sp = sp.clone();
+                if let Some(l) = load {
+                    sp.load = l;
+                }
+                poisson_coflows(&sp, &p.net, &s.base_dir, until, seed).map_err(map_err)?
+            }
+        };
+        let base = all.len() as u32;
+        if p.workloads.len() > 1 {
+            for (k, c) in cf.iter_mut().enumerate() {
+                c.id = base + k as u32;
+            }
+        }
+        all.extend(cf);
+    }
+    if all.is_empty() {
+        return Err(s.error(
+            "workload",
+            "the workloads produce no coflows (raise the load or duration_ms)",
+        ));
+    }
+    Ok(all)
+}
 
 /// Checks a scenario for this engine.
 pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    bail!(
-        "{}: the flow engine is not available in this build",
-        s.path.display()
-    )
+    plan(s)?;
+    Ok(())
+}
+
+struct Run {
+    label: String,
+    load: Option<f64>,
+    result: RunResult,
+    summary: CctSummary,
+    wall_s: f64,
+}
+
+fn load_key(l: f64) -> String {
+    format!("load_{}", (l * 100.0).round() as i64)
 }
 
 /// Runs a scenario on this engine.
-pub(crate) fn run(s: &Scenario, _progress: &Progress) -> Result<RunOutput> {
-    validate(s)?;
-    unreachable!()
+pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
+    let p = plan(s)?;
+    if p.convergence {
+        return run_convergence(s, &p);
+    }
+    // Arrivals stop at the workloads' end; every run goes on until its last coflow ends.
+    let until = SimTime::NEVER;
+    let mut runs = Vec::new();
+    for &load in &p.loads {
+        let coflows = build_coflows(s, &p, load)?;
+        let sizes: Vec<f64> = coflows
+            .iter()
+            .map(|c| c.flows.iter().map(|f| f.bytes).sum())
+            .collect();
+        let last_arrival = coflows
+            .iter()
+            .map(|c| c.arrival)
+            .max()
+            .unwrap_or(SimTime::ZERO);
+        for sc in &p.schemes {
+            let policy = make_policy(&sc.cfg, &p.net, &sizes)
+                .map_err(|e| s.error("schemes", e.to_string()))?;
+            let cfg = SimConfig {
+                routing: sc.routing.clone(),
+                seed: s.seed,
+                until,
+                audit: false,
+            };
+            let name = match load {
+                Some(l) => format!("{} @ {:.0}%", sc.label, l * 100.0),
+                None => sc.label.clone(),
+            };
+            progress.begin(&name, last_arrival.ps().max(1));
+            let t0 = std::time::Instant::now();
+            let mut sim = Simulator::new(&p.net, coflows.clone(), policy, cfg);
+            let result = sim.run(|t| progress.set(t.ps()));
+            progress.finish();
+            let summary = result.summary();
+            runs.push(Run {
+                label: sc.label.clone(),
+                load,
+                result,
+                summary,
+                wall_s: t0.elapsed().as_secs_f64(),
+            });
+        }
+    }
+    Ok(render(s, &p, &runs))
 }
 
-/// `dctc bench` for this engine.
+fn summary_json(r: &Run) -> Value {
+    let x = &r.summary;
+    let mut m = json!({
+        "coflows": x.coflows,
+        "finished": x.finished,
+        "avg_cct_s": x.avg_cct_s,
+        "p50_cct_s": x.p50_cct_s,
+        "p99_cct_s": x.p99_cct_s,
+        "max_cct_s": x.max_cct_s,
+        "avg_slowdown": x.avg_slowdown,
+        "avg_fct_s": x.avg_fct_s,
+        "p99_fct_s": x.p99_fct_s,
+        "throughput_gbps": x.throughput_gbps,
+        "makespan_s": x.makespan_s,
+        "flows": r.result.flows.len(),
+        "events": r.result.events,
+        "allocations": r.result.allocations,
+        "mean_component_flows": if r.result.allocations > 0 { r.result.allocated_flows as f64 / r.result.allocations as f64 } else { 0.0 },
+        "ticks": r.result.ticks,
+        "routing": r.result.routing,
+        "policy": r.result.policy,
+        "wall_seconds": r.wall_s,
+    });
+    if let Value::Object(o) = &mut m {
+        for (k, v) in &r.result.extra {
+            o.insert(k.clone(), json!(v));
+        }
+    }
+    m
+}
+
+fn ratio(a: f64, b: f64) -> Value {
+    if b > 0.0 {
+        json!(a / b - 1.0)
+    } else {
+        Value::Null
+    }
+}
+
+fn relative(runs: &[&Run]) -> Value {
+    let mut m = Map::new();
+    for a in runs {
+        for b in runs {
+            if a.label == b.label {
+                continue;
+            }
+            m.insert(
+                format!("{}_vs_{}", a.label, b.label),
+                json!({
+                    "avg_cct": ratio(a.summary.avg_cct_s, b.summary.avg_cct_s),
+                    "p99_cct": ratio(a.summary.p99_cct_s, b.summary.p99_cct_s),
+                    "throughput": ratio(a.summary.throughput_gbps, b.summary.throughput_gbps),
+                }),
+            );
+        }
+    }
+    Value::Object(m)
+}
+
+fn fmt_opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x}")).unwrap_or_default()
+}
+
+fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
+    let sweep = p.loads.len() > 1 || p.loads[0].is_some();
+    let mut schemes = Map::new();
+    let mut rel = Map::new();
+    for sc in &p.schemes {
+        let mine: Vec<&Run> = runs.iter().filter(|r| r.label == sc.label).collect();
+        if sweep {
+            let mut by = Map::new();
+            for r in &mine {
+                by.insert(load_key(r.load.unwrap_or(1.0)), summary_json(r));
+            }
+            schemes.insert(sc.label.clone(), Value::Object(by));
+        } else if let Some(r) = mine.first() {
+            schemes.insert(sc.label.clone(), summary_json(r));
+        }
+    }
+    for &load in &p.loads {
+        let at: Vec<&Run> = runs.iter().filter(|r| r.load == load).collect();
+        let v = relative(&at);
+        match load {
+            Some(l) => {
+                rel.insert(load_key(l), v);
+            }
+            None => {
+                if let Value::Object(o) = v {
+                    rel.extend(o);
+                }
+            }
+        }
+    }
+    let summary = json!({
+        "engine": "flow",
+        "fabric": p.net.topo.name,
+        "hosts": p.net.hosts(),
+        "base_rtt_us": p.net.rtt.as_us_f64(),
+        "loads": p.loads.iter().map(|l| l.map_or(Value::Null, |x| json!(x))).collect::<Vec<_>>(),
+        "schemes": Value::Object(schemes),
+        "relative": Value::Object(rel),
+    });
+
+    // CSV files.
+    let mut coflows = String::from("scheme,load,id,arrival_s,finish_s,cct_s,ideal_s,flows,bytes\n");
+    for r in runs {
+        for c in &r.result.coflows {
+            let _ = writeln!(
+                coflows,
+                "{},{},{},{},{},{},{},{},{}",
+                r.label,
+                fmt_opt(r.load),
+                c.id,
+                c.arrival_s,
+                fmt_opt(c.finish_s),
+                fmt_opt(c.cct_s),
+                c.ideal_s,
+                c.flows,
+                c.bytes
+            );
+        }
+    }
+    let mut files = vec![("coflows.csv".to_string(), coflows.into_bytes())];
+    if p.output.flows_csv.unwrap_or(true) {
+        let mut flows =
+            String::from("scheme,load,id,coflow,src,dst,bytes,start_s,finish_s,fct_s,ideal_s\n");
+        for r in runs {
+            for f in &r.result.flows {
+                let _ = writeln!(
+                    flows,
+                    "{},{},{},{},{},{},{},{},{},{},{}",
+                    r.label,
+                    fmt_opt(r.load),
+                    f.id,
+                    f.coflow,
+                    f.src,
+                    f.dst,
+                    f.bytes,
+                    f.start_s,
+                    fmt_opt(f.finish_s),
+                    fmt_opt(f.fct_s),
+                    f.ideal_s
+                );
+            }
+        }
+        files.push(("flows.csv".to_string(), flows.into_bytes()));
+    }
+
+    // Console / report table.
+    let mut table = Table::new(
+        "Coflow completion times",
+        [
+            "scheme",
+            "load",
+            "routing",
+            "coflows",
+            "done",
+            "avg CCT s",
+            "p50 s",
+            "p99 s",
+            "avg slowdown",
+            "throughput Gb/s",
+            "events",
+            "wall s",
+        ],
+    );
+    for r in runs {
+        table.push_row(vec![
+            Cell::Text(r.label.clone()),
+            r.load.map_or(Cell::Text("-".into()), Cell::Num),
+            Cell::Text(r.result.routing.clone()),
+            Cell::Num(r.summary.coflows as f64),
+            Cell::Num(r.summary.finished as f64),
+            Cell::Num(r.summary.avg_cct_s),
+            Cell::Num(r.summary.p50_cct_s),
+            Cell::Num(r.summary.p99_cct_s),
+            Cell::Num(r.summary.avg_slowdown),
+            Cell::Num(r.summary.throughput_gbps),
+            Cell::Num(r.result.events as f64),
+            Cell::Num(r.wall_s),
+        ]);
+    }
+    let console = table.to_text();
+    let mut report = Report::new(
+        format!("{} (flow engine)", s.name),
+        format!(
+            "{} — fabric {}, {} hosts, base RTT {:.1} us, seed {}",
+            s.description,
+            p.net.topo.name,
+            p.net.hosts(),
+            p.net.rtt.as_us_f64(),
+            s.seed
+        ),
+    );
+    let mut sec = Section::new("Coflow completion times").with_table(table);
+    if sweep {
+        let mut avg = Chart::line("Average CCT vs load", "load", "average CCT (s)");
+        let mut p99 = Chart::line("99th percentile CCT vs load", "load", "p99 CCT (s)");
+        let mut thr = Chart::line("Throughput vs load", "load", "bytes / makespan (Gb/s)");
+        for sc in &p.schemes {
+            let pts = |f: &dyn Fn(&Run) -> f64| -> Vec<(f64, f64)> {
+                runs.iter()
+                    .filter(|r| r.label == sc.label)
+                    .map(|r| (r.load.unwrap_or(1.0), f(r)))
+                    .collect()
+            };
+            avg.push_series(Series::new(&sc.label, pts(&|r| r.summary.avg_cct_s)));
+            p99.push_series(Series::new(&sc.label, pts(&|r| r.summary.p99_cct_s)));
+            thr.push_series(Series::new(&sc.label, pts(&|r| r.summary.throughput_gbps)));
+        }
+        sec.push_chart(avg);
+        sec.push_chart(p99);
+        sec.push_chart(thr);
+    }
+    let cdf_points = p.output.cdf_points.unwrap_or(100);
+    let cdf_loads: Vec<Option<f64>> = if p.loads.len() <= 3 {
+        p.loads.clone()
+    } else {
+        vec![
+            p.loads[0],
+            p.loads[p.loads.len() / 2],
+            p.loads[p.loads.len() - 1],
+        ]
+    };
+    for load in cdf_loads {
+        let title = match load {
+            Some(l) => format!("CCT CDF at {:.0}% load", l * 100.0),
+            None => "CCT CDF".to_string(),
+        };
+        let mut cdf = Chart::step(title, "CCT (s)", "fraction of coflows").with_log(true, false);
+        for r in runs.iter().filter(|r| r.load == load) {
+            let pts: Vec<(f64, f64)> = r
+                .result
+                .cct_cdf(cdf_points)
+                .into_iter()
+                .filter(|x| x.0 > 0.0)
+                .collect();
+            cdf.push_series(Series::new(&r.label, pts));
+        }
+        sec.push_chart(cdf);
+    }
+    sec.push_paragraph(
+        "CCT: arrival of a coflow's flows to the last byte of its last flow (fluid model, no \
+         propagation delay). Slowdown: CCT over the coflow's time alone on the fabric. \
+         Throughput: bytes delivered / (last completion - first arrival).",
+    );
+    report.push_section(sec);
+    RunOutput {
+        summary,
+        files,
+        report,
+        console,
+    }
+}
+
+fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
+    let iterations = p.settings.iterations.unwrap_or(40);
+    let within = p.settings.within.unwrap_or(0.01);
+    let factor = p.settings.size_factor.unwrap_or(1000.0);
+    let track = p.settings.track.unwrap_or(3);
+    let mut coflows = build_coflows(s, p, p.loads[0])?;
+    for c in &mut coflows {
+        for f in &mut c.flows {
+            f.bytes *= factor;
+        }
+    }
+    let mut schemes = Map::new();
+    let mut csv = String::from("scheme,iteration,flow,rate_gbps,ideal_gbps\n");
+    let mut report = Report::new(
+        format!("{} (flow engine, convergence)", s.name),
+        format!(
+            "{} — fabric {}, base RTT {:.1} us",
+            s.description,
+            p.net.topo.name,
+            p.net.rtt.as_us_f64()
+        ),
+    );
+    let mut table = Table::new(
+        "RTTs until a flow's rate stays within the band around the optimum of problem (2)",
+        [
+            "scheme",
+            "flows",
+            "settled",
+            "median RTTs",
+            "p90 RTTs",
+            "max RTTs",
+        ],
+    );
+    for sc in &p.schemes {
+        let c = convergence(&p.net, coflows.clone(), &sc.cfg, iterations, within)
+            .map_err(|e| s.error("workload", e.to_string()))?;
+        let n = c.ideal.len();
+        let mut settled: Vec<f64> = c
+            .settle
+            .iter()
+            .filter_map(|x| x.map(|v| v as f64))
+            .collect();
+        settled.sort_by(f64::total_cmp);
+        let pct = |q: f64| {
+            if settled.is_empty() {
+                Value::Null
+            } else {
+                json!(dctc_core::stats::percentile_sorted(&settled, q))
+            }
+        };
+        schemes.insert(
+            sc.label.clone(),
+            json!({
+                "flows": n,
+                "settled_fraction": settled.len() as f64 / n.max(1) as f64,
+                "median_rtts": pct(0.5),
+                "p90_rtts": pct(0.9),
+                "max_rtts": settled.last().copied(),
+                "median_rtts_unsettled_as_window": c.median_settle(),
+                "rtt_us": c.rtt_s * 1e6,
+                "iterations": iterations,
+                "within": within,
+            }),
+        );
+        table.push_row(vec![
+            Cell::Text(sc.label.clone()),
+            Cell::Num(n as f64),
+            Cell::Num(settled.len() as f64),
+            pct(0.5).as_f64().map_or(Cell::Text("-".into()), Cell::Num),
+            pct(0.9).as_f64().map_or(Cell::Text("-".into()), Cell::Num),
+            settled
+                .last()
+                .map_or(Cell::Text("-".into()), |&x| Cell::Num(x)),
+        ]);
+        for (k, rates) in c.rates.iter().enumerate() {
+            for (i, r) in rates.iter().enumerate() {
+                let _ = writeln!(
+                    csv,
+                    "{},{},{},{},{}",
+                    sc.label,
+                    k,
+                    i,
+                    r / 1e9,
+                    c.ideal[i] / 1e9
+                );
+            }
+        }
+        // Chart: the tracked flows (spread over the flow list) and their optimum.
+        let mut chart = Chart::line(
+            format!("{}: flow rates per iteration (dashed = optimum)", sc.label),
+            "iteration (RTTs)",
+            "rate (Gb/s)",
+        );
+        let step = (n / track.max(1)).max(1);
+        for i in (0..n).step_by(step).take(track) {
+            chart.push_series(Series::new(
+                format!("flow {i}"),
+                c.rates
+                    .iter()
+                    .enumerate()
+                    .map(|(k, r)| (k as f64, r[i] / 1e9))
+                    .collect(),
+            ));
+            chart.push_series(Series::new(
+                format!("flow {i} optimum"),
+                vec![
+                    (0.0, c.ideal[i] / 1e9),
+                    (iterations as f64, c.ideal[i] / 1e9),
+                ],
+            ));
+        }
+        report.push_section(Section::new(format!("Convergence of {}", sc.label)).with_chart(chart));
+    }
+    let console = table.to_text();
+    report
+        .sections
+        .insert(0, Section::new("Convergence").with_table(table));
+    Ok(RunOutput {
+        summary: json!({
+            "engine": "flow",
+            "mode": "convergence",
+            "fabric": p.net.topo.name,
+            "base_rtt_us": p.net.rtt.as_us_f64(),
+            "schemes": Value::Object(schemes),
+        }),
+        files: vec![("convergence.csv".to_string(), csv.into_bytes())],
+        report,
+        console,
+    })
+}
+
+/// `dctc bench` for this engine: the three benchmarks of `dctc_flow::bench` at full size.
 pub(crate) fn bench() -> Result<()> {
-    bail!("no benchmark for the flow engine in this build")
+    let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data/coflow/FB2010-1Hr-150-0.txt");
+    let scale: f64 = std::env::var("DCTC_FLOW_BENCH_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1.0);
+    for (name, what) in dctc_flow::bench::BENCHES {
+        println!("flow engine: {what} (scale {scale}), one core");
+        let r = dctc_flow::bench::bench(name, &trace, scale)?;
+        println!("  flows              {}", r.flows);
+        println!("  events             {}", r.events);
+        println!("  simulated          {:.3} s", r.sim_s);
+        println!("  setup              {:.3} s", r.setup_s);
+        println!("  wall               {:.3} s", r.wall_s);
+        println!("  average CCT        {:.4} s", r.avg_cct_s);
+    }
+    Ok(())
 }

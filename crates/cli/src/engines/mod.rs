@@ -53,6 +53,7 @@ pub(crate) fn list() -> String {
         "Flow-level policies (engine = \"flow\")",
         flow::SCHEMES,
     );
+    section(&mut out, "Flow-level routing ([flow] routing = ...)", flow::ROUTINGS);
     section(
         &mut out,
         "NUM solvers (dctc num solve --solver ...)",
