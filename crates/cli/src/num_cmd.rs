@@ -60,6 +60,14 @@ fn solve(a: &SolveArgs) -> Result<()> {
         "f-norm" => Normalize::FNorm,
         other => anyhow::bail!("--normalize: unknown `{other}`; choose none, u-norm or f-norm"),
     };
+    if !matches!(a.solver.as_str(), "reference" | "maxmin")
+        && AnySolver::by_name(&a.solver).is_none()
+    {
+        anyhow::bail!(
+            "--solver: unknown `{}`; choose ned, gradient, fgm, newton-like, dba, maxmin or reference",
+            a.solver
+        );
+    }
     let text = std::fs::read_to_string(&a.problem)
         .with_context(|| format!("cannot read {}", a.problem.display()))?;
     let de = &mut serde_json::Deserializer::from_str(&text);
