@@ -9,10 +9,12 @@
 //! scale: the smallest flow's `|U'_s(x_s) x_s|`, but at least 1e-6 of their sum. Problems whose
 //! flows' marginal utilities differ by more than ~1e6 at comparable rates (e.g. an alpha-fair
 //! utility with alpha = 3 written in b/s beside a log utility) are solved accurately only for
-//! the dominant flows; give such utilities weights that put them on a common scale. At the barrier optimum the stationarity conditions hold exactly
-//! with the barrier's multipliers as link prices, so the KKT residual is the gap.
-//! Multipath flows and min/max rates are handled exactly. Dense linear algebra (O(n^3) per Newton step, a few hundred steps) limits it to a few hundred
-//! subflows for interactive use.
+//! the dominant flows; give such utilities weights that put them on a common scale.
+//!
+//! At the barrier optimum the stationarity conditions hold exactly with the barrier's
+//! multipliers as link prices, so the KKT residual is the gap. Multipath flows and min/max
+//! rates are handled exactly. Dense linear algebra (O(n^3) per Newton step, a few hundred
+//! steps) limits it to a few hundred subflows for interactive use.
 
 use crate::problem::Problem;
 

@@ -91,7 +91,13 @@ fn one_link_alpha_fair_shares() {
             3
         ];
         let mut p = single_link(c, &utils);
-        both(&mut p, &[c / 3.0; 3], 1e-6, 1e-6, &format!("equal alpha={alpha}"));
+        both(
+            &mut p,
+            &[c / 3.0; 3],
+            1e-6,
+            1e-6,
+            &format!("equal alpha={alpha}"),
+        );
         // Unequal weights: x_i ∝ w_i^(1/alpha).
         let w = [1.0, 2.0, 4.0];
         let utils: Vec<Utility> = w
@@ -105,7 +111,13 @@ fn one_link_alpha_fair_shares() {
         let shares: Vec<f64> = w.iter().map(|wi| wi.powf(1.0 / alpha)).collect();
         let sum: f64 = shares.iter().sum();
         let want: Vec<f64> = shares.iter().map(|s| s / sum * c).collect();
-        both(&mut p, &want, 1e-6, 1e-6, &format!("weighted alpha={alpha}"));
+        both(
+            &mut p,
+            &want,
+            1e-6,
+            1e-6,
+            &format!("weighted alpha={alpha}"),
+        );
     }
 }
 
@@ -205,7 +217,10 @@ fn utility_functions_are_mutually_consistent() {
             assert!(rel(du, u.marginal(x)) < 1e-6, "{u:?} U' at {x}");
             let d2 = (u.marginal(x + h) - u.marginal(x - h)) / (2.0 * h);
             assert!(rel(d2, u.curvature(x)) < 1e-6, "{u:?} U'' at {x}");
-            assert!(u.curvature(x) < 0.0 && u.marginal(x) > 0.0, "{u:?} concave increasing");
+            assert!(
+                u.curvature(x) < 0.0 && u.marginal(x) > 0.0,
+                "{u:?} concave increasing"
+            );
             let q = u.marginal(x);
             assert!(rel(u.rate_at_price(q), x) < 1e-9, "{u:?} inverse at {x}");
             assert!(
@@ -255,7 +270,7 @@ fn line_network_proportional_fair_thirds() {
 /// 3x^2 - 2(c1 + c2)x + c1 c2 = 0, x = ((c1 + c2) - sqrt((c1 + c2)^2 - 3 c1 c2)) / 3.
 #[test]
 fn line_network_proportional_fair_unequal_capacities() {
-    let (c1, c2) = (4e9, 1e10);
+    let (c1, c2): (f64, f64) = (4e9, 1e10);
     let s = c1 + c2;
     let x = (s - (s * s - 3.0 * c1 * c2).sqrt()) / 3.0;
     let mut p = line(c1, c2, Utility::Log { weight: 1.0 });
@@ -436,7 +451,12 @@ fn holnet_multipath_60_20_80() {
     let mut p = spec(text);
     let (flows, subs) = reference_rates(&mut p);
     assert_close(&flows, &[8e7, 8e7], 1e-6, "multipath totals (reference)");
-    assert_close(&subs, &[6e7, 2e7, 8e7], 1e-6, "multipath subflows (reference)");
+    assert_close(
+        &subs,
+        &[6e7, 2e7, 8e7],
+        1e-6,
+        "multipath subflows (reference)",
+    );
     let mut p = spec(text);
     let (flows, subs) = ned_rates(&mut p);
     assert_close(&flows, &[8e7, 8e7], 1e-4, "multipath totals (NED)");
