@@ -1,0 +1,237 @@
+//! Oracle tests: KKT conditions of NUM (Flowtune eq. 2 with Lagrangian eq. 5) checked on
+//! random instances for the reference optimum and for converged NED (Flowtune Alg. 1), with
+//! U' computed here from the utility definitions. Instances come from a small fixed-seed
+//! generator (splitmix64), so failures reproduce.
+//!
+//! For rates x (b/s) and prices p (utility per b/s) the conditions are
+//! - primal feasibility: sum_{s in S(l)} x_s <= c_l;
+//! - dual feasibility: p_l >= 0;
+//! - complementary slackness: p_l (c_l - load_l) = 0, checked in aggregate as
+//!   sum_l p_l (c_l - load_l) <= tol * sum_s x_s U'(x_s) (scale-free; the duality gap);
+//! - stationarity: U'(x_s) = sum_{l in L(s)} p_l for every flow.
+
+use dctc_num::reference::{self, Status};
+use dctc_num::solver::{run_to_convergence, Ned, RunStatus, State};
+use dctc_num::{FlowSpec, Problem, Utility};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Family {
+    Log,
+    Alpha(f64),
+}
+
+/// My own U'(x) for x in b/s, from the definitions: w log x -> w/x; w x^(1-a)/(1-a) -> w x^-a.
+fn marginal(u: &Utility, x: f64) -> f64 {
+    match *u {
+        Utility::Log { weight } => weight / x,
+        Utility::Alpha { weight, alpha } => weight * x.powf(-alpha),
+        _ => unreachable!("generator makes only log and alpha utilities"),
+    }
+}
+
+struct Instance {
+    caps: Vec<f64>,
+    paths: Vec<Vec<usize>>,
+    utils: Vec<Utility>,
+}
+
+fn instance(rng: &mut Rng, family: Family) -> Instance {
+    let nl = 3 + rng.below(5);
+    let nf = 2 + rng.below(9);
+    let caps: Vec<f64> = (0..nl).map(|_| 1e9 * (1.0 + 9.0 * rng.unit())).collect();
+    let mut paths = Vec::new();
+    let mut utils = Vec::new();
+    for _ in 0..nf {
+        let len = 1 + rng.below(3.min(nl));
+        let mut path: Vec<usize> = Vec::new();
+        while path.len() < len {
+            let l = rng.below(nl);
+            if !path.contains(&l) {
+                path.push(l);
+            }
+        }
+        paths.push(path);
+        let w = 0.25 + 3.75 * rng.unit();
+        utils.push(match family {
+            Family::Log => Utility::Log { weight: w },
+            // Weights in (1 Gb/s)^alpha units keep U' O(1) in Gb/s.
+            Family::Alpha(alpha) => Utility::Alpha {
+                weight: w * 1e9f64.powf(alpha),
+                alpha,
+            },
+        });
+    }
+    Instance { caps, paths, utils }
+}
+
+fn build(inst: &Instance) -> Problem {
+    let unit = inst.caps.iter().cloned().fold(0.0, f64::max);
+    let mut p = Problem::new(unit);
+    for (i, &c) in inst.caps.iter().enumerate() {
+        p.add_link(format!("l{i}"), c).unwrap();
+    }
+    for (i, (path, u)) in inst.paths.iter().zip(&inst.utils).enumerate() {
+        p.add_flow(FlowSpec::new(format!("f{i}"), path.clone(), *u))
+            .unwrap();
+    }
+    p
+}
+
+/// Checks KKT for flow rates `x` (b/s) and prices `p` (per b/s). Links that carry no flow are
+/// skipped: they constrain nothing and a dual solver has no information to move their price.
+fn check_kkt(inst: &Instance, x: &[f64], p: &[f64], stat_tol: f64, cs_tol: f64, what: &str) {
+    let nl = inst.caps.len();
+    let mut load = vec![0.0; nl];
+    let mut used = vec![false; nl];
+    for (path, &xs) in inst.paths.iter().zip(x) {
+        assert!(xs > 0.0 && xs.is_finite(), "{what}: rate {xs}");
+        for &l in path {
+            load[l] += xs;
+            used[l] = true;
+        }
+    }
+    for l in 0..nl {
+        assert!(
+            load[l] <= inst.caps[l] * (1.0 + 1e-6),
+            "{what}: link {l} load {:e} > capacity {:e}",
+            load[l],
+            inst.caps[l]
+        );
+        assert!(p[l] >= 0.0, "{what}: price {l} = {}", p[l]);
+    }
+    let scale: f64 = x
+        .iter()
+        .zip(&inst.utils)
+        .map(|(&xs, u)| xs * marginal(u, xs))
+        .sum();
+    let cs: f64 = (0..nl)
+        .filter(|&l| used[l])
+        .map(|l| p[l] * (inst.caps[l] - load[l]).abs())
+        .sum();
+    assert!(
+        cs <= cs_tol * scale,
+        "{what}: complementary slackness sum p (c - load) = {cs:e} vs scale {scale:e}; \
+         prices {p:?} load {load:?} caps {:?}",
+        inst.caps
+    );
+    for (s, (path, u)) in inst.paths.iter().zip(&inst.utils).enumerate() {
+        let q: f64 = path.iter().map(|&l| p[l]).sum();
+        let m = marginal(u, x[s]);
+        assert!(
+            (m - q).abs() <= stat_tol * m,
+            "{what}: flow {s}: U'(x) = {m:e} but path price {q:e}"
+        );
+    }
+}
+
+fn families() -> [Family; 3] {
+    [Family::Log, Family::Alpha(0.5), Family::Alpha(2.0)]
+}
+
+#[test]
+fn reference_optimum_satisfies_kkt() {
+    let mut rng = Rng(0x5eed_0001);
+    for family in families() {
+        for case in 0..40 {
+            let inst = instance(&mut rng, family);
+            let mut p = build(&inst);
+            let sol = reference::solve(&mut p);
+            assert_eq!(sol.status, Status::Solved, "{family:?} case {case}");
+            let prices: Vec<f64> = sol.prices.iter().map(|q| q / p.rate_unit()).collect();
+            check_kkt(
+                &inst,
+                &sol.flow_rate_bps,
+                &prices,
+                1e-6,
+                1e-6,
+                &format!("reference {family:?} case {case}"),
+            );
+            // The reported objective is sum U(x) at the reported rates.
+            let obj: f64 = inst
+                .utils
+                .iter()
+                .zip(&sol.flow_rate_bps)
+                .map(|(u, &x)| u.value(x))
+                .sum();
+            assert!((obj - sol.objective).abs() <= 1e-9 * obj.abs().max(1.0));
+        }
+    }
+}
+
+#[test]
+fn converged_ned_satisfies_kkt_and_matches_reference() {
+    let mut rng = Rng(0x5eed_0002);
+    for family in families() {
+        for case in 0..40 {
+            let inst = instance(&mut rng, family);
+            let mut p = build(&inst);
+            let mut ned = Ned::default();
+            let mut st = State::new(&p, 1.0);
+            let status = run_to_convergence(&mut ned, &mut p, &mut st, 1e-9, 100_000);
+            let what = format!("NED {family:?} case {case}");
+            assert_eq!(status, RunStatus::Converged, "{what}");
+            let x = st.flow_rates_bps(&p);
+            let prices: Vec<f64> = st.prices.iter().map(|q| q / p.rate_unit()).collect();
+            check_kkt(&inst, &x, &prices, 1e-6, 1e-6, &what);
+            let mut p2 = build(&inst);
+            let sol = reference::solve(&mut p2);
+            assert_eq!(sol.status, Status::Solved);
+            for (s, (a, b)) in x.iter().zip(&sol.flow_rate_bps).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-3 * b,
+                    "{what}: flow {s}: NED {a:e} vs reference {b:e}"
+                );
+            }
+        }
+    }
+}
+
+/// Strong duality (Flowtune §3, Slater): at the reference optimum the dual function
+/// D(p) = max_x L(x, p) (eq. 6), evaluated here with x_s = (U')^-1(q_s) computed by hand,
+/// equals the primal objective.
+#[test]
+fn reference_has_zero_duality_gap() {
+    let mut rng = Rng(0x5eed_0003);
+    for case in 0..30 {
+        let inst = instance(&mut rng, Family::Log);
+        let mut p = build(&inst);
+        let sol = reference::solve(&mut p);
+        assert_eq!(sol.status, Status::Solved);
+        let prices: Vec<f64> = sol.prices.iter().map(|q| q / p.rate_unit()).collect();
+        let mut dual: f64 = prices.iter().zip(&inst.caps).map(|(q, c)| q * c).sum();
+        for (path, u) in inst.paths.iter().zip(&inst.utils) {
+            let q: f64 = path.iter().map(|&l| prices[l]).sum();
+            let Utility::Log { weight } = *u else {
+                unreachable!()
+            };
+            let x = weight / q; // (U')^-1 for w log x
+            dual += weight * x.ln() - q * x;
+        }
+        let n = inst.utils.len() as f64;
+        // Gap relative to the number of flows (each log term's scale is its weight ~ 1).
+        assert!(
+            (dual - sol.objective).abs() <= 1e-6 * n,
+            "case {case}: dual {dual} primal {}",
+            sol.objective
+        );
+        assert!(dual >= sol.objective - 1e-9 * n, "weak duality");
+    }
+}
