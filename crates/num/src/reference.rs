@@ -95,6 +95,8 @@ pub fn solve(problem: &mut Problem) -> Solution {
             link_of.push(l);
         }
     }
+    // Flows with a maximum below their line rate (a constraint of their own).
+    let mut has_max = vec![false; nf];
     for f in 0..nf {
         let subs: Vec<(usize, f64)> = problem.subflows(f).map(|s| (s, 1.0)).collect();
         let line: f64 = problem
@@ -118,6 +120,7 @@ pub fn solve(problem: &mut Problem) -> Solution {
             });
         }
         if hi[f] < line * (1.0 - 1e-12) {
+            has_max[f] = true;
             cons.push(Constraint {
                 coef: subs.iter().map(|&(s, _)| (s, -1.0)).collect(),
                 constant: hi[f],
@@ -237,6 +240,12 @@ pub fn solve(problem: &mut Problem) -> Solution {
     for (i, &l) in link_of.iter().enumerate() {
         prices[l] = 1.0 / (t * cons[link_first + i].eval(&y));
     }
+    let bounds = Bounds {
+        lo: &lo,
+        hi: &hi,
+        has_max: &has_max,
+    };
+    refine_prices(problem, &y, &x, &bounds, &utils, &mut prices);
     let flow_rate_bps: Vec<f64> = x.iter().map(|v| v * unit).collect();
     let sub_rate_bps: Vec<f64> = y.iter().map(|v| v * unit).collect();
     if flow_rate_bps.iter().any(|v| !v.is_finite()) {
@@ -250,6 +259,97 @@ pub fn solve(problem: &mut Problem) -> Solution {
         prices,
         kkt_residual: kkt,
         newton_steps: steps,
+    }
+}
+
+/// Per-flow rate bounds in rate units, and whether the maximum is a constraint of its own.
+struct Bounds<'a> {
+    lo: &'a [f64],
+    hi: &'a [f64],
+    has_max: &'a [bool],
+}
+
+/// Sharpens the barrier's price estimates `1 / (t g_l)`, which lose digits when a binding
+/// link's slack `g_l` nears f64 resolution: on the binding links (relative slack below 1e-7)
+/// solve the stationarity conditions `sum_{l in L(k)} p_l = U'(x_s)` of the subflows that sit
+/// at no bound, in the least-squares sense with a tiny ridge toward the barrier estimates
+/// (which also fixes prices the equations leave free), then clamp at 0.
+fn refine_prices(
+    problem: &Problem,
+    y: &[f64],
+    x: &[f64],
+    bounds: &Bounds<'_>,
+    utils: &[crate::utility::Scaled],
+    prices: &mut [f64],
+) {
+    let (lo, hi, has_max) = (bounds.lo, bounds.hi, bounds.has_max);
+    let cap = problem.capacity_scaled();
+    let mut load = vec![0.0; problem.links()];
+    for (k, &v) in y.iter().enumerate() {
+        for &l in problem.paths().row(k) {
+            load[l as usize] += v;
+        }
+    }
+    let tight: Vec<usize> = (0..problem.links())
+        .filter(|&l| !problem.by_link().row(l).is_empty() && cap[l] - load[l] <= 1e-7 * cap[l])
+        .collect();
+    if tight.is_empty() {
+        for p in prices.iter_mut() {
+            *p = 0.0; // no binding link: every price is zero at the optimum
+        }
+        return;
+    }
+    let mut col = vec![usize::MAX; problem.links()];
+    for (i, &l) in tight.iter().enumerate() {
+        col[l] = i;
+    }
+    let n = tight.len();
+    let mut ata = vec![0.0; n * n];
+    let mut rhs = vec![0.0; n];
+    for (k, &yk) in y.iter().enumerate() {
+        let f = problem.subflow_owner(k);
+        // Bounds with multipliers of their own: theta, a user Theta, an unused path. (The
+        // line-rate cap is implied by the links and has none.)
+        let at_bound = x[f] <= lo[f] * (1.0 + 1e-7) && lo[f] > 0.0
+            || has_max[f] && x[f] >= hi[f] * (1.0 - 1e-7)
+            || yk <= 1e-9 * x[f];
+        if at_bound {
+            continue;
+        }
+        let u = utils[f].marginal(x[f]);
+        let row: Vec<usize> = problem
+            .paths()
+            .row(k)
+            .iter()
+            .map(|&l| col[l as usize])
+            .filter(|&c| c != usize::MAX)
+            .collect();
+        for &a in &row {
+            rhs[a] += u;
+            for &b in &row {
+                ata[a * n + b] += 1.0;
+            }
+        }
+    }
+    // Ridge: weight 1e-10 pulls each price toward its barrier estimate.
+    let ridge = 1e-10;
+    for (i, &l) in tight.iter().enumerate() {
+        ata[i * n + i] += ridge;
+        rhs[i] += ridge * prices[l];
+    }
+    if !cholesky(&mut ata, n) {
+        return;
+    }
+    let p = cholesky_solve(&ata, n, &rhs);
+    if p.iter().any(|v| !v.is_finite()) {
+        return;
+    }
+    for l in 0..problem.links() {
+        prices[l] = if col[l] == usize::MAX {
+            0.0
+        } else {
+            p[col[l]].max(0.0)
+        };
     }
 }
 

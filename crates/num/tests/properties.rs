@@ -68,6 +68,27 @@ proptest! {
     }
 
     #[test]
+    fn reference_prices_satisfy_stationarity(inst in instance()) {
+        // Single-path flows with no bounds: U'(x_s) = sum of the prices on the path, and
+        // prices vanish on links with slack.
+        let mut p = build(&inst);
+        let sol = reference::solve(&mut p);
+        prop_assert_eq!(sol.status, Status::Solved);
+        let unit = p.rate_unit();
+        let load = p.link_load_bps(&sol.sub_rate_bps);
+        for (f, (path, u)) in inst.flows.iter().enumerate() {
+            let q: f64 = path.iter().map(|&l| sol.prices[l] / unit).sum();
+            let m = u.marginal(sol.flow_rate_bps[f]);
+            prop_assert!((m - q).abs() <= 1e-6 * m, "flow {}: U' {} vs path price {}", f, m, q);
+        }
+        for (l, c) in inst.capacities.iter().enumerate() {
+            if load[l] < c * 1e9 * (1.0 - 1e-6) {
+                prop_assert_eq!(sol.prices[l], 0.0);
+            }
+        }
+    }
+
+    #[test]
     fn f_norm_never_leaves_a_link_over(
         inst in instance(),
         rates in prop::collection::vec(0.0f64..20.0, 6),
