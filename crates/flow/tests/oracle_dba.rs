@@ -1,0 +1,267 @@
+//! Oracle tests of `dba-ideal` and `dba` against DBA's problem (2), solved by hand:
+//!
+//! maximize sum_i b_i^(1-eps) / T_k(i)  subject to  sum_{i in F(l)} b_i <= B_l,  b_i >= 0,
+//!
+//! with T_k the coflow's remaining time alone on the fabric (max over links of its bytes on
+//! the link / capacity, §4.2.1). The KKT conditions (eq. 7, with the derivative of the
+//! utility written out): (1 - eps) b_i^(-eps) / T_k(i) = sum_{l in L(i)} lambda_l,
+//! lambda_l >= 0, lambda_l (sum b - B_l) = 0. Normalizing capacities (B' = B / beta) scales
+//! every marginal utility by the same factor, so the optimal rates in b/s do not depend on it.
+
+use dctc_core::topology::{NodeKind, Topology};
+use dctc_core::units::{Delta, Rate, SimTime};
+use dctc_flow::{make_policy, CoflowInput, FlowInput, Net, PolicyConfig, SimConfig, Simulator};
+
+fn gbps(g: f64) -> Rate {
+    Rate((g * 1e9).round() as u64)
+}
+
+/// Parking lot: S0 -(c1)- S1 -(c2)- S2, two 100 Gb/s hosts per switch (0, 1 on S0; 2, 3 on
+/// S1; 4, 5 on S2).
+fn parking_lot(c1: f64, c2: f64) -> Net {
+    let mut t = Topology::new("parking-lot", Delta::ZERO);
+    let s: Vec<_> = (0..3)
+        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("s{i}")))
+        .collect();
+    for (i, &sw) in s.iter().enumerate() {
+        for j in 0..2 {
+            let h = t.add_node(NodeKind::Host, format!("h{}", 2 * i + j));
+            t.add_cable(h, sw, gbps(100.0), Delta::from_us(1), 100_000, 100_000);
+        }
+    }
+    t.add_cable(s[0], s[1], gbps(c1), Delta::from_us(1), 100_000, 100_000);
+    t.add_cable(s[1], s[2], gbps(c2), Delta::from_us(1), 100_000, 100_000);
+    Net::new(t).unwrap()
+}
+
+/// DBA Fig. 1(a) at 1 Gb/s: senders 0, 1, 2 under their own leaves, receivers 3, 4, 5 under
+/// one leaf; every flow crosses core -> receiver leaf.
+fn fig1_fabric() -> Net {
+    let mut t = Topology::new("dba-fig1", Delta::ZERO);
+    let core = t.add_node(NodeKind::Switch { tier: 2 }, "core");
+    let leaves: Vec<_> = (0..4)
+        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("leaf{i}")))
+        .collect();
+    for &l in &leaves {
+        t.add_cable(l, core, gbps(1.0), Delta::from_us(1), 100_000, 100_000);
+    }
+    for i in 0..6 {
+        let h = t.add_node(NodeKind::Host, format!("h{i}"));
+        t.add_cable(
+            h,
+            leaves[i.min(3)],
+            gbps(1.0),
+            Delta::from_us(1),
+            100_000,
+            100_000,
+        );
+    }
+    Net::new(t).unwrap()
+}
+
+/// A 1 Gb/s giant switch of `n` hosts.
+fn star(n: usize) -> Net {
+    let mut t = Topology::new("star", Delta::ZERO);
+    let sw = t.add_node(NodeKind::Switch { tier: 1 }, "sw");
+    for i in 0..n {
+        let h = t.add_node(NodeKind::Host, format!("h{i}"));
+        t.add_cable(h, sw, gbps(1.0), Delta::from_us(1), 100_000, 100_000);
+    }
+    Net::new(t).unwrap()
+}
+
+fn cf(id: u32, flows: &[(u32, u32, f64)]) -> CoflowInput {
+    CoflowInput {
+        id,
+        arrival: SimTime::ZERO,
+        flows: flows
+            .iter()
+            .map(|&(src, dst, bytes)| FlowInput { src, dst, bytes })
+            .collect(),
+    }
+}
+
+fn cfg(name: &str, eps: Option<f64>) -> PolicyConfig {
+    let mut c = PolicyConfig::named(name);
+    c.epsilon = eps;
+    c
+}
+
+/// Rates (b/s) right after t = 0 under `cfg`.
+fn rates_at_zero(net: &Net, c: &PolicyConfig, w: Vec<CoflowInput>) -> Vec<f64> {
+    let p = make_policy(c, net, &[]).unwrap();
+    let mut sim = Simulator::new(net, w, p, SimConfig::default());
+    sim.advance(SimTime(1), &mut |_| {});
+    sim.flows.rate.clone()
+}
+
+/// Marginal utility of problem (2): (1 - eps) b^(-eps) / T.
+fn marginal(b: f64, t: f64, eps: f64) -> f64 {
+    (1.0 - eps) * b.powf(-eps) / t
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs()
+}
+
+/// Parking lot with both links saturated. long: 0 -> 4 (L1, L2), 2e9 B; b: 1 -> 2 (L1),
+/// 1e9 B; c: 3 -> 5 (L2), 3e9 B. L1 = 1 Gb/s, L2 = 2 Gb/s. T (s): long 16 (on L1), b 8,
+/// c 12.
+fn lot_workload() -> Vec<CoflowInput> {
+    vec![
+        cf(0, &[(0, 4, 2e9)]),
+        cf(1, &[(1, 2, 1e9)]),
+        cf(2, &[(3, 5, 3e9)]),
+    ]
+}
+
+/// The optimum of problem (2) on [`lot_workload`] by bisection on the long flow's rate x:
+/// b = C1 - x, c = C2 - x and U'_long(x) = U'_b(C1 - x) + U'_c(C2 - x) (both prices > 0
+/// since every marginal utility is > 0 and b, c are alone on their links).
+fn lot_optimum(eps: f64) -> [f64; 3] {
+    let (c1, c2) = (1e9, 2e9);
+    let (tl, tb, tc) = (16.0, 8.0, 12.0);
+    let g = |x: f64| marginal(x, tl, eps) - marginal(c1 - x, tb, eps) - marginal(c2 - x, tc, eps);
+    let (mut lo, mut hi) = (1e-3, c1 - 1e-3);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if g(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let x = 0.5 * (lo + hi);
+    [x, c1 - x, c2 - x]
+}
+
+#[test]
+fn dba_ideal_satisfies_kkt_on_a_parking_lot() {
+    let net = parking_lot(1.0, 2.0);
+    for eps in [0.5, 0.2] {
+        let r = rates_at_zero(&net, &cfg("dba-ideal", Some(eps)), lot_workload());
+        let (tl, tb, tc) = (16.0, 8.0, 12.0);
+        // Feasibility (2a) and (2b).
+        assert!(r.iter().all(|&x| x > 0.0), "{r:?}");
+        assert!(r[0] + r[1] <= 1e9 * (1.0 + 1e-9), "L1: {r:?}");
+        assert!(r[0] + r[2] <= 2e9 * (1.0 + 1e-9), "L2: {r:?}");
+        // Prices from the flows alone on one priced link; stationarity of the long flow.
+        let l1 = marginal(r[1], tb, eps);
+        let l2 = marginal(r[2], tc, eps);
+        let ul = marginal(r[0], tl, eps);
+        assert!(
+            rel(ul, l1 + l2) <= 1e-5,
+            "eps {eps}: U'_long {ul} vs {l1} + {l2}"
+        );
+        // Complementary slackness: both prices > 0, so both links are full.
+        assert!(rel(r[0] + r[1], 1e9) <= 1e-6, "L1 not full: {r:?}");
+        assert!(rel(r[0] + r[2], 2e9) <= 1e-6, "L2 not full: {r:?}");
+        // And the rates are the bisected optimum.
+        let o = lot_optimum(eps);
+        for k in 0..3 {
+            assert!(
+                rel(r[k], o[k]) <= 1e-5,
+                "eps {eps} flow {k}: {} vs {}",
+                r[k],
+                o[k]
+            );
+        }
+    }
+}
+
+#[test]
+fn dba_ideal_gives_an_unsaturated_link_a_zero_price() {
+    // Parking lot without flow c: L2 (2 Gb/s) carries only the long flow, which L1 (1 Gb/s)
+    // limits, so L2 has slack and lambda_2 = 0 (complementary slackness): the long flow and
+    // b have equal marginal utilities, b ~ T^(-1/eps). T_long = 16, T_b = 8; eps = 0.5:
+    // b_long / b_b = (8/16)^2 = 1/4 -> 0.2 and 0.8 Gb/s.
+    let net = parking_lot(1.0, 2.0);
+    let w = vec![cf(0, &[(0, 4, 2e9)]), cf(1, &[(1, 2, 1e9)])];
+    let r = rates_at_zero(&net, &cfg("dba-ideal", None), w);
+    assert!(
+        rel(r[0], 0.2e9) <= 1e-5 && rel(r[1], 0.8e9) <= 1e-5,
+        "{r:?}"
+    );
+}
+
+#[test]
+fn dba_ideal_rates_on_dba_fig1_and_on_a_shared_port() {
+    // Fig. 1: T1 = 4 (two 2-unit flows on the core link), T2 = 3. b ~ T^(-1/eps) on the one
+    // priced link, 2 b1 + b2 = 1 Gb/s. eps = 0.5: b1 = 4.5/17, b2 = 8/17.
+    // eps = 0.25: b1 = 40.5/209, b2 = 128/209.
+    let net = fig1_fabric();
+    let w = || vec![cf(1, &[(0, 3, 2e9), (1, 4, 2e9)]), cf(2, &[(2, 5, 3e9)])];
+    for (eps, b1, b2) in [
+        (0.5, 4.5 / 17.0, 8.0 / 17.0),
+        (0.25, 40.5 / 209.0, 128.0 / 209.0),
+    ] {
+        let r = rates_at_zero(&net, &cfg("dba-ideal", Some(eps)), w());
+        assert!(
+            rel(r[0], b1 * 1e9) <= 1e-5 && rel(r[1], b1 * 1e9) <= 1e-5,
+            "eps {eps}: {r:?}"
+        );
+        assert!(rel(r[2], b2 * 1e9) <= 1e-5, "eps {eps}: {r:?}");
+    }
+    // A giant-switch port shared by K1 = {0 -> 3: 2 units, 1 -> 3: 1 unit} (T = 3 units on
+    // port 3) and K2 = {2 -> 3: 1 unit} (T = 1): a flow's weight is its coflow's, not its
+    // size: K1's flows get equal rates. eps = 0.5: b_K1 = k/9, b_K2 = k, 2k/9 + k = 1 ->
+    // 1/11 and 9/11.
+    let net = star(4);
+    let u = 1e9;
+    let w = vec![cf(0, &[(0, 3, 2.0 * u), (1, 3, u)]), cf(1, &[(2, 3, u)])];
+    let r = rates_at_zero(&net, &cfg("dba-ideal", None), w);
+    let want = [1.0 / 11.0, 1.0 / 11.0, 9.0 / 11.0];
+    for k in 0..3 {
+        assert!(rel(r[k], want[k] * 1e9) <= 1e-5, "{r:?}");
+    }
+}
+
+/// Runs `dba` (default, i.e. published, configuration) for `iters` base RTTs on a static
+/// set and returns the first iteration from which every flow stays within 1% of `opt`
+/// (`None`: not within the window), and the last rates.
+fn dba_settle(net: &Net, w: Vec<CoflowInput>, opt: &[f64], iters: u64) -> (Option<u64>, Vec<f64>) {
+    let c = PolicyConfig::named("dba");
+    let p = make_policy(&c, net, &[]).unwrap();
+    let mut sim = Simulator::new(net, w, p, SimConfig::default());
+    let rtt = net.rtt.ps();
+    let mut ok = Vec::new();
+    let mut last = Vec::new();
+    for k in 0..=iters {
+        sim.advance(SimTime(k * rtt + rtt / 2), &mut |_| {});
+        assert_eq!(sim.active_flows().len(), opt.len(), "a flow finished early");
+        last = sim.flows.rate.clone();
+        ok.push(last.iter().zip(opt).all(|(&r, &o)| rel(r, o) <= 0.01));
+    }
+    let mut first = None;
+    for k in (0..ok.len()).rev() {
+        if ok[k] {
+            first = Some(k as u64);
+        } else {
+            break;
+        }
+    }
+    (first, last)
+}
+
+#[test]
+fn dba_converges_to_the_problem_2_optimum_on_a_parking_lot() {
+    let net = parking_lot(1.0, 2.0);
+    let opt = lot_optimum(0.5);
+    let (settle, last) = dba_settle(&net, lot_workload(), &opt, 60);
+    assert!(
+        settle.is_some_and(|k| k <= 20),
+        "settled at {settle:?}; last {last:?} vs optimum {opt:?}"
+    );
+}
+
+#[test]
+fn dba_converges_to_the_problem_2_optimum_on_dba_fig1() {
+    let net = fig1_fabric();
+    let w = vec![cf(1, &[(0, 3, 2e9), (1, 4, 2e9)]), cf(2, &[(2, 5, 3e9)])];
+    let opt = [4.5e9 / 17.0, 4.5e9 / 17.0, 8e9 / 17.0];
+    let (settle, last) = dba_settle(&net, w, &opt, 60);
+    assert!(
+        settle.is_some_and(|k| k <= 20),
+        "settled at {settle:?}; last {last:?} vs optimum {opt:?}"
+    );
+}
