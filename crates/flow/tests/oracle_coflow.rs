@@ -336,3 +336,37 @@ fn mrtf_schedulers_compare_remaining_not_original_sizes() {
         assert!(close(c[0], 3.0) && close(c[1], 4.5), "{name}: {c:?}");
     }
 }
+
+#[test]
+fn greedy_mrtf_gives_lower_priorities_what_the_top_flow_cannot_use() {
+    // Parking lot S0 -(1 Gb/s)- S1 -(2 Gb/s)- S2, 100 Gb/s hosts (0, 1 on S0; 2, 3 on S1;
+    // 4, 5 on S2). long 0 -> 4 (1 unit, T = 1), x 1 -> 2 (2 units on L1, T = 2), y 3 -> 5
+    // (4 units on L2, T = 2). MRTF: long first at 1 Gb/s (its L1 limit); x gets nothing on L1;
+    // y must still get L2's other 1 Gb/s. [0,1): long done at 1, y has 3 left. Then x at
+    // 1 Gb/s ends at 3, y at 2 Gb/s ends at 2.5.
+    let mut t = Topology::new("parking-lot", Delta::ZERO);
+    let s: Vec<_> = (0..3)
+        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("s{i}")))
+        .collect();
+    for (i, &sw) in s.iter().enumerate() {
+        for j in 0..2 {
+            let h = t.add_node(NodeKind::Host, format!("h{}", 2 * i + j));
+            t.add_cable(h, sw, gbps(100.0), Delta::from_us(1), 100_000, 100_000);
+        }
+    }
+    t.add_cable(s[0], s[1], gbps(1.0), Delta::from_us(1), 100_000, 100_000);
+    t.add_cable(s[1], s[2], gbps(2.0), Delta::from_us(1), 100_000, 100_000);
+    let net = Net::new(t).unwrap();
+    for name in ["fastpass-f", "fastpass-c"] {
+        let cf = vec![
+            coflow(0, 0.0, &[(0, 4, 1.0)]),
+            coflow(1, 0.0, &[(1, 2, 2.0)]),
+            coflow(2, 0.0, &[(3, 5, 4.0)]),
+        ];
+        let c = ccts(&run(&net, name, cf));
+        assert!(
+            close(c[0], 1.0) && close(c[1], 3.0) && close(c[2], 2.5),
+            "{name}: {c:?}"
+        );
+    }
+}

@@ -265,3 +265,81 @@ fn dba_converges_to_the_problem_2_optimum_on_dba_fig1() {
         "settled at {settle:?}; last {last:?} vs optimum {opt:?}"
     );
 }
+
+/// Like [`dba_settle`] with a given config, sampling `iters` RTTs.
+fn dba_rates(net: &Net, c: &PolicyConfig, w: Vec<CoflowInput>, iters: u64) -> Vec<Vec<f64>> {
+    let p = make_policy(c, net, &[]).unwrap();
+    let mut sim = Simulator::new(net, w, p, SimConfig::default());
+    let rtt = net.rtt.ps();
+    (0..=iters)
+        .map(|k| {
+            sim.advance(SimTime(k * rtt + rtt / 2), &mut |_| {});
+            sim.flows.rate.clone()
+        })
+        .collect()
+}
+
+/// First sample index from which `rates[k]` stays within 1% of `opt` on the flows `which`.
+fn settled(rates: &[Vec<f64>], opt: &[f64], which: &[usize]) -> Option<usize> {
+    let ok = |k: usize| which.iter().all(|&i| rel(rates[k][i], opt[i]) <= 0.01);
+    let mut first = None;
+    for k in (0..rates.len()).rev() {
+        if ok(k) {
+            first = Some(k);
+        } else {
+            break;
+        }
+    }
+    first
+}
+
+#[test]
+fn dba_reconverges_after_an_arrival() {
+    // long and b from t = 0 (optimum 0.2 / 0.8 Gb/s, L2 idle-priced); c arrives after 30 RTTs
+    // (optimum: the bisected parking-lot point). Both within 20 RTTs of the change.
+    let net = parking_lot(1.0, 2.0);
+    let rtt = net.rtt.ps();
+    let mut w = lot_workload();
+    w[2].arrival = SimTime(30 * rtt);
+    let r = dba_rates(&net, &PolicyConfig::named("dba"), w, 90);
+    let before = settled(&r[..30], &[0.2e9, 0.8e9, 0.0], &[0, 1]);
+    assert!(
+        before.is_some_and(|k| k <= 20),
+        "before the arrival: {before:?}, rates at 29: {:?}",
+        r[29]
+    );
+    let opt = lot_optimum(0.5);
+    let after = settled(&r[30..], &opt, &[0, 1, 2]);
+    assert!(
+        after.is_some_and(|k| k <= 20),
+        "after the arrival: {after:?}, last {:?} vs {opt:?}",
+        r[90]
+    );
+}
+
+#[test]
+fn dba_converges_with_a_price_lag_and_another_epsilon() {
+    // §5.4.2: a lag d in the price update slows convergence but the allocation still
+    // reaches the optimum; and the optimum moves with epsilon.
+    let net = parking_lot(1.0, 2.0);
+    let mut c = PolicyConfig::named("dba");
+    c.lag = Some(3);
+    let r = dba_rates(&net, &c, lot_workload(), 120);
+    let opt = lot_optimum(0.5);
+    let s = settled(&r, &opt, &[0, 1, 2]);
+    assert!(
+        s.is_some_and(|k| k <= 100),
+        "lag 3: {s:?}, last {:?} vs {opt:?}",
+        r[120]
+    );
+    let mut c = PolicyConfig::named("dba");
+    c.epsilon = Some(0.2);
+    let r = dba_rates(&net, &c, lot_workload(), 60);
+    let opt = lot_optimum(0.2);
+    let s = settled(&r, &opt, &[0, 1, 2]);
+    assert!(
+        s.is_some_and(|k| k <= 30),
+        "eps 0.2: {s:?}, last {:?} vs {opt:?}",
+        r[60]
+    );
+}

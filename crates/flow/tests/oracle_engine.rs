@@ -509,3 +509,59 @@ fn drill_spreads_a_flow_over_every_spine_and_conga_avoids_the_loaded_one() {
         );
     }
 }
+
+#[test]
+#[ignore = "finding: Hedera-like first fit uses current (collided) rates as demand, so it never separates two flows sharing one spine"]
+fn hedera_separates_two_flows_that_ecmp_put_on_one_spine() {
+    // Non-blocking 2 x 2 leaf-spine, 2 spines, every link 1 Gb/s. Flows 0 -> 2 and 1 -> 3.
+    // Pick an ECMP seed under which both take the same spine (0.5 Gb/s each). Hedera
+    // (Al-Fares et al., NSDI'10, §4) estimates each large flow's *natural* demand (max-min
+    // limited by host NICs only: 1 Gb/s each here) and places flows by global first fit:
+    // the first flow fills one spine path, the second no longer fits there and moves to the
+    // other spine. After one round both flows run at 1 Gb/s.
+    let net = ls(2, 2, 2, 1.0, 1.0);
+    let mk = || vec![single(0, 0, 0, 2, 1e9), single(1, 0, 1, 3, 1e9)];
+    let uplinks = |sim: &Simulator| -> Vec<u32> {
+        (0..2)
+            .map(|f| sim.flows.hops(f).iter().map(|h| h.link).nth(1).unwrap())
+            .collect()
+    };
+    let seed = (0..256u64)
+        .find(|&seed| {
+            let cf = mk();
+            let p = policy(&net, "maxmin", &cf);
+            let cfg = SimConfig {
+                seed,
+                ..SimConfig::default()
+            };
+            let mut sim = Simulator::new(&net, cf, p, cfg);
+            sim.advance(SimTime(1), &mut |_| {});
+            let u = uplinks(&sim);
+            u[0] == u[1]
+        })
+        .expect("some seed makes ECMP collide");
+    let period = Delta::from_us(100);
+    let cf = mk();
+    let p = policy(&net, "maxmin", &cf);
+    let cfg = SimConfig {
+        seed,
+        routing: RoutingMode::Hedera {
+            period,
+            threshold: 0.1,
+        },
+        ..SimConfig::default()
+    };
+    let mut sim = Simulator::new(&net, cf, p, cfg);
+    sim.advance(SimTime(1), &mut |_| {});
+    assert!(
+        rel_close(sim.flows.rate[0], 0.5e9, 1e-9),
+        "collided at start"
+    );
+    sim.advance(SimTime(3 * period.ps()), &mut |_| {});
+    let r = &sim.flows.rate;
+    assert!(
+        rel_close(r[0], 1e9, 1e-9) && rel_close(r[1], 1e9, 1e-9),
+        "after two Hedera rounds: {r:?}, uplinks {:?}",
+        uplinks(&sim)
+    );
+}
