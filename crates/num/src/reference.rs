@@ -448,9 +448,31 @@ fn newton(
         if !current.is_finite() {
             return Err(Status::NumericalError);
         }
-        // Solve (-H) d = grad.
-        let mut a: Vec<f64> = hess.iter().map(|h| -h).collect();
-        if !cholesky(&mut a, n) {
+        // Solve (-H) d = grad. -H is positive definite in exact arithmetic; when rounding
+        // makes it singular (multipath flows: U'' couples a flow's subflows with rank one and
+        // the barrier terms of large subflows are tiny at large t), retry with a growing
+        // diagonal shift (Levenberg), which only shortens the step.
+        let largest = (0..n).map(|i| -hess[i * n + i]).fold(0.0, f64::max);
+        let mut shift = 0.0;
+        let mut a: Vec<f64> = Vec::new();
+        let mut ok = false;
+        for _ in 0..12 {
+            a.clear();
+            a.extend(hess.iter().map(|h| -h));
+            for i in 0..n {
+                a[i * n + i] += shift;
+            }
+            if cholesky(&mut a, n) {
+                ok = true;
+                break;
+            }
+            shift = if shift == 0.0 {
+                1e-14 * largest
+            } else {
+                shift * 100.0
+            };
+        }
+        if !ok {
             return Err(Status::NumericalError);
         }
         let d = cholesky_solve(&a, n, &grad);

@@ -29,6 +29,11 @@
 //!   gradient step each iteration (`phi_k *= exp(-eta (q_k - q) / q)`, floored at 1e-9 so a
 //!   path can recover). At a fixed point every used path has the same price, which is the
 //!   multipath optimality condition. The [`crate::reference`] solver handles multipath exactly.
+//!   Known limit: when several links carry exactly the same set of subflows (so only the sum of
+//!   their prices matters), NED's per-link Newton steps add up on the shared paths; with the
+//!   split moving as well, such degenerate multipath instances can settle into a cycle of a few
+//!   percent in rate instead of converging (seen on 1 of 6 random instances of an oracle
+//!   generator). Single-path instances converge (property tests).
 
 mod dba;
 mod fgm;
