@@ -141,8 +141,8 @@ pub struct PolicyConfig {
     /// eq. 21), `as-printed` (the printed `(1 - delta(t-1)) / delta(t)`) or `none` (default).
     #[serde(default)]
     pub momentum: Option<String>,
-    /// DBA: stop iterating when weights and prices change by less than this (relative) in one
-    /// iteration (default 1e-4); the next event restarts the iterations.
+    /// DBA: stop iterating when rates and prices change by less than this (relative) in one
+    /// iteration (default 1e-3); the next event restarts the iterations.
     #[serde(default)]
     pub converge_tol: Option<f64>,
     /// DBA: iteration period in microseconds (default: the fabric's base RTT).
