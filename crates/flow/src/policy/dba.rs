@@ -89,6 +89,7 @@ pub struct Dba {
     eps: f64,
     gamma: f64,
     gamma_rel: f64,
+    dev_step: f64,
     w0_bytes: f64,
     w_init: f64,
     lag: usize,
@@ -137,6 +138,10 @@ impl Dba {
         if !(0.0..=2.0).contains(&gamma_rel) {
             return Err(FlowError::invalid("gamma_rel", "must be in [0, 2]"));
         }
+        let dev_step = cfg.dev_step.unwrap_or(1.0);
+        if !(dev_step > 0.0 && dev_step <= 1.0) {
+            return Err(FlowError::invalid("dev_step", "must be in (0, 1]"));
+        }
         let w0 = cfg.w0_packets.unwrap_or(3.0);
         if w0.is_nan() || w0 <= 0.0 {
             return Err(FlowError::invalid("w0_packets", "must be > 0"));
@@ -180,6 +185,7 @@ impl Dba {
             eps,
             gamma,
             gamma_rel,
+            dev_step,
             w0_bytes: w0 * PACKET_BYTES,
             w_init,
             lag: cfg.lag.unwrap_or(0),
@@ -503,7 +509,7 @@ impl RatePolicy for Dba {
             } else {
                 min_e[l]
             };
-            let nu_new = self.lam[l] + dev
+            let nu_new = self.lam[l] + self.dev_step * dev
                 - self.gamma * (cap_n - load[l])
                 - self.gamma_rel * self.lam[l] * gap / cap_n;
             let lam_new = (nu_new + m * (nu_new - self.nu[l])).max(0.0);

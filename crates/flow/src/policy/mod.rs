@@ -128,6 +128,10 @@ pub struct PolicyConfig {
     /// prices of unsaturated links never fall to zero and the fixed point is not the optimum.
     #[serde(default)]
     pub gamma_rel: Option<f64>,
+    /// DBA: fraction of the deviation term `min e_i` applied per iteration in eq. (12)
+    /// (default 1, as published; smaller damps the price updates).
+    #[serde(default)]
+    pub dev_step: Option<f64>,
     /// DBA: initial window W0 in packets of 1500 B (default 3).
     #[serde(default)]
     pub w0_packets: Option<f64>,
@@ -184,6 +188,7 @@ impl PolicyConfig {
         add(self.epsilon.is_some(), "epsilon");
         add(self.gamma.is_some(), "gamma");
         add(self.gamma_rel.is_some(), "gamma_rel");
+        add(self.dev_step.is_some(), "dev_step");
         add(self.w0_packets.is_some(), "w0_packets");
         add(self.initial_weight.is_some(), "initial_weight");
         add(self.lag.is_some(), "lag");
@@ -213,6 +218,7 @@ pub fn make_policy(
             "epsilon",
             "gamma",
             "gamma_rel",
+            "dev_step",
             "w0_packets",
             "initial_weight",
             "lag",
