@@ -693,13 +693,36 @@ impl<'n> Simulator<'n> {
         for &f in &active {
             self.settle(f as usize);
         }
+        // Hedera's demand estimation: each flow's natural demand is its max-min fair rate
+        // when only the host NICs limit it.
+        let edge_hops: Vec<Vec<Hop>> = active
+            .iter()
+            .map(|&f| {
+                self.flows
+                    .hops(f as usize)
+                    .iter()
+                    .filter(|h| self.net.is_edge[h.link as usize])
+                    .copied()
+                    .collect()
+            })
+            .collect();
+        let mut demands = vec![0.0f64; active.len()];
+        let mut avail = self.net.cap.clone();
+        crate::alloc::WaterFill::new(self.net.links()).fill(
+            &mut avail,
+            active.len(),
+            |k| &edge_hops[k],
+            |_| 1.0,
+            |_| f64::INFINITY,
+            &mut demands,
+        );
         let mut reserved = vec![0.0f64; self.net.links()];
         let mut moved = false;
-        for &f in &active {
+        for (k, &f) in active.iter().enumerate() {
             let fu = f as usize;
             let (src, dst) = (self.flows.src[fu], self.flows.dst[fu]);
             let host_rate = self.net.cap[self.net.host_up[src as usize] as usize];
-            let demand = self.flows.rate[fu];
+            let demand = demands[k];
             if demand <= threshold * host_rate {
                 continue;
             }

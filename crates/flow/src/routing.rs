@@ -2,10 +2,10 @@
 //!
 //! - `ecmp`: a hash of the flow picks one equal-cost path for its lifetime (Hopps, RFC 2992).
 //! - `hedera`: ECMP at start; every `period` a central scheduler moves large flows (current
-//!   rate above `threshold` x host link rate) by global first fit: in flow order, each large
-//!   flow takes the first equal-cost path whose links still have room for its current rate
-//!   (reservations start empty each round); a flow that fits nowhere keeps its path. Hedera's
-//!   demand estimation is replaced by the flow's current rate (documented simplification).
+//!   natural demand above `threshold` x host link rate) by global first fit: in flow order,
+//!   each large flow takes the first equal-cost path whose links still have room for its
+//!   demand (reservations start empty each round); a flow that fits nowhere keeps its path.
+//!   Demand = Hedera's estimate: the flow's max-min fair rate when only host NICs limit it.
 //! - `conga`: at flow start, the equal-cost path whose most utilized link (current load /
 //!   capacity) is least utilized; ties go to the flow's ECMP choice order. Flowlets are not
 //!   modelled: a fluid flow is one flowlet.

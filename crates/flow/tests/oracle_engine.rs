@@ -511,7 +511,6 @@ fn drill_spreads_a_flow_over_every_spine_and_conga_avoids_the_loaded_one() {
 }
 
 #[test]
-#[ignore = "finding: Hedera-like first fit uses current (collided) rates as demand, so it never separates two flows sharing one spine"]
 fn hedera_separates_two_flows_that_ecmp_put_on_one_spine() {
     // Non-blocking 2 x 2 leaf-spine, 2 spines, every link 1 Gb/s. Flows 0 -> 2 and 1 -> 3.
     // Pick an ECMP seed under which both take the same spine (0.5 Gb/s each). Hedera

@@ -254,3 +254,22 @@ fn unknown_names_list_the_valid_ones() {
     let e = dctc_flow::RoutingMode::from_name("valiant").unwrap_err();
     assert!(e.to_string().contains("conga"), "{e}");
 }
+
+#[test]
+fn dba_ideal_resolved_between_events_beats_fair_sharing_on_fig1() {
+    // Problem (2) at every instant: re-solving as C2 drains (its 1/T grows) finishes C2 well
+    // before fair sharing would; solved only at events it keeps its t = 0 weights.
+    let (net, cf) = fig1();
+    let mut cfg = PolicyConfig::named("dba-ideal");
+    cfg.resolve_fraction = Some(0.01);
+    let sizes = [4.0 * UNIT, 3.0 * UNIT];
+    let p = make_policy(&cfg, &net, &sizes).unwrap();
+    let r = simulate(&net, cf.clone(), p, SimConfig::default());
+    let a = r.summary().avg_cct_s;
+    assert!(a < 6.5 - 1e-3 && a > 5.0, "continuous dba-ideal {a}");
+    let p = make_policy(&PolicyConfig::named("dba-ideal"), &net, &sizes).unwrap();
+    let b = simulate(&net, cf, p, SimConfig::default())
+        .summary()
+        .avg_cct_s;
+    assert!(a < b, "continuous {a} vs events-only {b}");
+}

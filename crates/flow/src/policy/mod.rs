@@ -155,6 +155,10 @@ pub struct PolicyConfig {
     /// DBA: `learned` (§4.2.1 tables and eq. 8, default) or `exact` remaining times.
     #[serde(default)]
     pub remaining_time: Option<String>,
+    /// dba-ideal: also re-solve between events whenever the smallest remaining time may have
+    /// shrunk by this fraction (default: only at events).
+    #[serde(default)]
+    pub resolve_fraction: Option<f64>,
     /// Baraat: a coflow turns heavy after sending this many bytes (default: the
     /// `heavy_percentile` of the workload's coflow sizes).
     #[serde(default)]
@@ -196,6 +200,7 @@ impl PolicyConfig {
         add(self.converge_tol.is_some(), "converge_tol");
         add(self.rtt_us.is_some(), "rtt_us");
         add(self.remaining_time.is_some(), "remaining_time");
+        add(self.resolve_fraction.is_some(), "resolve_fraction");
         add(self.heavy_bytes.is_some(), "heavy_bytes");
         add(self.heavy_percentile.is_some(), "heavy_percentile");
         k
@@ -213,7 +218,7 @@ pub fn make_policy(
     let allowed: &[&str] = match cfg.name.as_str() {
         "maxmin" | "varys" | "fastpass-f" | "fastpass-c" => &[],
         "baraat" => &["heavy_bytes", "heavy_percentile"],
-        "dba-ideal" => &["epsilon"],
+        "dba-ideal" => &["epsilon", "resolve_fraction"],
         "dba" => &[
             "epsilon",
             "gamma",
