@@ -360,7 +360,7 @@ pub fn resolve_scheme(
         let names: Vec<&str> = SCHEMES.iter().map(|s| s.0).collect();
         let near = names
             .iter()
-            .min_by_key(|n| edit_distance(n, &cfg.name))
+            .min_by_key(|n| strsim::levenshtein(n, &cfg.name))
             .copied()
             .unwrap_or("");
         err(
@@ -423,21 +423,6 @@ pub fn resolve_scheme(
         ));
     }
     Ok(s)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
