@@ -423,7 +423,7 @@ fn multipath_ned_is_right_when_it_says_converged() {
         let mut p = build_multi(&m);
         let mut ned = Ned::default();
         let mut st = State::new(&p, 1.0);
-        let status = run_to_convergence(&mut ned, &mut p, &mut st, 1e-9, 20_000);
+        let status = run_to_convergence(&mut ned, &mut p, &mut st, 1e-9, 10_000);
         let what = format!("NED multipath case {case}");
         if status != RunStatus::Converged {
             continue;

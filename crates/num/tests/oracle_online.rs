@@ -196,3 +196,31 @@ fn random_departures_reconverge_to_new_reference() {
         }
     }
 }
+
+/// Minimum rates online (HOLNET eq. 11): a 10 Gb/s link holds a flow with theta = 6 Gb/s, so
+/// a second theta = 6 Gb/s flow cannot join (12 > 10; the link and flow are named) until the
+/// first has left. Then, beside an elastic flow of equal weight, the unconstrained optimum 5 / 5
+/// violates theta, so the bound binds: 6 / 4.
+#[test]
+fn minimum_rates_are_booked_and_released_online() {
+    let mut p = Problem::new(C);
+    let l = p.add_link("l", C).unwrap();
+    let mut a = FlowSpec::new("a", vec![l], LOG);
+    a.min_bps = 6e9;
+    let ka = p.add_flow(a).unwrap();
+    p.add_flow(FlowSpec::new("e", vec![l], LOG)).unwrap();
+    let mut b = FlowSpec::new("b", vec![l], LOG);
+    b.min_bps = 6e9;
+    let err = p.add_flow(b.clone()).unwrap_err().to_string();
+    assert!(err.contains("`l`") && err.contains("`b`"), "{err}");
+    p.remove_flow(ka).unwrap();
+    p.add_flow(b).expect("room again after the first left");
+    let mut ned = Ned::default();
+    let mut st = State::new(&p, 1.0);
+    converge(&mut ned, &mut p, &mut st);
+    assert!(close(rate_of(&p, &st, "b"), 6e9, 1e-6));
+    assert!(close(rate_of(&p, &st, "e"), 4e9, 1e-6));
+    let sol = reference::solve(&mut p);
+    assert_eq!(sol.status, Status::Solved);
+    assert!(close(sol.flow_rate_bps[0], 4e9, 1e-6) && close(sol.flow_rate_bps[1], 6e9, 1e-6));
+}
