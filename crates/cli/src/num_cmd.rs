@@ -36,7 +36,7 @@ struct SolveArgs {
     solver: String,
     /// Run exactly N iterations (iterative solvers); without it, run until the relative change
     /// of rates and prices is below 1e-9 or 1,000,000 iterations.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     iterations: Option<u64>,
     /// none, u-norm or f-norm, applied to the final rates.
     #[arg(long, default_value = "none")]

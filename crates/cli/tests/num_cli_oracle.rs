@@ -455,7 +455,6 @@ fn holnet_15_2_84_8_through_the_command() {
 /// the starting prices) or a clean error (exit 2), never a panic (TEAM.md: bad input never
 /// panics). On the README's multipath example it panics (index out of bounds in num_cmd.rs).
 #[test]
-#[ignore = "finding: `dctc num solve --iterations 0` panics (exit 101, index out of bounds) on a multipath problem"]
 fn zero_iterations_do_not_panic() {
     for args in [
         &["--iterations", "0"][..],
