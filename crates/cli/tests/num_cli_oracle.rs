@@ -451,9 +451,9 @@ fn holnet_15_2_84_8_through_the_command() {
     }
 }
 
-/// `--iterations 0` is accepted by the flag parser; it must give a clean answer (the rates at
-/// the starting prices) or a clean error (exit 2), never a panic (TEAM.md: bad input never
-/// panics). On the README's multipath example it panics (index out of bounds in num_cmd.rs).
+/// `--iterations 0` must give a clean answer (the rates at the starting prices) or a clean
+/// error (exit 2), never a panic (TEAM.md: bad input never panics). It once panicked on the
+/// README's multipath example; the flag parser now rejects 0.
 #[test]
 fn zero_iterations_do_not_panic() {
     for args in [
