@@ -25,6 +25,7 @@ pub struct WaterFill {
     frozen: Vec<bool>,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     caps: Vec<(u64, u32)>,
+    left: usize,
 }
 
 const NONE: u32 = u32::MAX;
@@ -108,13 +109,16 @@ impl WaterFill {
             }
         }
         // Link levels and cap levels.
-        self.heap.clear();
+        // Heapify in O(links) rather than pushing one by one.
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.clear();
         for &l in &self.touched {
             let lu = l as usize;
             if self.wsum[lu] > 0.0 {
-                self.heap.push(Reverse((key(avail[lu] / self.wsum[lu]), l)));
+                entries.push(Reverse((key(avail[lu] / self.wsum[lu]), l)));
             }
         }
+        self.heap = BinaryHeap::from(entries);
         self.caps.clear();
         for (i, rate) in rates.iter_mut().enumerate().take(n) {
             let c = cap(i);
@@ -128,26 +132,31 @@ impl WaterFill {
         self.caps.sort_unstable();
         let mut next_cap = 0usize;
         let mut level = 0.0f64;
+        self.left = self.frozen.iter().filter(|&&f| !f).count();
         loop {
+            if self.left == 0 {
+                // Every flow has its rate: the remaining entries are links that emptied.
+                break;
+            }
             // Drop stale heap entries.
             let link_top = loop {
-                match self.heap.peek() {
-                    None => break None,
-                    Some(&Reverse((k, l))) => {
-                        let lu = l as usize;
-                        if self.unfrozen[lu] == 0 || self.wsum[lu] <= 0.0 {
-                            self.heap.pop();
-                            continue;
-                        }
-                        let cur = key(avail[lu] / self.wsum[lu]);
-                        if cur != k {
-                            self.heap.pop();
-                            self.heap.push(Reverse((cur, l)));
-                            continue;
-                        }
-                        break Some((k, l));
-                    }
+                let Some(mut top) = self.heap.peek_mut() else {
+                    break None;
+                };
+                let Reverse((k, l)) = *top;
+                let lu = l as usize;
+                if self.unfrozen[lu] == 0 || self.wsum[lu] <= 0.0 {
+                    std::collections::binary_heap::PeekMut::pop(top);
+                    continue;
                 }
+                let cur = key(avail[lu] / self.wsum[lu]);
+                if cur != k {
+                    // Keys only grow (freezing a flow below a link's level raises it): fix
+                    // the top in place, one sift-down.
+                    *top = Reverse((cur, l));
+                    continue;
+                }
+                break Some((k, l));
             };
             while next_cap < self.caps.len() && self.frozen[self.caps[next_cap].1 as usize] {
                 next_cap += 1;
@@ -199,6 +208,7 @@ impl WaterFill {
         C: Fn(usize) -> f64,
     {
         self.frozen[i] = true;
+        self.left -= 1;
         let w = weight(i);
         let mut r = (w * level).min(cap(i));
         // Never exceed what is left on a link (rounding).
