@@ -232,6 +232,8 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
                         format!("no such file: {}", path.display()),
                     ));
                 }
+                // Parse it now so a malformed line fails `validate` too.
+                load_trace(&path).map_err(|e| s.error(&format!("{key}.path"), e.to_string()))?;
             }
             WorkloadConfig::Poisson(p) => p.validate().map_err(|e| s.error(&key, e.to_string()))?,
             WorkloadConfig::SyntheticCoflows(_) => {}

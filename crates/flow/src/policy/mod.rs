@@ -47,7 +47,8 @@ pub const POLICIES: &[(&str, &str)] = &[
     ),
     (
         "dba",
-        "DBA as published: learned T_k, per-RTT eq. 9-14 iterations, WFQ (weighted max-min)",
+        "DBA: learned T_k (eq. 8), per-RTT eq. 9-14 iterations, WFQ as weighted max-min \
+         (two documented fixes so its fixed point is the optimum)",
     ),
 ];
 
