@@ -477,7 +477,6 @@ fn zero_iterations_do_not_panic() {
 /// A problem with links but no flows has the trivial optimum (no rates, objective 0); every
 /// solver should say so, the reference included.
 #[test]
-#[ignore = "finding: reference on a problem with no flows runs 2000 Newton steps and reports status max_iterations"]
 fn no_flows_is_trivially_solved() {
     let text = r#"{"links": [{"id": "l", "capacity_bps": 1e10}], "flows": []}"#;
     for solver in ["ned", "maxmin", "reference"] {

@@ -73,6 +73,18 @@ pub fn solve(problem: &mut Problem) -> Solution {
     let nf = problem.flows();
     let cap = problem.capacity_scaled().to_vec();
     let unit = problem.rate_unit();
+    if n == 0 {
+        // No flows: the empty allocation is optimal, every link price is 0, objective 0.
+        return Solution {
+            status: Status::Solved,
+            flow_rate_bps: Vec::new(),
+            sub_rate_bps: Vec::new(),
+            prices: vec![0.0; problem.links()],
+            objective: 0.0,
+            kkt_residual: 0.0,
+            newton_steps: 0,
+        };
+    }
     let lo = problem.min_scaled().to_vec();
     let mut hi = problem.max_scaled().to_vec();
     // Constraints.

@@ -358,3 +358,16 @@ fn parking_lot_with_bounds_all_solvers_agree_with_reference() {
         }
     }
 }
+
+/// Links but no flows: the reference solves at once (no Newton step) with zero prices.
+#[test]
+fn reference_without_flows_is_solved_at_once() {
+    let mut p = Problem::new(10e9);
+    p.add_link("l", 10e9).unwrap();
+    let sol = reference::solve(&mut p);
+    assert_eq!(sol.status, Status::Solved);
+    assert!(sol.flow_rate_bps.is_empty() && sol.sub_rate_bps.is_empty());
+    assert_eq!(sol.prices, vec![0.0]);
+    assert_eq!(sol.objective, 0.0);
+    assert_eq!(sol.newton_steps, 0);
+}
