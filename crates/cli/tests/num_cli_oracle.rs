@@ -419,7 +419,6 @@ fn rate_bounds_bind() {
 /// check accepts them), and the optimum is x = theta: 5 and 5 Gb/s. The reference solver
 /// should report it, not `infeasible` with null rates.
 #[test]
-#[ignore = "finding: reference reports status infeasible (rate_bps null) for feasible minima that exactly fill a link"]
 fn minimum_rates_that_exactly_fill_a_link_are_feasible() {
     let text = r#"{"links": [{"id": "l", "capacity_bps": 1e10}],
       "flows": [{"id": "a", "paths": [["l"]], "min_bps": 5e9},

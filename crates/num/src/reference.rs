@@ -1,6 +1,8 @@
 //! Reference optima by an independent method: a primal log-barrier interior-point method with
 //! Newton steps on the subflow rates (dense Cholesky), with a phase-I search for a strictly
-//! feasible start when minimum rates are set.
+//! feasible start when minimum rates are set. Minimum rates that exactly fill a link leave no
+//! strictly feasible point; a presolve pins the rates they force and drops the link (see
+//! `presolve`).
 //!
 //! It shares nothing with the dual solvers except the utilities' `U'` and `U''`: it maximizes
 //! `t sum_s U_s(sum_k y_sk) + sum_j log g_j(y)` over the subflow rates `y` for growing `t`, where
@@ -23,7 +25,8 @@ use crate::problem::Problem;
 pub enum Status {
     /// Converged: relative duality gap and KKT residual below tolerance.
     Solved,
-    /// No strictly feasible point (minimum rates fill some cut exactly or exceed it).
+    /// Minimum rates exceed some cut, or fill one exactly in a way the presolve does not
+    /// detect (a cut of several links, or a multipath flow's minimum).
     Infeasible,
     /// The iteration cap was reached.
     MaxIterations,
@@ -72,7 +75,6 @@ pub fn solve(problem: &mut Problem) -> Solution {
     let n = problem.subflow_count();
     let nf = problem.flows();
     let cap = problem.capacity_scaled().to_vec();
-    let unit = problem.rate_unit();
     if n == 0 {
         // No flows: the empty allocation is optimal, every link price is 0, objective 0.
         return Solution {
@@ -87,9 +89,16 @@ pub fn solve(problem: &mut Problem) -> Solution {
     }
     let lo = problem.min_scaled().to_vec();
     let mut hi = problem.max_scaled().to_vec();
-    // Constraints.
+    let Some(pins) = presolve(problem, &lo) else {
+        return failed(problem, Status::Infeasible, 0);
+    };
+    let frozen: Vec<bool> = pins.fixed.iter().map(Option::is_some).collect();
+    let flow_frozen: Vec<bool> = (0..nf)
+        .map(|f| problem.subflows(f).all(|s| frozen[s]))
+        .collect();
+    // Constraints (frozen subflows enter as constants; dropped links have none).
     let mut cons: Vec<Constraint> = Vec::new();
-    for k in 0..n {
+    for k in (0..n).filter(|&k| !frozen[k]) {
         cons.push(Constraint {
             coef: vec![(k, 1.0)],
             constant: 0.0,
@@ -99,10 +108,17 @@ pub fn solve(problem: &mut Problem) -> Solution {
     let mut link_of: Vec<usize> = Vec::new();
     for l in 0..problem.links() {
         let row = problem.by_link().row(l);
-        if !row.is_empty() {
+        let free: Vec<(usize, f64)> = row
+            .iter()
+            .map(|&s| s as usize)
+            .filter(|&s| !frozen[s])
+            .map(|s| (s, -1.0))
+            .collect();
+        if !pins.dropped[l] && !free.is_empty() {
+            let fixed_load: f64 = row.iter().filter_map(|&s| pins.fixed[s as usize]).sum();
             cons.push(Constraint {
-                coef: row.iter().map(|&s| (s as usize, -1.0)).collect(),
-                constant: cap[l],
+                coef: free,
+                constant: cap[l] - fixed_load,
             });
             link_of.push(l);
         }
@@ -110,7 +126,14 @@ pub fn solve(problem: &mut Problem) -> Solution {
     // Flows with a maximum below their line rate (a constraint of their own).
     let mut has_max = vec![false; nf];
     for f in 0..nf {
-        let subs: Vec<(usize, f64)> = problem.subflows(f).map(|s| (s, 1.0)).collect();
+        if flow_frozen[f] {
+            continue;
+        }
+        let subs: Vec<(usize, f64)> = problem
+            .subflows(f)
+            .filter(|&s| !frozen[s])
+            .map(|s| (s, 1.0))
+            .collect();
         let line: f64 = problem
             .subflows(f)
             .map(|s| {
@@ -153,6 +176,10 @@ pub fn solve(problem: &mut Problem) -> Solution {
     // under their maxima.
     let mut y = vec![0.0; n];
     for (s, ys) in y.iter_mut().enumerate() {
+        if let Some(v) = pins.fixed[s] {
+            *ys = v;
+            continue;
+        }
         *ys = problem
             .paths()
             .row(s)
@@ -163,17 +190,21 @@ pub fn solve(problem: &mut Problem) -> Solution {
     let x0 = flow_total(&y);
     for s in 0..n {
         let f = owner[s];
-        if x0[f] > 0.5 * (hi[f] + lo[f]) && hi[f].is_finite() {
+        if !frozen[s] && x0[f] > 0.5 * (hi[f] + lo[f]) && hi[f].is_finite() {
             y[s] *= 0.5 * (hi[f] + lo[f]) / x0[f];
         }
     }
     let mut steps = 0u32;
+    if cons.is_empty() {
+        // Every subflow is pinned: the allocation is the only feasible one.
+        return finish(problem, &pins, y, vec![0.0; problem.links()], 0.0, steps);
+    }
     let worst = cons
         .iter()
         .map(|c| c.eval(&y))
         .fold(f64::INFINITY, f64::min);
     if worst <= 0.0 {
-        match phase_one(&cons, &mut y, &mut steps) {
+        match phase_one(&cons, &frozen, &mut y, &mut steps) {
             Ok(true) => {}
             Ok(false) => return failed(problem, Status::Infeasible, steps),
             Err(status) => return failed(problem, status, steps),
@@ -189,6 +220,7 @@ pub fn solve(problem: &mut Problem) -> Solution {
         let terms = x
             .iter()
             .enumerate()
+            .filter(|&(f, _)| !flow_frozen[f])
             .map(|(f, &v)| (utils[f].marginal(v) * v).abs());
         let total: f64 = terms.clone().sum();
         let least = terms.fold(f64::INFINITY, f64::min);
@@ -200,19 +232,23 @@ pub fn solve(problem: &mut Problem) -> Solution {
         let objective = |v: &[f64], grad: &mut [f64], hess: &mut [f64]| -> f64 {
             let x = flow_total(v);
             let mut value = 0.0;
-            for f in 0..nf {
+            for f in (0..nf).filter(|&f| !flow_frozen[f]) {
                 value += t * utils[f].value(x[f]);
             }
             for s in 0..n {
-                grad[s] = t * utils[owner[s]].marginal(x[owner[s]]);
+                grad[s] = if frozen[s] {
+                    0.0
+                } else {
+                    t * utils[owner[s]].marginal(x[owner[s]])
+                };
             }
             if hess.is_empty() {
                 return value;
             }
-            // Hessian of sum_f U_f(x_f): U''(x_f) on each flow's subflow block.
-            for f in 0..nf {
+            // Hessian of sum_f U_f(x_f): U''(x_f) on each flow's (free) subflow block.
+            for f in (0..nf).filter(|&f| !flow_frozen[f]) {
                 let c = t * utils[f].curvature(x[f]);
-                let subs = problem.subflows(f);
+                let subs = problem.subflows(f).filter(|&s| !frozen[s]);
                 for a in subs.clone() {
                     for b in subs.clone() {
                         hess[a * n + b] += c;
@@ -222,7 +258,7 @@ pub fn solve(problem: &mut Problem) -> Solution {
             value
         };
         let before = y.clone();
-        match newton(&cons, &mut y, &objective, &mut steps) {
+        match newton(&cons, &frozen, &mut y, &objective, &mut steps) {
             Ok(()) => {}
             Err(Status::NumericalError) if m / t * 10.0 / scale(&flow_total(&before)) < 1e-7 => {
                 // A slack fell below f64 resolution: the previous centre is accurate enough.
@@ -258,11 +294,140 @@ pub fn solve(problem: &mut Problem) -> Solution {
         has_max: &has_max,
     };
     refine_prices(problem, &y, &x, &bounds, &utils, &mut prices);
+    let mut sol = finish(problem, &pins, y, prices, kkt, steps);
+    if sol.status == Status::Solved {
+        sol.status = status;
+    }
+    sol
+}
+
+/// Subflows whose rate is forced by minimum rates that exactly fill links, found before the
+/// barrier method (which needs a strictly feasible point and so cannot handle them).
+struct Pins {
+    /// Per subflow: its forced rate (rate units), or `None` when it is a variable.
+    fixed: Vec<Option<f64>>,
+    /// Per link: its constraint is implied by the pinned rates (they fill it).
+    dropped: Vec<bool>,
+}
+
+/// Finds links whose minimum rates fill them: a link `l` whose remaining capacity (capacity
+/// less the rates already pinned on it) is at most the sum of `theta_f` over the flows all of
+/// whose remaining paths cross `l` (within 1e-12 of its capacity). Every feasible point then
+/// has those flows at exactly `theta_f` and every other subflow on `l` at 0, so they are
+/// pinned and `l`'s constraint dropped; repeated until no link is filled. `None` when pinning
+/// proves the minimums infeasible. (A multipath flow pinned at `theta > 0` with several paths
+/// left keeps its paths free: its split is not determined by `l`, so `l` is left to the
+/// barrier method, which then reports `Infeasible`.)
+fn presolve(problem: &Problem, lo: &[f64]) -> Option<Pins> {
+    let n = problem.subflow_count();
+    let cap = problem.capacity_scaled();
+    let mut pins = Pins {
+        fixed: vec![None; n],
+        dropped: vec![false; problem.links()],
+    };
+    let mut rem = cap.to_vec();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for l in 0..problem.links() {
+            if pins.dropped[l] {
+                continue;
+            }
+            let free: Vec<usize> = problem
+                .by_link()
+                .row(l)
+                .iter()
+                .map(|&s| s as usize)
+                .filter(|&s| pins.fixed[s].is_none())
+                .collect();
+            if free.is_empty() {
+                continue;
+            }
+            // Flows all of whose free subflows cross l.
+            let mut must: Vec<usize> = free.iter().map(|&s| problem.subflow_owner(s)).collect();
+            must.sort_unstable();
+            must.dedup();
+            must.retain(|&f| {
+                problem
+                    .subflows(f)
+                    .filter(|&s| pins.fixed[s].is_none())
+                    .all(|s| free.contains(&s))
+            });
+            let need: f64 = must.iter().map(|&f| lo[f]).sum();
+            let tol = 1e-12 * cap[l];
+            if need > rem[l] + tol {
+                return None;
+            }
+            if need < rem[l] - tol {
+                continue;
+            }
+            let split_pin = must.iter().any(|&f| {
+                lo[f] > 0.0
+                    && problem
+                        .subflows(f)
+                        .filter(|&s| pins.fixed[s].is_none())
+                        .count()
+                        > 1
+            });
+            if split_pin {
+                continue;
+            }
+            for &s in &free {
+                let f = problem.subflow_owner(s);
+                let v = if must.contains(&f) { lo[f] } else { 0.0 };
+                pins.fixed[s] = Some(v);
+                for &m in problem.paths().row(s) {
+                    rem[m as usize] -= v;
+                }
+            }
+            pins.dropped[l] = true;
+            changed = true;
+        }
+    }
+    Some(pins)
+}
+
+/// Converts a solution in rate units to b/s, and prices the links dropped by [`presolve`]:
+/// the least price that makes every subflow on them satisfy `sum_{l in L(k)} p_l >= U'(x)`
+/// (a pinned flow's `theta` multiplier takes up any excess), 0 if none needs one.
+fn finish(
+    problem: &Problem,
+    pins: &Pins,
+    y: Vec<f64>,
+    mut prices: Vec<f64>,
+    kkt: f64,
+    steps: u32,
+) -> Solution {
+    let unit = problem.rate_unit();
+    let mut x = vec![0.0; problem.flows()];
+    for (s, &v) in y.iter().enumerate() {
+        x[problem.subflow_owner(s)] += v;
+    }
+    for l in (0..problem.links()).filter(|&l| pins.dropped[l]) {
+        let mut p: f64 = 0.0;
+        for &s in problem.by_link().row(l) {
+            let f = problem.subflow_owner(s as usize);
+            let others: f64 = problem
+                .paths()
+                .row(s as usize)
+                .iter()
+                .filter(|&&m| m as usize != l)
+                .map(|&m| prices[m as usize])
+                .sum();
+            let want = problem.scaled_utilities()[f].marginal(x[f]) - others;
+            if want.is_finite() {
+                p = p.max(want);
+            }
+        }
+        prices[l] = p;
+    }
     let flow_rate_bps: Vec<f64> = x.iter().map(|v| v * unit).collect();
     let sub_rate_bps: Vec<f64> = y.iter().map(|v| v * unit).collect();
-    if flow_rate_bps.iter().any(|v| !v.is_finite()) {
-        status = Status::NumericalError;
-    }
+    let status = if flow_rate_bps.iter().any(|v| !v.is_finite()) {
+        Status::NumericalError
+    } else {
+        Status::Solved
+    };
     Solution {
         status,
         objective: problem.objective(&flow_rate_bps),
@@ -379,8 +544,15 @@ fn failed(problem: &Problem, status: Status, steps: u32) -> Solution {
 
 /// Phase I: maximize `-s` subject to `g_j(y) + s > 0`; returns whether a point with every
 /// `g_j > 0` was found (left in `y`).
-fn phase_one(cons: &[Constraint], y: &mut [f64], steps: &mut u32) -> Result<bool, Status> {
+fn phase_one(
+    cons: &[Constraint],
+    frozen: &[bool],
+    y: &mut [f64],
+    steps: &mut u32,
+) -> Result<bool, Status> {
     let n = y.len();
+    let mut frozen = frozen.to_vec();
+    frozen.push(false); // s
     let worst = cons.iter().map(|c| c.eval(y)).fold(f64::INFINITY, f64::min);
     let mut v = y.to_vec();
     v.push(1.0 - worst + worst.abs()); // s
@@ -403,7 +575,7 @@ fn phase_one(cons: &[Constraint], y: &mut [f64], steps: &mut u32) -> Result<bool
             grad[n] = -t;
             -t * w[n]
         };
-        let result = newton(&shifted, &mut v, &objective, steps);
+        let result = newton(&shifted, &frozen, &mut v, &objective, steps);
         if v[n] < 0.0 {
             y.copy_from_slice(&v[..n]);
             return Ok(true);
@@ -427,8 +599,10 @@ type Objective<'a> = dyn Fn(&[f64], &mut [f64], &mut [f64]) -> f64 + 'a;
 
 /// Maximizes `f(v) + sum_j log g_j(v)` by damped Newton from a strictly feasible `v`.
 /// `f` fills the gradient and adds its Hessian (row-major, pre-zeroed) and returns its value.
+/// Variables marked `frozen` (in no constraint, zero gradient) keep their values.
 fn newton(
     cons: &[Constraint],
+    frozen: &[bool],
     v: &mut [f64],
     f: &Objective<'_>,
     steps: &mut u32,
@@ -459,6 +633,10 @@ fn newton(
         };
         if !current.is_finite() {
             return Err(Status::NumericalError);
+        }
+        for (i, _) in frozen.iter().enumerate().filter(|&(_, &z)| z) {
+            grad[i] = 0.0;
+            hess[i * n + i] = -1.0; // a unit row: the Newton step leaves v_i alone
         }
         // Solve (-H) d = grad. -H is positive definite in exact arithmetic; when rounding
         // makes it singular (multipath flows: U'' couples a flow's subflows with rank one and

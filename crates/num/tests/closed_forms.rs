@@ -371,3 +371,46 @@ fn reference_without_flows_is_solved_at_once() {
     assert_eq!(sol.objective, 0.0);
     assert_eq!(sol.newton_steps, 0);
 }
+
+/// Minimum rates that exactly fill a link have no strictly feasible point but are feasible:
+/// a (theta 6) and b (theta 4) fill l (10 Gb/s); c has paths [l, m] and [m], so its path
+/// through l must carry 0 and it takes all of m (7 Gb/s).
+#[test]
+fn reference_pins_minimums_that_fill_a_link() {
+    let mut p = Problem::new(10e9);
+    let l = p.add_link("l", 10e9).unwrap();
+    let m = p.add_link("m", 7e9).unwrap();
+    let log = Utility::Log { weight: 1.0 };
+    let mut a = FlowSpec::new("a", vec![l], log);
+    a.min_bps = 6e9;
+    let mut b = FlowSpec::new("b", vec![l], log);
+    b.min_bps = 4e9;
+    let mut c = FlowSpec::new("c", vec![l, m], log);
+    c.paths = vec![vec![l, m], vec![m]];
+    p.add_flow(a).unwrap();
+    p.add_flow(b).unwrap();
+    p.add_flow(c).unwrap();
+    let sol = reference::solve(&mut p);
+    assert_eq!(sol.status, Status::Solved);
+    for (got, want) in sol.flow_rate_bps.iter().zip([6e9, 4e9, 7e9]) {
+        assert!(rel(*got, want) < 1e-9, "{:?}", sol.flow_rate_bps);
+    }
+    assert_eq!(
+        sol.sub_rate_bps[2], 0.0,
+        "c's path through the full link is unused"
+    );
+    // KKT: every path price is at least U'(x) = 1/x (rate units), equal where used.
+    let unit = p.rate_unit();
+    let mu = |x: f64| unit / x;
+    assert!(sol.prices[l] + sol.prices[m] >= mu(7e9) * (1.0 - 1e-6));
+    assert!(rel(sol.prices[m], mu(7e9)) < 1e-6, "{:?}", sol.prices);
+    // Minimums that exceed the link are still rejected by validation.
+    let mut q = Problem::new(10e9);
+    let l = q.add_link("l", 10e9).unwrap();
+    let mut a = FlowSpec::new("a", vec![l], log);
+    a.min_bps = 6e9;
+    let mut b = FlowSpec::new("b", vec![l], log);
+    b.min_bps = 4.1e9;
+    q.add_flow(a).unwrap();
+    assert!(q.add_flow(b).is_err());
+}
