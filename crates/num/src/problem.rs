@@ -191,6 +191,9 @@ pub struct Problem {
     sub_paths: Csr,
     /// Share of its flow's rate each subflow carries (multipath; 1 for single-path flows).
     split: Vec<f64>,
+    /// Proximal centre of each subflow (rate units; NaN until a solver sets it), for the
+    /// multipath rate update (see [`crate::solver`]).
+    centre: Vec<f64>,
     /// Rate last sent to each flow (b/s), for the update threshold; NaN when never sent.
     notified_bps: Vec<f64>,
     key_index: BTreeMap<FlowKey, usize>,
@@ -228,6 +231,7 @@ impl Problem {
             sub_flow: Vec::new(),
             sub_paths: Csr::new(),
             split: Vec::new(),
+            centre: Vec::new(),
             notified_bps: Vec::new(),
             key_index: BTreeMap::new(),
             next_key: 0,
@@ -416,6 +420,7 @@ impl Problem {
             self.sub_paths.push_row(&row);
             self.sub_flow.push(f as u32);
             self.split.push(share);
+            self.centre.push(f64::NAN);
         }
         self.sub_start.push(self.sub_flow.len() as u32);
         self.notified_bps.push(f64::NAN);
@@ -451,6 +456,7 @@ impl Problem {
         let old_start = std::mem::take(&mut self.sub_start);
         let old_paths = std::mem::take(&mut self.sub_paths);
         let old_split = std::mem::take(&mut self.split);
+        let old_centre = std::mem::take(&mut self.centre);
         self.sub_start = vec![0];
         self.sub_paths = Csr::new();
         self.sub_flow.clear();
@@ -472,6 +478,7 @@ impl Problem {
                 self.sub_paths.push_row(old_paths.row(s));
                 self.sub_flow.push(w as u32);
                 self.split.push(old_split[s]);
+                self.centre.push(old_centre[s]);
             }
             self.sub_start.push(self.sub_flow.len() as u32);
             w += 1;
@@ -593,6 +600,11 @@ impl Problem {
     /// Subflow split shares, for solvers that move them.
     pub fn split_mut(&mut self) -> &mut [f64] {
         &mut self.split
+    }
+    /// Split shares and proximal centres (rate units, NaN when unset) of the subflows, for
+    /// the multipath rate update.
+    pub fn split_and_centre_mut(&mut self) -> (&mut [f64], &mut [f64]) {
+        (&mut self.split, &mut self.centre)
     }
     /// Flow keys in index order.
     pub fn keys(&self) -> &[FlowKey] {

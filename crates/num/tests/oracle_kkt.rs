@@ -443,10 +443,10 @@ fn multipath_ned_is_right_when_it_says_converged() {
 }
 
 /// NED should converge on every multipath instance (the property: converged NED within
-/// 1e-3 of the reference). 7 of these 40 hit the cap; 3 of them (cases 12, 23, 25) have no two
-/// links with identical subflow sets, the degenerate case documented in `solver.rs`.
+/// 1e-3 of the reference). (Finding, fixed by the proximal multipath rate update in
+/// `solver.rs`: with the earlier split heuristic 7 of these 40 hit the cap, 3 of them (cases
+/// 12, 23, 25) with no two links with identical subflow sets.)
 #[test]
-#[ignore = "finding: NED multipath fails to converge on 7/40 random instances (3 non-degenerate), totals off by 11%-221%"]
 fn multipath_ned_converges_and_matches_reference() {
     let mut rng = Rng(0x5eed_0004);
     for case in 0..40 {
@@ -471,11 +471,10 @@ fn multipath_ned_converges_and_matches_reference() {
 }
 
 /// Case 12 of the generator on its own: 5 links, 3 flows of 3 paths each, no two links with
-/// the same subflow set. Reference (KKT-certified above): 6.398 / 8.799 / 1.970 Gb/s. NED after
-/// 200k iterations is at 7.5 / 7.8 / 6.3 Gb/s (and after 1M, through `dctc num solve`, leaves
-/// 8.1 Gb/s of overload on l3).
+/// the same subflow set. Reference (KKT-certified above): 6.398 / 8.799 / 1.970 Gb/s. (Finding,
+/// fixed: NED with the earlier split heuristic was at 7.5 / 7.8 / 6.3 Gb/s after 200k
+/// iterations.)
 #[test]
-#[ignore = "finding: NED does not converge on a non-degenerate 3-flow multipath instance (f2 6.3 vs 1.97 Gb/s)"]
 fn multipath_ned_case_12() {
     let m = Multi {
         caps: vec![

@@ -7,7 +7,7 @@
 //! Nesterov/FISTA momentum. This is the "crude upper bound on the convexity" Flowtune §8
 //! contrasts with NED's exact diagonal.
 
-use super::{rate_update, Solver, State};
+use super::{rate_update_with, Multipath, Solver, State};
 use crate::problem::Problem;
 
 /// FGM state (momentum and the previous prices).
@@ -59,7 +59,7 @@ impl Solver for Fgm {
             }
         }
         let point = std::mem::take(&mut self.point);
-        rate_update(problem, &point, state, true);
+        rate_update_with(problem, &point, state, true, Multipath::Exponentiated);
         let cap = problem.capacity_scaled();
         let mut next = vec![0.0; nl];
         for l in 0..nl {

@@ -2,7 +2,7 @@
 //! scaling `H_ll` is *estimated from observed rate changes* rather than computed from the
 //! utilities as NED does: `H_ll ~ (load_l(t) - load_l(t-1)) / (p_l(t) - p_l(t-1))`, smoothed.
 
-use super::{rate_update, Solver, State};
+use super::{rate_update_with, Multipath, Solver, State};
 use crate::problem::Problem;
 
 /// Newton-like solver state.
@@ -37,7 +37,7 @@ impl Solver for NewtonLike {
     fn iterate(&mut self, problem: &mut Problem, state: &mut State) {
         state.fit(problem, 1.0);
         let prices = std::mem::take(&mut state.prices);
-        rate_update(problem, &prices, state, true);
+        rate_update_with(problem, &prices, state, true, Multipath::Exponentiated);
         state.prices = prices;
         let nl = problem.links();
         self.estimate.resize(nl, 0.0);
