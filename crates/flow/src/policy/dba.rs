@@ -96,6 +96,8 @@ pub struct Dba {
     momentum: Momentum,
     tol: f64,
     exact_t: bool,
+    /// Stop on rates alone (prices may still drift with the remaining times).
+    price_stop: bool,
     period: Delta,
     beta: f64,
     // Per flow.
@@ -171,6 +173,16 @@ impl Dba {
                 ))
             }
         };
+        let price_stop = match cfg.stop.as_deref().unwrap_or("rates-and-prices") {
+            "rates-and-prices" => false,
+            "rates" => true,
+            other => {
+                return Err(FlowError::invalid(
+                    "stop",
+                    format!("unknown `{other}`; valid: rates-and-prices, rates"),
+                ))
+            }
+        };
         let tol = cfg.converge_tol.unwrap_or(1e-3);
         if tol.is_nan() || tol <= 0.0 {
             return Err(FlowError::invalid("converge_tol", "must be > 0"));
@@ -192,6 +204,7 @@ impl Dba {
             momentum,
             tol,
             exact_t,
+            price_stop,
             period,
             beta: net.cap.iter().copied().fold(0.0, f64::max),
             weight: Vec::new(),
@@ -534,7 +547,7 @@ impl RatePolicy for Dba {
             .map(|(a, b)| (a - b).abs() / a.max(*b).max(1.0))
             .fold(0.0, f64::max);
         let _ = max_dw;
-        self.converged = !warming && max_dr < self.tol && max_dl < self.tol;
+        self.converged = !warming && max_dr < self.tol && (self.price_stop || max_dl < self.tol);
     }
 
     fn report(&self) -> Vec<(String, f64)> {
