@@ -9,6 +9,7 @@ pub mod dba_ideal;
 pub mod fastpass_c;
 pub mod fastpass_f;
 pub mod maxmin;
+pub mod num;
 pub mod varys;
 
 use crate::alloc::WaterFill;
@@ -23,6 +24,11 @@ pub const POLICIES: &[(&str, &str)] = &[
     (
         "maxmin",
         "per-flow max-min fairness over every link (idealized TCP-like sharing)",
+    ),
+    (
+        "num",
+        "NUM optimum of any dctc-num utility (utility = { kind = \"alpha\", alpha = 2 }), NED \
+         to convergence warm-started per event, F-NORM",
     ),
     (
         "varys",
@@ -165,6 +171,16 @@ pub struct PolicyConfig {
     /// shrunk by this fraction (default: only at events).
     #[serde(default)]
     pub resolve_fraction: Option<f64>,
+    /// num: every flow's utility, `dctc-num`'s utility spec (default `{ kind = "log" }`).
+    #[serde(default)]
+    pub utility: Option<num::UtilityConfig>,
+    /// num: NED stops when no rate or price changes by more than this (relative) in one
+    /// iteration (default 1e-6).
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    /// num: most NED iterations per solve (default 20000).
+    #[serde(default)]
+    pub max_iterations: Option<u64>,
     /// Baraat: a coflow turns heavy after sending this many bytes (default: the
     /// `heavy_percentile` of the workload's coflow sizes).
     #[serde(default)]
@@ -208,6 +224,9 @@ impl PolicyConfig {
         add(self.stop.is_some(), "stop");
         add(self.remaining_time.is_some(), "remaining_time");
         add(self.resolve_fraction.is_some(), "resolve_fraction");
+        add(self.utility.is_some(), "utility");
+        add(self.tolerance.is_some(), "tolerance");
+        add(self.max_iterations.is_some(), "max_iterations");
         add(self.heavy_bytes.is_some(), "heavy_bytes");
         add(self.heavy_percentile.is_some(), "heavy_percentile");
         k
@@ -225,6 +244,7 @@ pub fn make_policy(
     let allowed: &[&str] = match cfg.name.as_str() {
         "maxmin" | "varys" | "fastpass-f" | "fastpass-c" => &[],
         "baraat" => &["heavy_bytes", "heavy_percentile"],
+        "num" => &["utility", "tolerance", "max_iterations"],
         "dba-ideal" => &["epsilon", "resolve_fraction"],
         "dba" => &[
             "epsilon",
@@ -265,6 +285,7 @@ pub fn make_policy(
         "baraat" => Box::new(baraat::Baraat::new(cfg, links, coflow_sizes)?),
         "dba-ideal" => Box::new(dba_ideal::DbaIdeal::new(cfg, links)?),
         "dba" => Box::new(dba::Dba::new(cfg, net)?),
+        "num" => Box::new(num::NumPolicy::new(cfg, &net.cap)?),
         _ => unreachable!("checked above"),
     })
 }
