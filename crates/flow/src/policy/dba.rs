@@ -27,7 +27,7 @@
 //! and each link updates its price
 //!
 //! ```text
-//! nu_l(t+1)     = lambda_l(t) + min_{i in F(l)} e_i(t) - gamma (B'_l - sum_i b_i(t))  eq. (12)
+//! nu_l(t+1)     = lambda_l(t) + min_{i in F(l)} e_i(t) - gamma (B_l - sum_i beta b_i(t)) eq. (12)
 //! delta(t)      = (1 + sqrt(1 + 4 delta(t-1)^2)) / 2                                   eq. (13)
 //! lambda_l(t+1) = [nu_l(t+1) + m(t) (nu_l(t+1) - nu_l(t))]_+                            eq. (14)
 //! ```
@@ -38,16 +38,34 @@
 //! 4-23 RTTs where the others take 13-33 or stall; delta is global and never reset, so the
 //! standard coefficient tends to 1).
 //!
-//! **Two departures from the printed algorithm, both needed for the fixed point to be the
-//! optimum of (2)** (KKT 7(b): unsaturated links must have zero price). (1) With gamma =
-//! 5e-18 on normalized capacities the capacity term of eq. (12) is numerically inert, so a
-//! link that is not anyone's bottleneck keeps the price the deviation term gave it and
-//! distorts the weights of every flow crossing it; we add a scale-free term
+//! **Units of gamma.** The capacity term of eq. (12) is taken in b/s,
+//! `gamma (B_l - sum_i beta b_i)`: the paper sizes gamma = 5e-18 "to counteract the very large
+//! link bandwidth (10^10 bps)" (§5.4.2). (Until this was fixed it was applied to normalized
+//! capacities, 1e10-4e10 times weaker.) Either way the paper's gamma is inert: on dba-144 it
+//! moves a price by at most 5e-18 * 4e10 = 2e-7 per RTT while the prices are ~0.1-1.
+//!
+//! **Momentum.** Eq. (14) as printed, `(1 - delta(t-1)) / delta(t)`, and the switch pseudo-code
+//! of §4.3.3, `(1 - sqrt(1 + 4 delta^2)) / (1 + sqrt(1 + 4 delta^2)) = (1 - delta(t)) / delta(t)`,
+//! both have a negative coefficient; the proof's eq. (21) gives Nesterov's positive
+//! `(delta(t-1) - 1) / delta(t)` (`momentum = "standard"`).
+//!
+//! **Two departures from the printed algorithm, on by default, both needed for the fixed
+//! point to be the optimum of (2)** (KKT 7(b): unsaturated links must have zero price). With
+//! the paper's gamma the capacity term is inert, so a link that is not anyone's bottleneck
+//! (e.g. a 100 Gb/s host link) keeps the price positive deviations gave it and distorts the
+//! weights of every flow crossing it (on a parking lot eq. (12) as printed stalls at rates
+//! 4x off the optimum, `tests/policies_dba.rs`). (1) A scale-free term
 //! `- gamma_rel * lambda_l * (B'_l - sum b) / B'_l` (default 1; 0 restores eq. (12)).
-//! (2) On an unsaturated link (load below capacity by more than 0.1%) a positive
-//! `min e_i` does not raise the price (it only ever lowers it there). A link that saw a new flow in an iteration keeps its price in the
+//! (2) `clamp_unsaturated` (default true): on an unsaturated link (load below capacity by more
+//! than 0.1%) a positive `min e_i` does not raise the price. A gamma sized for b/s
+//! (e.g. 1e-11) also reaches the parking-lot optimum with eq. (12) as printed.
+//!
+//! **Price indexing.** Eq. (10)-(11) use `lambda(t-1)` while eq. (12) starts from
+//! `lambda(t)`: the senders see prices one iteration old (`lag = 1`); `lag = 0` (default)
+//! gives them the latest. A link that saw a new flow in an iteration keeps its price in the
 //! next update (new-flow hold). Prices reach the senders `lag` iterations late (Fig. 10(c)'s
-//! computation delay d). A flow whose path price is still zero keeps the initial weight.
+//! computation delay d). A flow whose path price is still zero keeps the initial weight
+//! (eq. (10) at `P_i = 0` is infinite).
 //! Capacities are normalized by the largest one (`B'_l = B_l / beta`), rates likewise.
 //! Iterations stop once rates and prices move by less than `converge_tol` in one iteration
 //! ("the iteration stops when both b and lambda no longer change") and restart at the next
@@ -89,6 +107,7 @@ pub struct Dba {
     eps: f64,
     gamma: f64,
     gamma_rel: f64,
+    clamp_unsaturated: bool,
     dev_step: f64,
     w0_bytes: f64,
     w_init: f64,
@@ -120,6 +139,18 @@ pub struct Dba {
     scratch: Vec<f64>,
     touched: Vec<u32>,
     iterations: u64,
+}
+
+/// DBA eq. (12): `nu_l(t+1) = lambda_l(t) + min e_i(t) - gamma (B_l - sum_i beta b_i(t))`,
+/// with the capacity term in b/s (`cap_bps`, `load_bps`): the paper's gamma = 5e-18 is sized
+/// for 10 Gb/s = 1e10 b/s links (§5.4.2, "to counteract the very large link bandwidth").
+pub fn nu_update(lambda: f64, min_dev: f64, gamma: f64, cap_bps: f64, load_bps: f64) -> f64 {
+    lambda + min_dev - gamma * (cap_bps - load_bps)
+}
+
+/// DBA eq. (14): `lambda_l(t+1) = [nu_l(t+1) + m(t) (nu_l(t+1) - nu_l(t))]_+`.
+pub fn lambda_update(nu_new: f64, nu_old: f64, m: f64) -> f64 {
+    (nu_new + m * (nu_new - nu_old)).max(0.0)
 }
 
 impl Dba {
@@ -197,6 +228,7 @@ impl Dba {
             eps,
             gamma,
             gamma_rel,
+            clamp_unsaturated: cfg.clamp_unsaturated.unwrap_or(true),
             dev_step,
             w0_bytes: w0 * PACKET_BYTES,
             w_init,
@@ -515,17 +547,21 @@ impl RatePolicy for Dba {
             }
             let cap_n = v.net.cap[l] / self.beta;
             let gap = (cap_n - load[l]).max(0.0);
-            // KKT 7(b): an unsaturated link's price must fall to zero, so there a positive
-            // deviation (flows asking for more) does not raise it.
-            let dev = if gap > SATURATED * cap_n {
+            // Departure (opt-in, KKT 7(b)): an unsaturated link's price must fall to zero, so
+            // there a positive deviation (flows asking for more) does not raise it.
+            let dev = if self.clamp_unsaturated && gap > SATURATED * cap_n {
                 min_e[l].min(0.0)
             } else {
                 min_e[l]
             };
-            let nu_new = self.lam[l] + self.dev_step * dev
-                - self.gamma * (cap_n - load[l])
-                - self.gamma_rel * self.lam[l] * gap / cap_n;
-            let lam_new = (nu_new + m * (nu_new - self.nu[l])).max(0.0);
+            let nu_new = nu_update(
+                self.lam[l],
+                self.dev_step * dev,
+                self.gamma,
+                v.net.cap[l],
+                load[l] * self.beta,
+            ) - self.gamma_rel * self.lam[l] * gap / cap_n;
+            let lam_new = lambda_update(nu_new, self.nu[l], m);
             let old = self.lam[l];
             max_dl = max_dl.max((lam_new - old).abs() / lam_new.max(old).max(1e-300));
             self.nu[l] = nu_new;

@@ -126,7 +126,7 @@ pub struct PolicyConfig {
     /// DBA / dba-ideal: the power epsilon of problem (2) (default 0.5).
     #[serde(default)]
     pub epsilon: Option<f64>,
-    /// DBA: step size gamma of eq. (12) (default 5e-18).
+    /// DBA: step size gamma of eq. (12), on capacities in b/s (default 5e-18).
     #[serde(default)]
     pub gamma: Option<f64>,
     /// DBA: scale-free step of the capacity term, added to eq. (12):
@@ -135,6 +135,10 @@ pub struct PolicyConfig {
     /// prices of unsaturated links never fall to zero and the fixed point is not the optimum.
     #[serde(default)]
     pub gamma_rel: Option<f64>,
+    /// DBA: on a link loaded below capacity by more than 0.1%, a positive `min e_i` does not
+    /// raise the price (a departure from eq. (12) aimed at KKT 7(b)).
+    #[serde(default)]
+    pub clamp_unsaturated: Option<bool>,
     /// DBA: fraction of the deviation term `min e_i` applied per iteration in eq. (12)
     /// (default 1, as published; smaller damps the price updates).
     #[serde(default)]
@@ -215,6 +219,7 @@ impl PolicyConfig {
         add(self.gamma.is_some(), "gamma");
         add(self.gamma_rel.is_some(), "gamma_rel");
         add(self.dev_step.is_some(), "dev_step");
+        add(self.clamp_unsaturated.is_some(), "clamp_unsaturated");
         add(self.w0_packets.is_some(), "w0_packets");
         add(self.initial_weight.is_some(), "initial_weight");
         add(self.lag.is_some(), "lag");
@@ -250,6 +255,7 @@ pub fn make_policy(
             "epsilon",
             "gamma",
             "gamma_rel",
+            "clamp_unsaturated",
             "dev_step",
             "w0_packets",
             "initial_weight",
