@@ -290,6 +290,20 @@ fn variants() -> Vec<(&'static str, PolicyConfig)> {
         ("gamma1e-12 none lag0", g(1e-12, "none", 0)),
         ("gamma1e-10 none lag0", g(1e-10, "none", 0)),
         ("gamma1e-11 none lag1", g(1e-11, "none", 1)),
+        (
+            "old-default dev_step 0.5",
+            PolicyConfig {
+                dev_step: Some(0.5),
+                ..v(1.0, true, "none", 0, true)
+            },
+        ),
+        (
+            "old-default dev_step 0.2",
+            PolicyConfig {
+                dev_step: Some(0.2),
+                ..v(1.0, true, "none", 0, true)
+            },
+        ),
     ];
     all.into_iter()
         .filter(|(l, _)| only.as_deref().is_none_or(|o| l.contains(o)))
