@@ -179,3 +179,59 @@ fn configuration_errors_name_the_key() {
         matches!(make_policy(&cfg, &net, &[]), Err(FlowError::Invalid { key, .. }) if key == "utility")
     );
 }
+
+#[test]
+fn rates_match_the_reference_optimum_on_a_fabric() {
+    // 30 flows of one workload on dba-144, all present at t = 0: the rates `num` gives right
+    // after t = 0 against dctc-num's interior-point reference for the same paths.
+    use dctc_core::units::Delta;
+    use dctc_flow::Simulator;
+    use dctc_num::{FlowSpec, Problem, Utility};
+    let net = Net::new(preset("dba-144").unwrap().build(Path::new(".")).unwrap()).unwrap();
+    let mut cf = SyntheticSpec {
+        coflows: 10,
+        load: 0.8,
+        width_min: 1,
+        width_max: 5,
+        cdf: "websearch".into(),
+    }
+    .build(&net, Path::new("."), 5)
+    .unwrap();
+    for c in &mut cf {
+        c.arrival = SimTime::ZERO;
+        for f in &mut c.flows {
+            f.bytes = 1e9;
+        }
+    }
+    let utility = Utility::Alpha {
+        weight: 1.0,
+        alpha: 2.0,
+    };
+    let cfg = num_cfg(UtilitySpec::Alpha {
+        weight: 1.0,
+        alpha: 2.0,
+    });
+    let p = make_policy(&cfg, &net, &[]).unwrap();
+    let mut sim = Simulator::new(&net, cf, p, SimConfig::default());
+    sim.advance(SimTime::ZERO + Delta::from_us(1), &mut |_| {});
+    let n = sim.flows.len();
+    assert!(n >= 10, "{n} flows");
+    let mut prob = Problem::new(40e9);
+    for (l, &c) in net.cap.iter().enumerate() {
+        prob.add_link(format!("l{l}"), c).unwrap();
+    }
+    for f in 0..n {
+        let path = sim.flows.hops(f).iter().map(|h| h.link as usize).collect();
+        prob.add_flow(FlowSpec::new(format!("f{f}"), path, utility))
+            .unwrap();
+    }
+    let sol = dctc_num::reference::solve(&mut prob);
+    assert_eq!(sol.status, dctc_num::reference::Status::Solved);
+    for f in 0..n {
+        let (ours, opt) = (sim.flows.rate[f], sol.flow_rate_bps[f]);
+        assert!(
+            (ours - opt).abs() <= 1e-3 * opt,
+            "flow {f}: num {ours:.6e} vs reference {opt:.6e}"
+        );
+    }
+}
