@@ -182,7 +182,7 @@ fn configuration_errors_name_the_key() {
 
 #[test]
 fn rates_match_the_reference_optimum_on_a_fabric() {
-    // 30 flows of one workload on dba-144, all present at t = 0: the rates `num` gives right
+    // 10 coflows (38 flows) on dba-144, all present at t = 0: the rates `num` gives right
     // after t = 0 against dctc-num's interior-point reference for the same paths.
     use dctc_core::units::Delta;
     use dctc_flow::Simulator;
