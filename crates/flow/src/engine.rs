@@ -156,6 +156,22 @@ const EV_TICK: u8 = 3;
 /// Fixed-point unit of the exact per-link load kept for `maxmin`: 2^-16 b/s.
 const FIXED_ONE: f64 = 65536.0;
 
+/// Outcome of one try at a local re-solve.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Verdict {
+    Applied,
+    /// A link that filled needs its other flows: try again with it treated as full.
+    Widen,
+    /// Re-solve everything above the cut.
+    GiveUp,
+}
+
+/// Local re-solves tried (each wider than the last) before re-solving all above the cut.
+const LOCAL_TRIES: usize = 6;
+
+/// A link with less than this fraction of its capacity free counts as full.
+const TIGHT: f64 = 1e-9;
+
 /// A link load in fixed point (exact integer sums, so the load never drifts however many
 /// times rates change).
 fn fixed(bps: f64) -> i64 {
@@ -198,6 +214,12 @@ pub struct Simulator<'n> {
     accq: Vec<i64>,
     avail: Vec<f64>,
     comp_links: Vec<u32>,
+    slack_links: Vec<u32>,
+    /// Links to treat as full in this re-solve (`== round`).
+    force: Vec<u32>,
+    round: u32,
+    link_queue: Vec<u32>,
+    flow_queue: Vec<u32>,
     scratch: Vec<(f64, f64)>,
     wf: WaterFill,
 }
@@ -261,6 +283,11 @@ impl<'n> Simulator<'n> {
             accq: vec![0; links],
             avail: vec![0.0; links],
             comp_links: Vec::new(),
+            slack_links: Vec::new(),
+            force: vec![0; links],
+            round: 0,
+            link_queue: Vec::new(),
+            flow_queue: Vec::new(),
             scratch: Vec::new(),
             wf: WaterFill::new(links),
             net,
@@ -489,12 +516,17 @@ impl<'n> Simulator<'n> {
         self.done.remove(f as u32);
         self.flows.finish[f] = self.now;
         self.cut = self.cut.min(self.flows.rate[f]);
-        self.set_rate(f, 0.0);
         let (a, n) = self.flows.route[f];
-        for h in &self.flows.arena[a as usize..(a + n) as usize] {
-            seed_links.push(h.link);
-            self.nact[h.link as usize] -= 1;
+        for k in a..a + n {
+            let l = self.flows.arena[k as usize].link;
+            // Incremental maxmin: a link with room to spare before the flow left changes
+            // nothing by getting more.
+            if !self.incremental || self.tight(l as usize) {
+                seed_links.push(l);
+            }
+            self.nact[l as usize] -= 1;
         }
+        self.set_rate(f, 0.0);
         let c = self.flows.coflow[f] as usize;
         self.coflows.left[c] -= 1;
         if self.coflows.left[c] == 0 {
@@ -738,26 +770,145 @@ impl<'n> Simulator<'n> {
     /// capacity the others leave. That problem splits into connected components, and only the
     /// component holding the new flows and the completed flows' links can change. On a loaded
     /// fabric this is a fraction of the flows the plain component holds.
-    fn reallocate_maxmin(&mut self, _seeds: &[u32], _seed_links: &[u32]) {
+    fn reallocate_maxmin(&mut self, seeds: &[u32], seed_links: &[u32]) {
         if !self.cut.is_finite() {
             return;
         }
         // Ties at the cut belong above it; a margin for rounding only adds flows, which is
         // always exact. New flows (never allocated) are always in.
         let thr = self.cut * (1.0 - 1e-9);
+        self.round = self.round.wrapping_add(1);
+        for _ in 0..LOCAL_TRIES {
+            if !self.local_set(seeds, seed_links, thr) {
+                // The search costs more than a scan of every active flow would.
+                break;
+            }
+            if self.comp.is_empty() {
+                // No flow above the cut is reachable through a full link: nothing changes.
+                return;
+            }
+            match self.solve_set(thr, true) {
+                Verdict::Applied => {
+                    self.stats.allocations += 1;
+                    self.stats.allocated_flows += self.comp.len() as u64;
+                    return;
+                }
+                Verdict::Widen => continue,
+                Verdict::GiveUp => break,
+            }
+        }
+        self.above_cut_set(thr);
+        if !self.comp.is_empty() {
+            let _ = self.solve_set(thr, false);
+            self.stats.allocations += 1;
+            self.stats.allocated_flows += self.comp.len() as u64;
+        }
+    }
+
+    /// Whether link `l` was full before this instant's changes (or must be treated so).
+    fn tight(&self, l: usize) -> bool {
+        self.force[l] == self.round
+            || self.net.cap[l] - self.loadq[l] as f64 / FIXED_ONE <= TIGHT * self.net.cap[l]
+    }
+
+    /// The flows at or above the cut reachable from the event through full links: a full
+    /// link pulls in every flow above the cut on it; a link with room left (before) is only
+    /// recorded in `slack_links`, to be checked after the solve. Gives up (false) once it
+    /// has looked at more link entries than a quarter of the active flows (a scan of the
+    /// active list is sequential and several times cheaper per entry).
+    fn local_set(&mut self, seeds: &[u32], seed_links: &[u32], thr: f64) -> bool {
+        let mut budget = self.active_list.len() / 4 + 64;
         let ep = self.next_epoch();
+        self.comp.clear();
+        self.slack_links.clear();
+        let mut link_queue = std::mem::take(&mut self.link_queue);
+        let mut flow_queue = std::mem::take(&mut self.flow_queue);
+        link_queue.clear();
+        flow_queue.clear();
+        // The finished flows' links that were full before they left (see `complete`).
+        for &l in seed_links {
+            let lu = l as usize;
+            if self.visit_link[lu] != ep {
+                self.visit_link[lu] = ep;
+                link_queue.push(l);
+            }
+        }
+        flow_queue.extend_from_slice(seeds);
+        loop {
+            if let Some(f) = flow_queue.pop() {
+                let fu = f as usize;
+                if !self.flows.active[fu] || self.visit_flow[fu] == ep {
+                    continue;
+                }
+                self.visit_flow[fu] = ep;
+                self.comp.push(f);
+                let (a, n) = self.flows.route[fu];
+                for h in &self.flows.arena[a as usize..(a + n) as usize] {
+                    let lu = h.link as usize;
+                    if self.visit_link[lu] != ep {
+                        self.visit_link[lu] = ep;
+                        if self.tight(lu) {
+                            link_queue.push(h.link);
+                        } else {
+                            self.slack_links.push(h.link);
+                        }
+                    }
+                }
+                continue;
+            }
+            let Some(l) = link_queue.pop() else { break };
+            let list = &mut self.link_flows[l as usize];
+            if list.len() > budget {
+                self.link_queue = link_queue;
+                self.flow_queue = flow_queue;
+                return false;
+            }
+            budget -= list.len();
+            let flows = &self.flows;
+            list.retain(|&(g, start)| {
+                flows.active[g as usize] && flows.route[g as usize].0 == start
+            });
+            for &(g, _) in list.iter() {
+                let gu = g as usize;
+                if self.visit_flow[gu] != ep && (flows.rate[gu] >= thr || flows.version[gu] == 0) {
+                    flow_queue.push(g);
+                }
+            }
+        }
+        self.comp.sort_unstable();
+        self.link_queue = link_queue;
+        self.flow_queue = flow_queue;
+        true
+    }
+
+    /// Every active flow at or above the cut (and every new flow).
+    fn above_cut_set(&mut self, thr: f64) {
         self.compact_active();
         self.comp.clear();
-        self.comp_links.clear();
+        self.slack_links.clear();
         for &f in &self.active_list {
             let fu = f as usize;
             if self.flows.rate[fu] >= thr || self.flows.version[fu] == 0 {
                 self.comp.push(f);
             }
         }
-        if self.comp.is_empty() {
-            return;
-        }
+    }
+
+    /// Water-fills `comp` on the capacity the other flows leave and applies the rates. With
+    /// `verify`, first checks the result is the max-min allocation of every flow: no flow
+    /// fell below the cut, and every link in `slack_links` that filled carries no flow above
+    /// the cut outside `comp` (such a link is marked full for the next try and nothing is
+    /// applied).
+    ///
+    /// Why that suffices: a flow outside `comp` above the cut has its bottleneck on a full
+    /// link; had a flow of `comp` crossed that link, the search would have pulled it in; so
+    /// its bottleneck is untouched. A flow of `comp` is bottlenecked, in the sub-problem, on
+    /// a link that filled, where only flows of `comp` and flows below the cut (slower than it)
+    /// remain once the check passes. Every link keeps within capacity. So every flow has a
+    /// bottleneck: the allocation is max-min fair, and max-min fair allocations are unique.
+    fn solve_set(&mut self, thr: f64, verify: bool) -> Verdict {
+        let ep = self.next_epoch();
+        self.comp_links.clear();
         // Capacity left by the flows that keep their rates: the exact (fixed-point) load of
         // each link less what the re-solved flows carry.
         for &f in &self.comp {
@@ -779,9 +930,6 @@ impl<'n> Simulator<'n> {
             self.avail[lu] = (self.net.cap[lu] - self.accq[lu] as f64 / FIXED_ONE).max(0.0);
         }
         let comp = std::mem::take(&mut self.comp);
-        for &f in &comp {
-            self.settle(f as usize);
-        }
         let mut rates = std::mem::take(&mut self.rates);
         rates.clear();
         rates.resize(comp.len(), 0.0);
@@ -794,11 +942,62 @@ impl<'n> Simulator<'n> {
             |_| f64::INFINITY,
             &mut rates,
         );
-        self.apply(&comp, &rates);
-        self.stats.allocations += 1;
-        self.stats.allocated_flows += comp.len() as u64;
+        let mut verdict = Verdict::Applied;
+        if verify {
+            if rates.iter().any(|&r| r < thr) {
+                // Held down by flows outside `comp` on links with room before: widen there.
+                verdict = Verdict::GiveUp;
+                for (k, &f) in comp.iter().enumerate() {
+                    if rates[k] >= thr {
+                        continue;
+                    }
+                    let (a, n) = self.flows.route[f as usize];
+                    for i in a..a + n {
+                        let lu = self.flows.arena[i as usize].link as usize;
+                        if !self.tight(lu) {
+                            self.force[lu] = self.round;
+                            verdict = Verdict::Widen;
+                        }
+                    }
+                }
+            } else {
+                // `comp` still carries this epoch's marks from `local_set` only if no other
+                // epoch began: mark it afresh.
+                let ep = self.next_epoch();
+                for &f in &comp {
+                    self.visit_flow[f as usize] = ep;
+                }
+                for k in 0..self.slack_links.len() {
+                    let l = self.slack_links[k];
+                    let lu = l as usize;
+                    if self.avail[lu] > TIGHT * self.net.cap[lu] {
+                        continue;
+                    }
+                    let flows = &self.flows;
+                    let visit = &self.visit_flow;
+                    let crowded = self.link_flows[lu].iter().any(|&(g, start)| {
+                        let gu = g as usize;
+                        flows.active[gu]
+                            && flows.route[gu].0 == start
+                            && visit[gu] != ep
+                            && flows.rate[gu] >= thr
+                    });
+                    if crowded {
+                        self.force[lu] = self.round;
+                        verdict = Verdict::Widen;
+                    }
+                }
+            }
+        }
+        if verdict == Verdict::Applied {
+            for &f in &comp {
+                self.settle(f as usize);
+            }
+            self.apply(&comp, &rates);
+        }
         self.rates = rates;
         self.comp = comp;
+        verdict
     }
 
     fn apply(&mut self, comp: &[u32], rates: &[f64]) {
