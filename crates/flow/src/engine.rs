@@ -215,6 +215,8 @@ pub struct Simulator<'n> {
     avail: Vec<f64>,
     comp_links: Vec<u32>,
     slack_links: Vec<u32>,
+    /// Active flows.
+    live: usize,
     /// Links to treat as full in this re-solve (`== round`).
     force: Vec<u32>,
     round: u32,
@@ -284,6 +286,7 @@ impl<'n> Simulator<'n> {
             avail: vec![0.0; links],
             comp_links: Vec::new(),
             slack_links: Vec::new(),
+            live: 0,
             force: vec![0; links],
             round: 0,
             link_queue: Vec::new(),
@@ -466,6 +469,7 @@ impl<'n> Simulator<'n> {
             self.flows.active[f] = true;
             self.flows.tlast[f] = self.now.ps();
             self.active_list.push(f as u32);
+            self.live += 1;
             new_flows.push(f as u32);
             for &l in &[
                 self.net.host_up[self.flows.src[f] as usize],
@@ -513,6 +517,7 @@ impl<'n> Simulator<'n> {
         }
         self.flows.rem[f] = 0.0;
         self.flows.active[f] = false;
+        self.live -= 1;
         self.done.remove(f as u32);
         self.flows.finish[f] = self.now;
         self.cut = self.cut.min(self.flows.rate[f]);
@@ -778,6 +783,10 @@ impl<'n> Simulator<'n> {
         // always exact. New flows (never allocated) are always in.
         let thr = self.cut * (1.0 - 1e-9);
         self.round = self.round.wrapping_add(1);
+        if self.active_list.len() > 2 * self.live + 1024 {
+            // Finished flows leave the list only when it is compacted.
+            self.compact_active();
+        }
         for _ in 0..LOCAL_TRIES {
             if !self.local_set(seeds, seed_links, thr) {
                 // The search costs more than a scan of every active flow would.
