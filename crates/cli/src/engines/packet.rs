@@ -275,6 +275,57 @@ fn fmt_opt(v: Option<f64>) -> String {
     v.map(|x| format!("{x}")).unwrap_or_default()
 }
 
+/// `flows.csv`: one row per flow (the columns), plus the sender count for incast
+/// sweeps. Written with the csv crate so that a scheme label holding a comma or a quote stays
+/// one field.
+fn flows_csv<'a>(
+    rows: impl Iterator<Item = (&'a dctc_core::stats::FlowRecord, Option<usize>)>,
+    senders_column: bool,
+) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let mut header = vec![
+        "id",
+        "src",
+        "dst",
+        "size",
+        "start_us",
+        "finish_us",
+        "fct_us",
+        "ideal_fct_us",
+        "slowdown",
+        "retransmitted_bytes",
+        "timeouts",
+        "scheme",
+    ];
+    if senders_column {
+        header.push("senders");
+    }
+    w.write_record(&header)
+        .expect("writing to memory cannot fail");
+    for (f, senders) in rows {
+        let mut record = vec![
+            f.id.to_string(),
+            f.src.to_string(),
+            f.dst.to_string(),
+            f.size.to_string(),
+            f.start_us.to_string(),
+            fmt_opt(f.finish_us),
+            fmt_opt(f.fct_us),
+            f.ideal_fct_us.to_string(),
+            fmt_opt(f.slowdown),
+            f.retransmitted_bytes.to_string(),
+            f.timeouts.to_string(),
+            f.scheme.clone(),
+        ];
+        record.extend(senders.map(|n| n.to_string()));
+        w.write_record(&record)
+            .expect("writing to memory cannot fail");
+    }
+    w.into_inner().expect("writing to memory cannot fail")
+}
+
 fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
     let mut schemes = Map::new();
     for (scheme, r) in p.schemes.iter().zip(results) {
@@ -290,30 +341,12 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
         "schemes": Value::Object(schemes.clone()),
     });
 
-    // flows.csv
-    let mut flows = String::from(
-        "id,src,dst,size,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retransmitted_bytes,timeouts,scheme\n",
+    let flows = flows_csv(
+        results
+            .iter()
+            .flat_map(|r| r.records.iter().map(|f| (f, None))),
+        false,
     );
-    for r in results {
-        for f in &r.records {
-            let _ = writeln!(
-                flows,
-                "{},{},{},{},{},{},{},{},{},{},{},{}",
-                f.id,
-                f.src,
-                f.dst,
-                f.size,
-                f.start_us,
-                fmt_opt(f.finish_us),
-                fmt_opt(f.fct_us),
-                f.ideal_fct_us,
-                fmt_opt(f.slowdown),
-                f.retransmitted_bytes,
-                f.timeouts,
-                f.scheme
-            );
-        }
-    }
     let mut ports = String::from("scheme,from,to,switch,buffer_bytes,max_queue_bytes,mean_queue_bytes,utilization,drops,ecn_marks\n");
     for r in results {
         for x in &r.ports {
@@ -334,7 +367,7 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
         }
     }
     let mut files = vec![
-        ("flows.csv".to_string(), flows.into_bytes()),
+        ("flows.csv".to_string(), flows),
         ("ports.csv".to_string(), ports.into_bytes()),
     ];
     if results.iter().any(|r| !r.queue_samples.is_empty()) {
@@ -698,30 +731,13 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
             );
         }
     }
-    let mut flows = String::from("id,src,dst,size,start_us,finish_us,fct_us,ideal_fct_us,slowdown,retransmitted_bytes,timeouts,scheme,senders\n");
-    for points in &per_scheme {
-        for (n, r) in points {
-            for f in &r.records {
-                let _ = writeln!(
-                    flows,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                    f.id,
-                    f.src,
-                    f.dst,
-                    f.size,
-                    f.start_us,
-                    fmt_opt(f.finish_us),
-                    fmt_opt(f.fct_us),
-                    f.ideal_fct_us,
-                    fmt_opt(f.slowdown),
-                    f.retransmitted_bytes,
-                    f.timeouts,
-                    f.scheme,
-                    n
-                );
-            }
-        }
-    }
+    let flows = flows_csv(
+        per_scheme
+            .iter()
+            .flat_map(|points| points.iter())
+            .flat_map(|(n, r)| r.records.iter().map(move |f| (f, Some(*n)))),
+        true,
+    );
     let console = table.to_text();
     let report = Report::new(format!("dctc: {}", s.name), s.description.clone()).with_section(
         Section::new("Incast")
@@ -736,7 +752,7 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
         summary,
         files: vec![
             ("incast.csv".into(), csv.into_bytes()),
-            ("flows.csv".into(), flows.into_bytes()),
+            ("flows.csv".into(), flows),
         ],
         report,
         console,
@@ -764,4 +780,36 @@ pub(crate) fn bench() -> Result<()> {
         None => println!("  peak memory        unavailable (no /proc/self/status)"),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::flows_csv;
+    use dctc_core::stats::FlowRecord;
+
+    #[test]
+    fn flows_csv_keeps_a_label_with_a_comma_in_one_field() {
+        let f = FlowRecord {
+            id: 3,
+            src: 1,
+            dst: 2,
+            size: 1460,
+            start_us: 1.5,
+            finish_us: None,
+            fct_us: None,
+            ideal_fct_us: 7.4,
+            slowdown: None,
+            retransmitted_bytes: 0,
+            timeouts: 0,
+            scheme: "DCTCP, K=65 \"tuned\"".into(),
+        };
+        let bytes = flows_csv(std::iter::once((&f, Some(8))), true);
+        let mut r = csv::Reader::from_reader(bytes.as_slice());
+        assert_eq!(r.headers().unwrap().len(), 13);
+        let row = r.records().next().unwrap().unwrap();
+        assert_eq!(row.len(), 13);
+        assert_eq!(&row[11], "DCTCP, K=65 \"tuned\"");
+        assert_eq!(&row[5], "", "unfinished flows leave finish_us empty");
+        assert_eq!(&row[12], "8");
+    }
 }
