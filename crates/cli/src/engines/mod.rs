@@ -53,7 +53,11 @@ pub(crate) fn list() -> String {
         "Flow-level policies (engine = \"flow\")",
         flow::SCHEMES,
     );
-    section(&mut out, "Flow-level routing ([flow] routing = ...)", flow::ROUTINGS);
+    section(
+        &mut out,
+        "Flow-level routing ([flow] routing = ...)",
+        flow::ROUTINGS,
+    );
     section(
         &mut out,
         "NUM solvers (dctc num solve --solver ...)",
