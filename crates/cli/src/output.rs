@@ -8,6 +8,11 @@ use anyhow::{Context, Result};
 use dctc_report::Report;
 use std::path::{Path, PathBuf};
 
+/// Header of the wall-clock column of console tables. Wall time varies between runs, so the
+/// frame drops this column from the report: everything written is byte-identical for one seed,
+/// except the `wall_seconds` timing fields of `summary.json`.
+pub(crate) const WALL_COLUMN: &str = "wall s";
+
 /// An engine's results for one scenario.
 pub(crate) struct RunOutput {
     /// Engine summary; the frame adds `scenario` (the echoed input) and `paper`.
@@ -46,6 +51,11 @@ pub(crate) fn full_summary(scenario: &Scenario, out: &RunOutput) -> serde_json::
 pub(crate) fn write_run(dir: &Path, scenario: &Scenario, out: &RunOutput) -> Result<PathBuf> {
     let summary = full_summary(scenario, out);
     let mut report = out.report.clone();
+    for section in &mut report.sections {
+        for table in &mut section.tables {
+            *table = table.without_column(WALL_COLUMN);
+        }
+    }
     if let Some(section) = paper::section(&scenario.paper, &summary) {
         report.sections.insert(0, section);
     }

@@ -100,3 +100,60 @@ fn embedded_demo_is_a_valid_scenario() {
     let o = dctc(&["validate", "demo.toml"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn same_seed_gives_byte_identical_outputs_except_wall_time() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), MINIMAL).unwrap();
+    for out in ["a", "b"] {
+        let o = dctc(&["run", "s.toml", "--quiet", "--out", out], dir.path());
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let read_dir = |d: &str| {
+        let mut files: Vec<_> = walk(&dir.path().join(d));
+        files.sort();
+        files
+    };
+    let (a, b) = (read_dir("a"), read_dir("b"));
+    assert_eq!(
+        a.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        b.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert!(a.iter().any(|f| f.0 == "flows.csv") && a.iter().any(|f| f.0 == "report.html"));
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        if name == "summary.json" {
+            // Wall-clock time is the one thing allowed to differ.
+            let strip = |t: &[u8]| -> String {
+                String::from_utf8_lossy(t)
+                    .lines()
+                    .filter(|l| !l.contains("wall_seconds"))
+                    .collect()
+            };
+            assert_eq!(
+                strip(x),
+                strip(y),
+                "summary.json differs beyond wall_seconds"
+            );
+        } else {
+            assert!(x == y, "{name} differs between two runs with one seed");
+        }
+    }
+}
+
+/// Every file below `root` as (relative path, bytes).
+fn walk(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out
+}

@@ -193,6 +193,21 @@ impl Section {
 }
 
 impl Table {
+    /// The table without the column headed `name` (unchanged if there is none).
+    pub fn without_column(&self, name: &str) -> Table {
+        let Some(i) = self.columns.iter().position(|c| c == name) else {
+            return self.clone();
+        };
+        let mut t = self.clone();
+        t.columns.remove(i);
+        for row in &mut t.rows {
+            if i < row.len() {
+                row.remove(i);
+            }
+        }
+        t
+    }
+
     /// An empty table with a caption and column headers.
     pub fn new<I, S>(caption: impl Into<String>, columns: I) -> Self
     where

@@ -382,3 +382,13 @@ fn long_series_are_thinned_but_keep_their_extremes() {
     let d = &series_path_data(&small.to_svg())[0];
     assert_eq!(d.matches('L').count(), 99);
 }
+
+#[test]
+fn without_column_drops_the_header_and_every_cell_of_it() {
+    let mut t = Table::new("t", ["a", "wall s", "b"]);
+    t.push_row(vec![Cell::from("x"), Cell::from(1.5), Cell::from(2.0)]);
+    let u = t.without_column("wall s");
+    assert_eq!(u.columns, vec!["a".to_string(), "b".to_string()]);
+    assert_eq!(u.rows[0], vec![Cell::from("x"), Cell::from(2.0)]);
+    assert_eq!(t.without_column("nope"), t);
+}

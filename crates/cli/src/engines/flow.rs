@@ -567,7 +567,7 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
             "avg slowdown",
             "throughput Gb/s",
             "events",
-            "wall s",
+            crate::output::WALL_COLUMN,
         ],
     );
     for r in runs {

@@ -427,7 +427,7 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
             "timeouts",
             "goodput Gb/s",
             "events",
-            "wall s",
+            crate::output::WALL_COLUMN,
         ],
     );
     for (scheme, r) in p.schemes.iter().zip(results) {
@@ -666,7 +666,7 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
             "drops",
             "max queue KB",
             "events",
-            "wall s",
+            crate::output::WALL_COLUMN,
         ],
     );
     let mut chart = Chart::line("Incast goodput", "senders", "goodput (Gb/s)");
