@@ -10,27 +10,11 @@
 //!   sum_l p_l (c_l - load_l) <= tol * sum_s x_s U'(x_s) (scale-free; the duality gap);
 //! - stationarity: U'(x_s) = sum_{l in L(s)} p_l for every flow.
 
+mod common;
+use common::Rng;
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, State};
 use dctc_num::{FlowSpec, Problem, Utility};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Family {
@@ -162,7 +146,7 @@ fn ned(inst: &Instance, what: &str) -> (Vec<f64>, Vec<f64>) {
 /// optimality whatever produced the multipliers.
 #[test]
 fn reference_rates_satisfy_kkt() {
-    let mut rng = Rng(0x5eed_0001);
+    let mut rng = Rng::new(0x5eed_0001);
     for family in families() {
         for case in 0..40 {
             let inst = instance(&mut rng, family);
@@ -188,7 +172,7 @@ fn reference_rates_satisfy_kkt() {
 /// ~100% before 092e2fc: barrier estimates 1/(t g) lost digits at a 1e-12 gap.)
 #[test]
 fn reference_prices_satisfy_stationarity() {
-    let mut rng = Rng(0x5eed_0001);
+    let mut rng = Rng::new(0x5eed_0001);
     for family in families() {
         for case in 0..40 {
             let inst = instance(&mut rng, family);
@@ -210,7 +194,7 @@ fn reference_prices_satisfy_stationarity() {
 
 #[test]
 fn converged_ned_satisfies_kkt_and_matches_reference() {
-    let mut rng = Rng(0x5eed_0002);
+    let mut rng = Rng::new(0x5eed_0002);
     for family in families() {
         for case in 0..40 {
             let inst = instance(&mut rng, family);
@@ -235,7 +219,7 @@ fn converged_ned_satisfies_kkt_and_matches_reference() {
 /// reference's primal objective (and is never below it: weak duality).
 #[test]
 fn ned_prices_close_the_duality_gap() {
-    let mut rng = Rng(0x5eed_0003);
+    let mut rng = Rng::new(0x5eed_0003);
     for case in 0..30 {
         let inst = instance(&mut rng, Family::Log);
         let mut p = build(&inst);
@@ -391,7 +375,7 @@ fn check_multi(m: &Multi, sub: &[f64], p: &[f64], tol: f64, what: &str) {
 
 #[test]
 fn multipath_reference_satisfies_kkt() {
-    let mut rng = Rng(0x5eed_0004);
+    let mut rng = Rng::new(0x5eed_0004);
     for case in 0..40 {
         let m = multi(&mut rng);
         let mut p = build_multi(&m);
@@ -413,7 +397,7 @@ fn multipath_reference_satisfies_kkt() {
 /// and KKT holds at its own point. (Whether it converges at all: see the ignored tests below.)
 #[test]
 fn multipath_ned_is_right_when_it_says_converged() {
-    let mut rng = Rng(0x5eed_0004);
+    let mut rng = Rng::new(0x5eed_0004);
     let mut converged = 0;
     for case in 0..40 {
         let m = multi(&mut rng);
@@ -448,7 +432,7 @@ fn multipath_ned_is_right_when_it_says_converged() {
 /// 12, 23, 25) with no two links with identical subflow sets.)
 #[test]
 fn multipath_ned_converges_and_matches_reference() {
-    let mut rng = Rng(0x5eed_0004);
+    let mut rng = Rng::new(0x5eed_0004);
     for case in 0..40 {
         let m = multi(&mut rng);
         let mut p = build_multi(&m);

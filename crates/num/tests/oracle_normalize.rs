@@ -1,6 +1,8 @@
 //! Oracle tests: Flowtune's rate normalizers (§4, eq. 8-9) and the update threshold (§6.4),
 //! against hand-computed examples and the formulas recomputed here.
 
+mod common;
+use common::Rng;
 use dctc_num::normalize::{f_norm, link_ratios, u_norm, Normalize, Notifier};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, Solver, State};
 use dctc_num::{Csr, FlowSpec, Problem, Utility};
@@ -41,30 +43,12 @@ fn f_norm_and_u_norm_hand_example() {
     }
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Random rates on random paths: F-NORM leaves no link above capacity and applies eq. 9
 /// exactly; U-NORM divides every rate by one factor r* = max ratio, keeps every ratio
 /// x_i / x_j, and leaves the worst link exactly full.
 #[test]
 fn normalizers_on_random_instances() {
-    let mut rng = Rng(0xf00d);
+    let mut rng = Rng::new(0xf00d);
     for case in 0..500 {
         let nl = 1 + rng.below(8);
         let nf = 1 + rng.below(20);

@@ -2,6 +2,8 @@
 //! arrive and capacities change while prices persist; NED re-converges to the new optimum,
 //! which is derived here in closed form or taken from a fresh reference solve.
 
+mod common;
+use common::Rng;
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, Solver, State};
 use dctc_num::{FlowKey, FlowSpec, Problem, Utility};
@@ -111,29 +113,11 @@ fn capacity_change_reconverges() {
     }
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Random instances: converge, remove one or two flows, keep iterating from the old prices;
 /// NED lands within 1e-3 of a fresh reference solve of the remaining flows.
 #[test]
 fn random_departures_reconverge_to_new_reference() {
-    let mut rng = Rng(0x0411);
+    let mut rng = Rng::new(0x0411);
     for case in 0..30 {
         let nl = 3 + rng.below(4);
         let nf = 3 + rng.below(8);
