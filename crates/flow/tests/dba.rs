@@ -1,14 +1,10 @@
 //! DBA against the optimum of its problem (2).
 
-use dctc_core::fabric::preset;
+mod common;
+use common::dba144;
 use dctc_core::units::SimTime;
 use dctc_flow::convergence::convergence;
-use dctc_flow::{CoflowInput, FlowInput, Net, PolicyConfig};
-use std::path::Path;
-
-fn dba144() -> Net {
-    Net::new(preset("dba-144").unwrap().build(Path::new(".")).unwrap()).unwrap()
-}
+use dctc_flow::{CoflowInput, FlowInput, PolicyConfig};
 
 /// A few coflows of different sizes and widths, big enough that nothing ends in 60 RTTs.
 fn static_set() -> Vec<CoflowInput> {

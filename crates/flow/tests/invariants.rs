@@ -2,15 +2,13 @@
 //! (asserted by the engine's audit mode after every allocation and completion), every coflow
 //! finishes no sooner than alone on the fabric, and runs repeat exactly.
 
+mod common;
+use common::dba144;
 use dctc_core::fabric::preset;
 use dctc_flow::engine::simulate;
 use dctc_flow::workload::{parse_trace, SyntheticSpec, TraceSpec};
 use dctc_flow::{make_policy, Net, PolicyConfig, RoutingMode, SimConfig, POLICIES};
 use std::path::Path;
-
-fn dba144() -> Net {
-    Net::new(preset("dba-144").unwrap().build(Path::new(".")).unwrap()).unwrap()
-}
 
 fn workload(net: &Net, seed: u64) -> Vec<dctc_flow::CoflowInput> {
     SyntheticSpec {

@@ -1,8 +1,10 @@
 //! Oracle tests of the coflow schedulers, with answers computed by hand from the papers
 //! (Varys SEBF + MADD, Fastpass-f / Fastpass-c as flow / coflow MRTF, DBA Fig. 1).
 
+mod common;
+use common::{fig1_fabric, gbps, star};
 use dctc_core::topology::{NodeKind, Topology};
-use dctc_core::units::{Delta, Rate, SimTime};
+use dctc_core::units::{Delta, SimTime};
 use dctc_flow::engine::simulate;
 use dctc_flow::{make_policy, CoflowInput, FlowInput, Net, PolicyConfig, RunResult, SimConfig};
 
@@ -10,41 +12,6 @@ use dctc_flow::{make_policy, CoflowInput, FlowInput, Net, PolicyConfig, RunResul
 const UNIT: f64 = 125_000.0;
 /// One time unit, seconds.
 const TU: f64 = 1e-3;
-
-fn gbps(g: f64) -> Rate {
-    Rate((g * 1e9).round() as u64)
-}
-
-/// A giant switch: `n` hosts on one switch, 1 Gb/s host links.
-fn star(n: usize) -> Net {
-    let mut t = Topology::new("star", Delta::ZERO);
-    let sw = t.add_node(NodeKind::Switch { tier: 1 }, "sw");
-    for i in 0..n {
-        let h = t.add_node(NodeKind::Host, format!("h{i}"));
-        t.add_cable(h, sw, gbps(1.0), Delta::from_us(1), 100_000, 100_000);
-    }
-    Net::new(t).unwrap()
-}
-
-/// DBA Fig. 1(a): every link capacity 1. Three senders each under its own leaf (hosts 0, 1,
-/// 2), three receivers under one leaf (hosts 3, 4, 5); all leaves hang off one core switch, so
-/// the three flows have distinct edge links and all meet on core -> receiver-leaf.
-fn fig1_fabric() -> Net {
-    let mut t = Topology::new("dba-fig1", Delta::ZERO);
-    let core = t.add_node(NodeKind::Switch { tier: 2 }, "core");
-    let leaves: Vec<_> = (0..4)
-        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("leaf{i}")))
-        .collect();
-    for &l in &leaves {
-        t.add_cable(l, core, gbps(1.0), Delta::from_us(1), 100_000, 100_000);
-    }
-    for i in 0..6 {
-        let h = t.add_node(NodeKind::Host, format!("h{i}"));
-        let leaf = leaves[i.min(3)];
-        t.add_cable(h, leaf, gbps(1.0), Delta::from_us(1), 100_000, 100_000);
-    }
-    Net::new(t).unwrap()
-}
 
 /// Coflow `id` arriving at `at` time units, flows `(src, dst, units)`.
 fn coflow(id: u32, at: f64, flows: &[(u32, u32, f64)]) -> CoflowInput {
@@ -197,7 +164,7 @@ fn varys_sebf_orders_the_small_bottleneck_coflow_first() {
     // SEBF: A (Gamma 1) first; MADD gives A's flows rate 1/1 = 1: every port is full, B waits.
     // A ends at 1. Then B alone: Gamma = 3, h0->h3 at 3/3 = 1 ends at 4 -> CCT_B = 4.
     // Average 2.5 (the optimum: B needs 3 units on h0 after A's 1 unit there).
-    let net = star(4);
+    let net = star(4, 1.0);
     let r = run(&net, "varys", two_by_two());
     let c = ccts(&r);
     assert!(close(c[0], 1.0) && close(c[1], 4.0), "{c:?}");
@@ -211,7 +178,7 @@ fn varys_sebf_orders_the_small_bottleneck_coflow_first() {
 fn varys_sebf_preempts_for_a_later_smaller_coflow() {
     // A (t = 0): h0 -> h2, 4 units. B (t = 1): h1 -> h2, 1 unit. At t = 1 Gamma_A = 3 >
     // Gamma_B = 1: B takes the h2 port and ends at 2 (CCT 1); A resumes and ends at 5.
-    let net = star(3);
+    let net = star(3, 1.0);
     let cf = vec![
         coflow(0, 0.0, &[(0, 2, 4.0)]),
         coflow(1, 1.0, &[(1, 2, 1.0)]),
@@ -226,7 +193,7 @@ fn madd_finishes_every_flow_of_a_lone_coflow_together() {
     // Flows h0->h2: 1, h0->h3: 3, h1->h2: 3, h1->h3: 1: every port carries 4 units, so
     // Gamma = 4 and MADD rates are size/4 (0.25, 0.75, 0.75, 0.25), filling every port: all
     // four flows end at exactly 4 (max-min would end the small ones at 2).
-    let net = star(4);
+    let net = star(4, 1.0);
     let cf = vec![coflow(
         0,
         0.0,
@@ -252,7 +219,7 @@ fn madd_finishes_the_bottleneck_port_flows_at_gamma() {
     // h2 up 1.5, h3 down 4, h4 down 2, h5 down 1.5 -> Gamma = 4. MADD: rates size/4; the
     // flows through h3 (the bottleneck port, full under MADD) end at exactly 4, the CCT is 4,
     // and back-filling may only end the others earlier.
-    let net = star(6);
+    let net = star(6, 1.0);
     let cf = vec![coflow(
         0,
         0.0,
@@ -269,7 +236,7 @@ fn madd_finishes_the_bottleneck_port_flows_at_gamma() {
 fn fastpass_c_reaches_the_hand_optimum_and_never_loses_to_maxmin() {
     // (a) One receiver port, single-flow coflows of 1, 2, 3 units: SRPT is optimal,
     //     CCTs 1, 3, 6 -> 10/3; max-min: all at 1/3 until 3, then 1/2 until 5, then 6 -> 14/3.
-    let net = star(4);
+    let net = star(4, 1.0);
     let a = || {
         vec![
             coflow(0, 0.0, &[(0, 3, 1.0)]),
@@ -282,7 +249,7 @@ fn fastpass_c_reaches_the_hand_optimum_and_never_loses_to_maxmin() {
     assert!(close(fc, 10.0 / 3.0), "fastpass-c {fc}");
     assert!(close(mm, 14.0 / 3.0), "maxmin {mm}");
     // (b) 2x2 switch: optimum 2.5 (A first), max-min 3.
-    let net = star(4);
+    let net = star(4, 1.0);
     let fc = avg(&run(&net, "fastpass-c", two_by_two()));
     let mm = avg(&run(&net, "maxmin", two_by_two()));
     assert!(
@@ -305,7 +272,7 @@ fn fastpass_f_loses_to_fastpass_c_when_flow_order_splits_a_coflow() {
     // Fastpass-f (flow MRTF): on port h3 A's 0.5-unit flow goes first, B ends at 1.5:
     // average (3 + 1.5) / 2 = 2.25. Fastpass-c (coflow MRTF): T_B = 1 < T_A = 3, B first ends
     // at 1, A's small flow at 1.5, A still at 3: average 2 (optimal).
-    let net = star(5);
+    let net = star(5, 1.0);
     let mk = || {
         vec![
             coflow(0, 0.0, &[(0, 3, 0.5), (1, 4, 3.0)]),
@@ -326,7 +293,7 @@ fn mrtf_schedulers_compare_remaining_not_original_sizes() {
     // left < 2.5, so every remaining-time-first scheduler (SEBF on remaining bytes, flow and
     // coflow MRTF) keeps A: A ends at 3, B at 5.5 (CCT 4.5). Ordering by original size (3 >
     // 2.5) would preempt A instead.
-    let net = star(3);
+    let net = star(3, 1.0);
     for name in ["varys", "fastpass-f", "fastpass-c"] {
         let cf = vec![
             coflow(0, 0.0, &[(0, 2, 3.0)]),

@@ -8,67 +8,10 @@
 //! lambda_l >= 0, lambda_l (sum b - B_l) = 0. Normalizing capacities (B' = B / beta) scales
 //! every marginal utility by the same factor, so the optimal rates in b/s do not depend on it.
 
-use dctc_core::topology::{NodeKind, Topology};
-use dctc_core::units::{Delta, Rate, SimTime};
+mod common;
+use common::{fig1_fabric, parking_lot, star};
+use dctc_core::units::SimTime;
 use dctc_flow::{make_policy, CoflowInput, FlowInput, Net, PolicyConfig, SimConfig, Simulator};
-
-fn gbps(g: f64) -> Rate {
-    Rate((g * 1e9).round() as u64)
-}
-
-/// Parking lot: S0 -(c1)- S1 -(c2)- S2, two 100 Gb/s hosts per switch (0, 1 on S0; 2, 3 on
-/// S1; 4, 5 on S2).
-fn parking_lot(c1: f64, c2: f64) -> Net {
-    let mut t = Topology::new("parking-lot", Delta::ZERO);
-    let s: Vec<_> = (0..3)
-        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("s{i}")))
-        .collect();
-    for (i, &sw) in s.iter().enumerate() {
-        for j in 0..2 {
-            let h = t.add_node(NodeKind::Host, format!("h{}", 2 * i + j));
-            t.add_cable(h, sw, gbps(100.0), Delta::from_us(1), 100_000, 100_000);
-        }
-    }
-    t.add_cable(s[0], s[1], gbps(c1), Delta::from_us(1), 100_000, 100_000);
-    t.add_cable(s[1], s[2], gbps(c2), Delta::from_us(1), 100_000, 100_000);
-    Net::new(t).unwrap()
-}
-
-/// DBA Fig. 1(a) at 1 Gb/s: senders 0, 1, 2 under their own leaves, receivers 3, 4, 5 under
-/// one leaf; every flow crosses core -> receiver leaf.
-fn fig1_fabric() -> Net {
-    let mut t = Topology::new("dba-fig1", Delta::ZERO);
-    let core = t.add_node(NodeKind::Switch { tier: 2 }, "core");
-    let leaves: Vec<_> = (0..4)
-        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("leaf{i}")))
-        .collect();
-    for &l in &leaves {
-        t.add_cable(l, core, gbps(1.0), Delta::from_us(1), 100_000, 100_000);
-    }
-    for i in 0..6 {
-        let h = t.add_node(NodeKind::Host, format!("h{i}"));
-        t.add_cable(
-            h,
-            leaves[i.min(3)],
-            gbps(1.0),
-            Delta::from_us(1),
-            100_000,
-            100_000,
-        );
-    }
-    Net::new(t).unwrap()
-}
-
-/// A 1 Gb/s giant switch of `n` hosts.
-fn star(n: usize) -> Net {
-    let mut t = Topology::new("star", Delta::ZERO);
-    let sw = t.add_node(NodeKind::Switch { tier: 1 }, "sw");
-    for i in 0..n {
-        let h = t.add_node(NodeKind::Host, format!("h{i}"));
-        t.add_cable(h, sw, gbps(1.0), Delta::from_us(1), 100_000, 100_000);
-    }
-    Net::new(t).unwrap()
-}
 
 fn cf(id: u32, flows: &[(u32, u32, f64)]) -> CoflowInput {
     CoflowInput {
@@ -206,7 +149,7 @@ fn dba_ideal_rates_on_dba_fig1_and_on_a_shared_port() {
     // port 3) and K2 = {2 -> 3: 1 unit} (T = 1): a flow's weight is its coflow's, not its
     // size: K1's flows get equal rates. eps = 0.5: b_K1 = k/9, b_K2 = k, 2k/9 + k = 1 ->
     // 1/11 and 9/11.
-    let net = star(4);
+    let net = star(4, 1.0);
     let u = 1e9;
     let w = vec![cf(0, &[(0, 3, 2.0 * u), (1, 3, u)]), cf(1, &[(2, 3, u)])];
     let r = rates_at_zero(&net, &cfg("dba-ideal", None), w);

@@ -2,9 +2,10 @@
 //! exact completion times, max-min rates on hand-built fabrics, work conservation, per-event
 //! capacity and byte conservation checked by an independent replay, and determinism.
 
+mod common;
+use common::{parking_lot, star};
 use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
-use dctc_core::topology::{NodeKind, Topology};
-use dctc_core::units::{Delta, Rate, SimTime};
+use dctc_core::units::{Delta, SimTime};
 use dctc_flow::engine::simulate;
 use dctc_flow::{
     make_policy, CoflowInput, FlowInput, Net, PolicyConfig, RoutingMode, SimConfig, Simulator,
@@ -13,40 +14,6 @@ use dctc_flow::{
 
 /// Picoseconds per second.
 const PS: f64 = 1e12;
-
-fn gbps(g: f64) -> Rate {
-    Rate((g * 1e9).round() as u64)
-}
-
-/// A giant switch: `n` hosts on one switch, every host link `g` Gb/s, 1 us delay.
-fn star(n: usize, g: f64) -> Net {
-    let mut t = Topology::new("star", Delta::ZERO);
-    let sw = t.add_node(NodeKind::Switch { tier: 1 }, "sw");
-    for i in 0..n {
-        let h = t.add_node(NodeKind::Host, format!("h{i}"));
-        t.add_cable(h, sw, gbps(g), Delta::from_us(1), 100_000, 100_000);
-    }
-    Net::new(t).unwrap()
-}
-
-/// Parking lot: switches S0 - S1 - S2, cable S0-S1 at `c1`, S1-S2 at `c2` Gb/s; two hosts on
-/// every switch with 100 Gb/s links (never a bottleneck). Hosts: 0, 1 on S0; 2, 3 on S1;
-/// 4, 5 on S2.
-fn parking_lot(c1: f64, c2: f64) -> Net {
-    let mut t = Topology::new("parking-lot", Delta::ZERO);
-    let s: Vec<_> = (0..3)
-        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("s{i}")))
-        .collect();
-    for (i, &sw) in s.iter().enumerate() {
-        for j in 0..2 {
-            let h = t.add_node(NodeKind::Host, format!("h{}", 2 * i + j));
-            t.add_cable(h, sw, gbps(100.0), Delta::from_us(1), 100_000, 100_000);
-        }
-    }
-    t.add_cable(s[0], s[1], gbps(c1), Delta::from_us(1), 100_000, 100_000);
-    t.add_cable(s[1], s[2], gbps(c2), Delta::from_us(1), 100_000, 100_000);
-    Net::new(t).unwrap()
-}
 
 fn ls(racks: usize, hosts: usize, spines: usize, host: f64, fabric: f64) -> Net {
     let t = leaf_spine(&LeafSpineSpec {

@@ -1,7 +1,8 @@
 //! DBA's price iteration on the Fig. 7 snapshot: faithfulness checks of eq. (12)-(14) and the
 //! measurements behind the README's "Known gaps" (price trajectory of a bottleneck link).
 
-use dctc_core::fabric::preset;
+mod common;
+use common::dba144;
 use dctc_core::rng::mix64;
 use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::Delta;
@@ -16,12 +17,7 @@ use dctc_flow::workload::{parse_trace, Placement, TraceSpec};
 use dctc_flow::FlowInput;
 use dctc_flow::{CoflowInput, Net, PolicyConfig};
 use std::cell::RefCell;
-use std::path::Path;
 use std::rc::Rc;
-
-fn dba144() -> Net {
-    Net::new(preset("dba-144").unwrap().build(Path::new(".")).unwrap()).unwrap()
-}
 
 /// The Fig. 7 scenario's snapshot: the first 40 trace coflows, 8 x 8, sizes x 1000.
 fn fig7_set(net: &Net) -> Vec<CoflowInput> {
