@@ -181,6 +181,17 @@ impl Scenario {
             if !s.is_table() {
                 return Err(err(&format!("schemes[{i}]"), "must be a table".into()));
             }
+            // Names and labels head CSV rows and report columns in every engine's output.
+            for key in ["name", "label"] {
+                if let Some(text) = s.get(key).and_then(toml::Value::as_str) {
+                    if text.is_empty() || text.contains([',', '"', '\n', '\r']) {
+                        return Err(err(
+                            &format!("schemes[{i}].{key}"),
+                            format!("`{text}` must be non-empty, without commas, quotes or line breaks (it names CSV rows)"),
+                        ));
+                    }
+                }
+            }
         }
         let (settings, unused) = match r.engine {
             Engine::Packet => (
@@ -374,6 +385,13 @@ name = "dctcp"
         assert!(e.reason.starts_with("not valid TOML"), "{e}");
         let e = load(&format!("{GOOD}\n[flow]\nx = 1\n")).unwrap_err();
         assert_eq!(e.key, "flow");
+        let e = load(&GOOD.replace(
+            "name = \"dctcp\"",
+            "name = \"dctcp\"\nlabel = \"DCTCP, K=65\"",
+        ))
+        .unwrap_err();
+        assert_eq!(e.key, "schemes[0].label");
+        assert!(e.reason.contains("commas"), "{e}");
     }
 
     #[test]
