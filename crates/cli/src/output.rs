@@ -13,6 +13,40 @@ use std::path::{Path, PathBuf};
 /// except the `wall_seconds` timing fields of `summary.json`.
 pub(crate) const WALL_COLUMN: &str = "wall s";
 
+/// A CSV file built in memory with the csv crate: fields are quoted only where they need it
+/// (a comma, quote or line break), lines end in `\n`. Every engine writes its tables with it.
+pub(crate) struct CsvOut {
+    w: csv::Writer<Vec<u8>>,
+}
+
+impl CsvOut {
+    /// A file with this header row.
+    pub(crate) fn new(header: &[&str]) -> Self {
+        let mut w = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        w.write_record(header)
+            .expect("writing to memory cannot fail");
+        CsvOut { w }
+    }
+
+    /// One row, already formatted field by field.
+    pub(crate) fn row<I, T>(&mut self, fields: I)
+    where
+        I: IntoIterator<Item = T>,
+        T: AsRef<[u8]>,
+    {
+        self.w
+            .write_record(fields)
+            .expect("writing to memory cannot fail");
+    }
+
+    /// The file's bytes.
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        self.w.into_inner().expect("writing to memory cannot fail")
+    }
+}
+
 /// An engine's results for one scenario.
 pub(crate) struct RunOutput {
     /// Engine summary; the frame adds `scenario` (the echoed input) and `paper`.
@@ -139,5 +173,18 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+
+    #[test]
+    fn csv_out_quotes_only_fields_that_need_it() {
+        let mut c = CsvOut::new(&["scheme", "value"]);
+        c.row(["plain", "1.5"]);
+        c.row(["a,b", "say \"hi\""]);
+        c.row(["", "x"]);
+        let text = String::from_utf8(c.into_bytes()).unwrap();
+        assert_eq!(
+            text,
+            "scheme,value\nplain,1.5\n\"a,b\",\"say \"\"hi\"\"\"\n,x\n"
+        );
     }
 }

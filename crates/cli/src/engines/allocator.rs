@@ -26,7 +26,7 @@
 //! Summary: `schemes.<label>.load_<pct>.{max_over_allocation_gbps, mean_over_allocation_gbps,
 //! f_norm_fraction, u_norm_fraction, raw_fraction, completed, notifications_per_flowlet}`.
 
-use crate::output::RunOutput;
+use crate::output::{CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
@@ -39,7 +39,6 @@ use dctc_num::solver::AnySolver;
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::fmt::Write as _;
 
 /// Schemes this engine runs, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = &[
@@ -343,9 +342,17 @@ fn output(
             "notifications / flowlet",
         ],
     );
-    let mut csv = String::from(
-        "scheme,load,time_us,flows,over_allocation_gbps,raw_gbps,f_norm_gbps,u_norm_gbps,optimal_gbps\n",
-    );
+    let mut csv = CsvOut::new(&[
+        "scheme",
+        "load",
+        "time_us",
+        "flows",
+        "over_allocation_gbps",
+        "raw_gbps",
+        "f_norm_gbps",
+        "u_norm_gbps",
+        "optimal_gbps",
+    ]);
     let mut over_chart = Chart::line(
         "Max over-allocation without normalization (Flowtune Fig. 12)",
         "load",
@@ -395,21 +402,21 @@ fn output(
             fnorm.push((*load, r.f_norm_fraction));
             unorm.push((*load, r.u_norm_fraction));
             for st in &r.steps {
-                let _ = writeln!(
-                    csv,
-                    "{label},{load},{:.1},{},{},{},{},{},{}",
-                    st.time_s * 1e6,
-                    st.flows,
-                    st.over_allocation_bps / 1e9,
-                    st.raw_bps / 1e9,
-                    st.f_norm_bps / 1e9,
-                    st.u_norm_bps / 1e9,
+                csv.row([
+                    label.clone(),
+                    load.to_string(),
+                    format!("{:.1}", st.time_s * 1e6),
+                    st.flows.to_string(),
+                    (st.over_allocation_bps / 1e9).to_string(),
+                    (st.raw_bps / 1e9).to_string(),
+                    (st.f_norm_bps / 1e9).to_string(),
+                    (st.u_norm_bps / 1e9).to_string(),
                     if st.optimal_bps.is_nan() {
                         String::new()
                     } else {
-                        format!("{}", st.optimal_bps / 1e9)
-                    }
-                );
+                        (st.optimal_bps / 1e9).to_string()
+                    },
+                ]);
             }
             if *load == top {
                 series_chart.series.push(Series::new(

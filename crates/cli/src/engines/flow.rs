@@ -26,7 +26,7 @@
 //! for a sweep (`load_100` = load 1.0); `relative.<a>_vs_<b>.avg_cct` (= a / b - 1; likewise
 //! `p99_cct`, `throughput`) per load (`relative.load_<pct>....` in a sweep).
 
-use crate::output::RunOutput;
+use crate::output::{CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
@@ -42,7 +42,6 @@ use dctc_flow::{
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::fmt::Write as _;
 
 /// Schemes this engine runs, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = dctc_flow::POLICIES;
@@ -508,45 +507,53 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     });
 
     // CSV files.
-    let mut coflows = String::from("scheme,load,id,arrival_s,finish_s,cct_s,ideal_s,flows,bytes\n");
+    let mut coflows = CsvOut::new(&[
+        "scheme",
+        "load",
+        "id",
+        "arrival_s",
+        "finish_s",
+        "cct_s",
+        "ideal_s",
+        "flows",
+        "bytes",
+    ]);
     for r in runs {
         for c in &r.result.coflows {
-            let _ = writeln!(
-                coflows,
-                "{},{},{},{},{},{},{},{},{}",
-                r.label,
+            coflows.row([
+                r.label.clone(),
                 fmt_opt(r.load),
-                c.id,
-                c.arrival_s,
+                c.id.to_string(),
+                c.arrival_s.to_string(),
                 fmt_opt(c.finish_s),
                 fmt_opt(c.cct_s),
-                c.ideal_s,
-                c.flows,
-                c.bytes
-            );
+                c.ideal_s.to_string(),
+                c.flows.to_string(),
+                c.bytes.to_string(),
+            ]);
         }
     }
     let mut files = vec![("coflows.csv".to_string(), coflows.into_bytes())];
     if p.output.flows_csv.unwrap_or(true) {
-        let mut flows =
-            String::from("scheme,load,id,coflow,src,dst,bytes,start_s,finish_s,fct_s,ideal_s\n");
+        let mut flows = CsvOut::new(&[
+            "scheme", "load", "id", "coflow", "src", "dst", "bytes", "start_s", "finish_s",
+            "fct_s", "ideal_s",
+        ]);
         for r in runs {
             for f in &r.result.flows {
-                let _ = writeln!(
-                    flows,
-                    "{},{},{},{},{},{},{},{},{},{},{}",
-                    r.label,
+                flows.row([
+                    r.label.clone(),
                     fmt_opt(r.load),
-                    f.id,
-                    f.coflow,
-                    f.src,
-                    f.dst,
-                    f.bytes,
-                    f.start_s,
+                    f.id.to_string(),
+                    f.coflow.to_string(),
+                    f.src.to_string(),
+                    f.dst.to_string(),
+                    f.bytes.to_string(),
+                    f.start_s.to_string(),
                     fmt_opt(f.finish_s),
                     fmt_opt(f.fct_s),
-                    f.ideal_s
-                );
+                    f.ideal_s.to_string(),
+                ]);
             }
         }
         files.push(("flows.csv".to_string(), flows.into_bytes()));
@@ -671,7 +678,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
         }
     }
     let mut schemes = Map::new();
-    let mut csv = String::from("scheme,iteration,flow,rate_gbps,ideal_gbps\n");
+    let mut csv = CsvOut::new(&["scheme", "iteration", "flow", "rate_gbps", "ideal_gbps"]);
     let mut report = Report::new(
         format!("{} (flow engine, convergence)", s.name),
         format!(
@@ -735,15 +742,13 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
         ]);
         for (k, rates) in c.rates.iter().enumerate() {
             for (i, r) in rates.iter().enumerate() {
-                let _ = writeln!(
-                    csv,
-                    "{},{},{},{},{}",
-                    sc.label,
-                    k,
-                    i,
-                    r / 1e9,
-                    c.ideal[i] / 1e9
-                );
+                csv.row([
+                    sc.label.clone(),
+                    k.to_string(),
+                    i.to_string(),
+                    (r / 1e9).to_string(),
+                    (c.ideal[i] / 1e9).to_string(),
+                ]);
             }
         }
         // Chart: the tracked flows (spread over the flow list) and their optimum.

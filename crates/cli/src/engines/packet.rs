@@ -2,7 +2,7 @@
 //! `[output]`, runs every scheme on the identical flows, and turns the runs into
 //! `summary.json`, CSV tables, a console comparison and report sections.
 
-use crate::output::RunOutput;
+use crate::output::{CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
@@ -20,7 +20,6 @@ use dctc_packet::metrics::RunResult;
 use dctc_packet::{RunOptions, Scheme, Simulation, Workload};
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
 use serde_json::{json, Map, Value};
-use std::fmt::Write as _;
 
 /// Schemes this engine runs, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = dctc_packet::SCHEMES;
@@ -282,9 +281,6 @@ fn flows_csv<'a>(
     rows: impl Iterator<Item = (&'a dctc_core::stats::FlowRecord, Option<usize>)>,
     senders_column: bool,
 ) -> Vec<u8> {
-    let mut w = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
     let mut header = vec![
         "id",
         "src",
@@ -302,8 +298,7 @@ fn flows_csv<'a>(
     if senders_column {
         header.push("senders");
     }
-    w.write_record(&header)
-        .expect("writing to memory cannot fail");
+    let mut w = CsvOut::new(&header);
     for (f, senders) in rows {
         let mut record = vec![
             f.id.to_string(),
@@ -320,10 +315,9 @@ fn flows_csv<'a>(
             f.scheme.clone(),
         ];
         record.extend(senders.map(|n| n.to_string()));
-        w.write_record(&record)
-            .expect("writing to memory cannot fail");
+        w.row(&record);
     }
-    w.into_inner().expect("writing to memory cannot fail")
+    w.into_bytes()
 }
 
 fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
@@ -347,23 +341,32 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
             .flat_map(|r| r.records.iter().map(|f| (f, None))),
         false,
     );
-    let mut ports = String::from("scheme,from,to,switch,buffer_bytes,max_queue_bytes,mean_queue_bytes,utilization,drops,ecn_marks\n");
+    let mut ports = CsvOut::new(&[
+        "scheme",
+        "from",
+        "to",
+        "switch",
+        "buffer_bytes",
+        "max_queue_bytes",
+        "mean_queue_bytes",
+        "utilization",
+        "drops",
+        "ecn_marks",
+    ]);
     for r in results {
         for x in &r.ports {
-            let _ = writeln!(
-                ports,
-                "{},{},{},{},{},{},{:.1},{:.6},{},{}",
-                r.label,
-                x.from,
-                x.to,
-                x.switch,
-                x.buffer_bytes,
-                x.max_queue_bytes,
-                x.mean_queue_bytes,
-                x.utilization,
-                x.drops,
-                x.ecn_marks
-            );
+            ports.row([
+                r.label.clone(),
+                x.from.to_string(),
+                x.to.to_string(),
+                x.switch.to_string(),
+                x.buffer_bytes.to_string(),
+                x.max_queue_bytes.to_string(),
+                format!("{:.1}", x.mean_queue_bytes),
+                format!("{:.6}", x.utilization),
+                x.drops.to_string(),
+                x.ecn_marks.to_string(),
+            ]);
         }
     }
     let mut files = vec![
@@ -371,38 +374,34 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
         ("ports.csv".to_string(), ports.into_bytes()),
     ];
     if results.iter().any(|r| !r.queue_samples.is_empty()) {
-        let mut q = String::from("scheme,time_us,from,to,bytes\n");
+        let mut q = CsvOut::new(&["scheme", "time_us", "from", "to", "bytes"]);
         for r in results {
             for x in &r.queue_samples {
                 let port = &r.ports[x.link as usize];
-                let _ = writeln!(
-                    q,
-                    "{},{},{},{},{}",
-                    r.label,
-                    x.time_ps as f64 / 1e6,
-                    port.from,
-                    port.to,
-                    x.bytes
-                );
+                q.row([
+                    r.label.clone(),
+                    (x.time_ps as f64 / 1e6).to_string(),
+                    port.from.to_string(),
+                    port.to.to_string(),
+                    x.bytes.to_string(),
+                ]);
             }
         }
         files.push(("queues.csv".into(), q.into_bytes()));
     }
     let has_long = results.iter().any(|r| !r.throughput.is_empty());
     if has_long {
-        let mut t = String::from("scheme,flow,bin_start_us,gbps\n");
+        let mut t = CsvOut::new(&["scheme", "flow", "bin_start_us", "gbps"]);
         for r in results {
             let bin = r.throughput_bin.unwrap_or(Delta::from_us(100));
             for (id, bins) in &r.throughput {
                 for (k, b) in bins.iter().enumerate() {
-                    let _ = writeln!(
-                        t,
-                        "{},{},{},{}",
-                        r.label,
-                        id,
-                        (k as u64 * bin.0) as f64 / 1e6,
-                        *b as f64 * 8.0 / bin.as_secs_f64() / 1e9
-                    );
+                    t.row([
+                        r.label.clone(),
+                        id.to_string(),
+                        ((k as u64 * bin.0) as f64 / 1e6).to_string(),
+                        (*b as f64 * 8.0 / bin.as_secs_f64() / 1e9).to_string(),
+                    ]);
                 }
             }
         }
@@ -715,20 +714,25 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
         "engine": "packet", "fabric": p.topo.name, "hosts": p.topo.hosts().len(),
         "block_bytes": sw.block_bytes, "rounds": sw.rounds, "schemes": Value::Object(schemes),
     });
-    let mut csv = String::from("scheme,senders,rounds_completed,goodput_gbps,timeouts,drops\n");
+    let mut csv = CsvOut::new(&[
+        "scheme",
+        "senders",
+        "rounds_completed",
+        "goodput_gbps",
+        "timeouts",
+        "drops",
+    ]);
     for (scheme, points) in p.schemes.iter().zip(&per_scheme) {
         for (n, r) in points {
             let inc = &r.incasts[0];
-            let _ = writeln!(
-                csv,
-                "{},{},{},{},{},{}",
-                scheme.label,
-                n,
-                inc.rounds_completed,
-                inc.goodput_gbps,
-                inc.timeouts,
-                r.counters.dropped_packets
-            );
+            csv.row([
+                scheme.label.clone(),
+                n.to_string(),
+                inc.rounds_completed.to_string(),
+                inc.goodput_gbps.to_string(),
+                inc.timeouts.to_string(),
+                r.counters.dropped_packets.to_string(),
+            ]);
         }
     }
     let flows = flows_csv(
