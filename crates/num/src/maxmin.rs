@@ -4,6 +4,14 @@
 //! freeze at the current level) or a flow reaches its cap (it freezes alone). The result is the
 //! unique weighted max-min fair allocation: no flow can grow without shrinking a flow whose
 //! normalized rate `x_f / w_f` is no larger.
+//!
+//! [`bounded_weighted_max_min`] adds minimum rates (HOLNET's theta, eq. 11): each unfrozen
+//! flow's rate is `clamp(w_f * level, theta_f, Theta_f)`, so a flow stays at its minimum until
+//! the level reaches `theta_f / w_f`, and a link that fills freezes every unfrozen flow on it,
+//! those still at their minimum included. The result is the lexicographic max-min point of the
+//! bounded feasible set: every flow below its maximum has a full link on which its normalized
+//! rate is the largest among the flows that are above their minimum (a flow held at its minimum
+//! cannot give up rate, so it does not limit the others).
 
 use crate::csr::Csr;
 
@@ -150,6 +158,233 @@ pub fn max_min(capacity: &[f64], routes: &Csr) -> Vec<f64> {
     weighted_max_min(capacity, routes, &vec![1.0; n], &vec![f64::INFINITY; n])
 }
 
+/// Why [`bounded_weighted_max_min`] has no allocation (flows and links by index).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum MaxMinError {
+    /// A flow's minimum is above its maximum, or is negative or not finite.
+    #[error("flow #{flow}: bad bounds, minimum {min} and maximum {max}")]
+    BadBounds {
+        /// Flow index.
+        flow: usize,
+        /// theta.
+        min: f64,
+        /// Theta.
+        max: f64,
+    },
+    /// The minimum rates of the flows crossing a link exceed its capacity.
+    #[error(
+        "link #{link}: minimum rates of its flows sum to {required} but its capacity is {capacity}"
+    )]
+    InfeasibleMinimum {
+        /// Link index.
+        link: usize,
+        /// Sum of the minimum rates of its flows.
+        required: f64,
+        /// Its capacity.
+        capacity: f64,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Held at its minimum (the level is still below `theta / w`).
+    AtMin,
+    /// Growing as `w * level`.
+    Growing,
+    /// Frozen (its link filled or it reached its maximum).
+    Frozen,
+}
+
+/// Weighted max-min fair rates with minimum and maximum rates (see the module docs).
+///
+/// - `capacity[l]`: capacity of link `l` (>= 0).
+/// - `routes.row(f)`: the links flow `f` crosses.
+/// - `weight[f] > 0`.
+/// - `min[f]`: the flow's minimum rate theta (finite, >= 0).
+/// - `max[f]`: its maximum Theta (`f64::INFINITY` for none), at least `min[f]`.
+///
+/// Every flow gets `clamp(w_f * t_f, theta_f, Theta_f)` where `t_f` is the level at which its
+/// first link filled (or it reached its maximum). A flow with no links and no maximum gets
+/// `f64::INFINITY`. Errors when some link's minimum rates exceed its capacity (beyond a
+/// relative 1e-12) or a flow's bounds are out of order.
+pub fn bounded_weighted_max_min(
+    capacity: &[f64],
+    routes: &Csr,
+    weight: &[f64],
+    min: &[f64],
+    max: &[f64],
+) -> Result<Vec<f64>, MaxMinError> {
+    let n = routes.rows();
+    let nl = capacity.len();
+    assert_eq!(weight.len(), n, "one weight per flow");
+    assert_eq!(min.len(), n, "one minimum per flow");
+    assert_eq!(max.len(), n, "one maximum per flow");
+    for f in 0..n {
+        debug_assert!(weight[f] > 0.0, "weights must be positive");
+        if !(min[f].is_finite() && min[f] >= 0.0 && max[f] >= min[f]) {
+            return Err(MaxMinError::BadBounds {
+                flow: f,
+                min: min[f],
+                max: max[f],
+            });
+        }
+    }
+    let by_link = routes.transpose(nl);
+    // Current load of each link (every flow at its current rate).
+    let mut load = vec![0.0f64; nl];
+    for f in 0..n {
+        for &l in routes.row(f) {
+            load[l as usize] += min[f];
+        }
+    }
+    for l in 0..nl {
+        if load[l] > capacity[l] * (1.0 + TIE) {
+            return Err(MaxMinError::InfeasibleMinimum {
+                link: l,
+                required: load[l],
+                capacity: capacity[l],
+            });
+        }
+    }
+    // Levels at which a flow starts growing and reaches its maximum.
+    let start: Vec<f64> = (0..n).map(|f| min[f] / weight[f]).collect();
+    let stop: Vec<f64> = (0..n).map(|f| max[f] / weight[f]).collect();
+    let mut rate: Vec<f64> = min.to_vec();
+    let mut phase = vec![Phase::AtMin; n];
+    // Sum of the weights of the growing flows on each link, and how many there are (a link
+    // with none has slope exactly 0, whatever the rounding of the running sum).
+    let mut slope = vec![0.0f64; nl];
+    let mut growing = vec![0u32; nl];
+    let mut unfrozen_on = vec![0u32; nl];
+    for f in 0..n {
+        for &l in routes.row(f) {
+            unfrozen_on[l as usize] += 1;
+        }
+    }
+    let mut unfrozen = n;
+    let mut level = 0.0f64;
+    // The link whose filling set the current level, if any (frozen even if rounding leaves
+    // it a hair below full, so that every event makes progress).
+    let mut filling: Option<usize> = None;
+    let freeze = |f: usize,
+                  value: f64,
+                  phase: &mut [Phase],
+                  rate: &mut [f64],
+                  load: &mut [f64],
+                  slope: &mut [f64],
+                  growing: &mut [u32],
+                  unfrozen_on: &mut [u32]| {
+        let was_growing = phase[f] == Phase::Growing;
+        for &l in routes.row(f) {
+            let l = l as usize;
+            load[l] += value - rate[f];
+            unfrozen_on[l] -= 1;
+            if was_growing {
+                growing[l] -= 1;
+                slope[l] = if growing[l] == 0 {
+                    0.0
+                } else {
+                    (slope[l] - weight[f]).max(0.0)
+                };
+            }
+        }
+        rate[f] = value;
+        phase[f] = Phase::Frozen;
+    };
+    while unfrozen > 0 {
+        // Flows whose phase changes at this level.
+        for f in 0..n {
+            if phase[f] == Phase::AtMin && start[f] <= level {
+                phase[f] = Phase::Growing;
+                for &l in routes.row(f) {
+                    slope[l as usize] += weight[f];
+                    growing[l as usize] += 1;
+                }
+            }
+            if phase[f] == Phase::Growing && stop[f] <= level {
+                freeze(
+                    f,
+                    max[f],
+                    &mut phase,
+                    &mut rate,
+                    &mut load,
+                    &mut slope,
+                    &mut growing,
+                    &mut unfrozen_on,
+                );
+                unfrozen -= 1;
+            }
+        }
+        // Full links freeze their unfrozen flows at their current rates.
+        for l in 0..nl {
+            let full = capacity[l] - load[l] <= TIE * capacity[l] || filling == Some(l);
+            if !full || unfrozen_on[l] == 0 {
+                continue;
+            }
+            for &f in by_link.row(l) {
+                let f = f as usize;
+                if phase[f] != Phase::Frozen {
+                    let value = rate[f];
+                    freeze(
+                        f,
+                        value,
+                        &mut phase,
+                        &mut rate,
+                        &mut load,
+                        &mut slope,
+                        &mut growing,
+                        &mut unfrozen_on,
+                    );
+                    unfrozen -= 1;
+                }
+            }
+        }
+        if unfrozen == 0 {
+            break;
+        }
+        // The next level at which something happens.
+        let mut next = f64::INFINITY;
+        filling = None;
+        for f in 0..n {
+            match phase[f] {
+                Phase::AtMin => next = next.min(start[f]),
+                Phase::Growing => next = next.min(stop[f]),
+                Phase::Frozen => {}
+            }
+        }
+        for l in 0..nl {
+            if growing[l] > 0 {
+                let at = level + (capacity[l] - load[l]).max(0.0) / slope[l];
+                if at < next {
+                    next = at;
+                    filling = Some(l);
+                }
+            }
+        }
+        if next.is_infinite() {
+            // Only growing flows with no links and no maximum are left.
+            for f in 0..n {
+                if phase[f] != Phase::Frozen {
+                    rate[f] = f64::INFINITY;
+                    phase[f] = Phase::Frozen;
+                }
+            }
+            break;
+        }
+        let step = (next - level).max(0.0);
+        for l in 0..nl {
+            load[l] += slope[l] * step;
+        }
+        level = level.max(next);
+        for f in 0..n {
+            if phase[f] == Phase::Growing {
+                rate[f] = (weight[f] * level).clamp(min[f], max[f]);
+            }
+        }
+    }
+    Ok(rate)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +431,65 @@ mod tests {
             close(r[0], 2.5) && close(r[1], 3.0) && close(r[2], 2.5),
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn minimum_rates_hold_flows_above_the_level() {
+        // One link of 10, three unit-weight flows. a needs 5: it stays at 5 while b and c
+        // share the rest (2.5 each). With a minimum of 2 instead, a grows with the others
+        // from level 2 on and all three end at 10/3.
+        let routes = Csr::from_rows(vec![vec![0u32], vec![0], vec![0]]);
+        let inf = [f64::INFINITY; 3];
+        let r =
+            bounded_weighted_max_min(&[10.0], &routes, &[1.0; 3], &[5.0, 0.0, 0.0], &inf).unwrap();
+        assert!(
+            close(r[0], 5.0) && close(r[1], 2.5) && close(r[2], 2.5),
+            "{r:?}"
+        );
+        let r =
+            bounded_weighted_max_min(&[10.0], &routes, &[1.0; 3], &[2.0, 0.0, 0.0], &inf).unwrap();
+        assert!(r.iter().all(|&x| close(x, 10.0 / 3.0)), "{r:?}");
+    }
+
+    #[test]
+    fn minimums_that_fill_a_link_freeze_it_at_once() {
+        // Link 0 (capacity 4) is filled by a's and b's minimums; c crosses links 0 and 1, so
+        // it gets 0, and d alone on link 1 (capacity 3) takes all of it. An HRT flow (theta =
+        // Theta = 1) on link 1 beside d instead: d gets 2.
+        let routes = Csr::from_rows(vec![vec![0u32], vec![0], vec![0, 1], vec![1]]);
+        let inf = f64::INFINITY;
+        let r = bounded_weighted_max_min(
+            &[4.0, 3.0],
+            &routes,
+            &[1.0; 4],
+            &[1.0, 3.0, 0.0, 0.0],
+            &[inf; 4],
+        )
+        .unwrap();
+        assert_eq!(r, vec![1.0, 3.0, 0.0, 3.0]);
+        let routes = Csr::from_rows(vec![vec![1u32], vec![1]]);
+        let r =
+            bounded_weighted_max_min(&[4.0, 3.0], &routes, &[5.0, 1.0], &[1.0, 0.0], &[1.0, inf])
+                .unwrap();
+        assert!(close(r[0], 1.0) && close(r[1], 2.0), "{r:?}");
+    }
+
+    #[test]
+    fn bounded_errors_name_the_link_or_flow() {
+        let routes = Csr::from_rows(vec![vec![0u32], vec![0, 1]]);
+        let inf = f64::INFINITY;
+        assert_eq!(
+            bounded_weighted_max_min(&[10.0, 1.0], &routes, &[1.0; 2], &[0.0, 2.0], &[inf; 2]),
+            Err(MaxMinError::InfeasibleMinimum {
+                link: 1,
+                required: 2.0,
+                capacity: 1.0
+            })
+        );
+        assert!(matches!(
+            bounded_weighted_max_min(&[10.0, 1.0], &routes, &[1.0; 2], &[3.0, 0.0], &[2.0, inf]),
+            Err(MaxMinError::BadBounds { flow: 0, .. })
+        ));
     }
 
     #[test]

@@ -574,6 +574,14 @@ impl Problem {
     pub fn min_scaled(&self) -> &[f64] {
         &self.min_scaled
     }
+    /// Minimum rates theta as given, b/s (0 for none).
+    pub fn min_bps(&self) -> &[f64] {
+        &self.min_bps
+    }
+    /// Maximum rates Theta as given, b/s (`f64::INFINITY` for none).
+    pub fn max_bps(&self) -> &[f64] {
+        &self.max_bps
+    }
     /// Effective maximum rates in rate units, capped at line rate (after `prepare`).
     pub fn max_scaled(&self) -> &[f64] {
         &self.max_scaled
