@@ -146,6 +146,9 @@ fn solve(a: &SolveArgs) -> Result<()> {
                     "--solver: unknown `{name}`; choose ned, gradient, fgm, newton-like, dba, maxmin or reference"
                 )
             })?;
+            solver
+                .check(&problem)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", a.problem.display()))?;
             let mut state = State::new(&problem, solver.initial_price());
             let status = match a.iterations {
                 Some(n) => {

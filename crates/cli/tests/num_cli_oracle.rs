@@ -541,3 +541,32 @@ fn maxmin_multipath_is_path_by_path_and_says_so() {
     assert!(r[0].1 <= 7e7, "{v}");
     assert!(close(r[1].1, 2e8 / 3.0, 1e-9), "{v}");
 }
+
+/// `--solver dba` honours minimum rates (its WFQ reserves them; see `solver/dba.rs`): a
+/// (theta 5 Gb/s), b (Theta 1 Gb/s) and c on one 10 Gb/s link give 5 / 1 / 4 Gb/s, where DBA
+/// without minimums gives a 4.5. A multipath flow whose minimum, split equally over its paths,
+/// does not fit a link is refused (exit 2, flow and link named): m needs 8 Gb/s over x (10)
+/// and y (3), and 4 Gb/s does not fit y, though 7 + 1 would (the reference solves it).
+#[test]
+fn dba_honours_minimum_rates() {
+    let text = r#"{"links": [{"id": "l", "capacity_bps": 1e10}],
+      "flows": [{"id": "a", "paths": [["l"]], "min_bps": 5e9},
+                {"id": "b", "paths": [["l"]], "max_bps": 1e9}, {"id": "c", "paths": [["l"]]}]}"#;
+    let v = ok(text, &["--solver", "dba"]);
+    assert_eq!(v["status"], "converged", "{v}");
+    for ((id, got), want) in rates(&v).iter().zip([5e9, 1e9, 4e9]) {
+        assert!(close(*got, want, 1e-6), "{id}: {got:e} vs {want:e}");
+    }
+    let split = r#"{"links": [{"id": "x", "capacity_bps": 1e10}, {"id": "y", "capacity_bps": 3e9}],
+      "flows": [{"id": "m", "paths": [["x"], ["y"]], "min_bps": 8e9}]}"#;
+    let r = solve(split, &["--solver", "dba"]);
+    assert_eq!(r.code, Some(2), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("`m`") && r.stderr.contains("`y`"),
+        "{}",
+        r.stderr
+    );
+    let v = ok(split, &["--solver", "reference"]);
+    assert_eq!(v["status"], "solved", "{v}");
+    assert!(close(rates(&v)[0].1, 1.3e10, 1e-6), "{v}");
+}

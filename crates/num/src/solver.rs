@@ -402,6 +402,14 @@ impl AnySolver {
         })
     }
 
+    /// Whether this solver accepts `problem` (see [`SolverError`]); call before iterating.
+    pub fn check(&self, problem: &Problem) -> Result<(), SolverError> {
+        match self {
+            AnySolver::Dba(_) => Dba::check(problem),
+            _ => Ok(()),
+        }
+    }
+
     /// The price a fresh [`State`] should start from for this solver.
     pub fn initial_price(&self) -> f64 {
         match self {
@@ -430,6 +438,30 @@ impl Solver for AnySolver {
             AnySolver::Dba(s) => s.iterate(problem, state),
         }
     }
+}
+
+/// A problem a solver does not accept (checked by [`AnySolver::check`]; names the flow).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SolverError {
+    /// DBA's weighted fair queueing reserves each path its equal share of the flow's minimum;
+    /// those shares do not fit this link.
+    #[error(
+        "flow `{flow}`: solver `{solver}` reserves each path an equal share of the flow's \
+         min_bps, and those shares need {required_bps} b/s on link `{link}` of capacity \
+         {capacity_bps} b/s (the reference solver splits minimums freely)"
+    )]
+    SplitMinimum {
+        /// Solver name.
+        solver: &'static str,
+        /// A multipath flow with a minimum on that link.
+        flow: String,
+        /// The link.
+        link: String,
+        /// Sum of the minimum shares on the link.
+        required_bps: f64,
+        /// Its usable capacity.
+        capacity_bps: f64,
+    },
 }
 
 /// How a run to convergence ended.
