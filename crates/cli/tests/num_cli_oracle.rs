@@ -570,3 +570,27 @@ fn dba_honours_minimum_rates() {
     assert_eq!(v["status"], "solved", "{v}");
     assert!(close(rates(&v)[0].1, 1.3e10, 1e-6), "{v}");
 }
+
+/// Minimum rates of multipath flows: x and y each split over a | b (1 Gb/s each). Minimums of
+/// 1.5 + 0.5 Gb/s fill both links exactly and are solved (x = 1.5, y = 0.5); 1.5 + 1.5 fit no
+/// split and exit 2 naming both links and both flows.
+#[test]
+fn multipath_minimums_are_checked_exactly() {
+    let text = |y: &str| {
+        format!(
+            r#"{{"links": [{{"id": "a", "capacity_bps": 1e9}}, {{"id": "b", "capacity_bps": 1e9}}],
+              "flows": [{{"id": "x", "paths": [["a"], ["b"]], "min_bps": 1.5e9}},
+                        {{"id": "y", "paths": [["a"], ["b"]], "min_bps": {y}}}]}}"#
+        )
+    };
+    let v = ok(&text("0.5e9"), &["--solver", "reference"]);
+    assert_eq!(v["status"], "solved", "{v}");
+    for ((id, got), want) in rates(&v).iter().zip([1.5e9, 0.5e9]) {
+        assert!(close(*got, want, 1e-9), "{id}: {got:e} vs {want:e}");
+    }
+    let r = solve(&text("1.5e9"), &["--solver", "reference"]);
+    assert_eq!(r.code, Some(2), "{}", r.stdout);
+    for name in ["`a`", "`b`", "`x`", "`y`"] {
+        assert!(r.stderr.contains(name), "{name}: {}", r.stderr);
+    }
+}

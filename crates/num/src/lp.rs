@@ -15,6 +15,9 @@ pub(crate) enum Cmp {
     Eq,
 }
 
+/// One row: sparse coefficients `(column, a)`, comparison, right side.
+pub(crate) type Row = (Vec<(usize, f64)>, Cmp, f64);
+
 /// `maximize c x` subject to rows `a_i x (<=, >=, =) b_i` and `x >= 0`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Lp {
@@ -23,7 +26,7 @@ pub(crate) struct Lp {
     /// Objective coefficients (sparse).
     pub(crate) objective: Vec<(usize, f64)>,
     /// Rows: sparse coefficients, comparison, right side.
-    pub(crate) rows: Vec<(Vec<(usize, f64)>, Cmp, f64)>,
+    pub(crate) rows: Vec<Row>,
 }
 
 /// An optimal solution.
@@ -173,7 +176,7 @@ impl Lp {
     }
 }
 
-fn scale_of(rows: &[(Vec<(usize, f64)>, Cmp, f64)]) -> f64 {
+fn scale_of(rows: &[Row]) -> f64 {
     rows.iter().map(|r| r.2.abs()).fold(1.0, f64::max)
 }
 
