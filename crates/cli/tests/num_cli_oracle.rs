@@ -594,3 +594,27 @@ fn multipath_minimums_are_checked_exactly() {
         assert!(r.stderr.contains(name), "{name}: {}", r.stderr);
     }
 }
+
+/// HOLNET's multipath 60/20/80 through the command with NED (proximal multipath update) and
+/// FGM and Newton-like (its smoothed form; before it FGM did not converge here): converged,
+/// subflows 60 + 20 and 80 Mb/s.
+#[test]
+fn multipath_60_20_80_every_proximal_solver() {
+    let text = r#"{"links": [{"id": "a", "capacity_bps": 6e7}, {"id": "b", "capacity_bps": 1e8}],
+      "flows": [{"id": "mp", "paths": [["a"], ["b"]]}, {"id": "sp", "paths": [["b"]]}]}"#;
+    for solver in ["ned", "fgm", "newton-like"] {
+        let v = ok(text, &["--solver", solver]);
+        assert_eq!(v["status"], "converged", "{solver}: {v}");
+        let subs: Vec<f64> = v["flows"][0]["subflow_rate_bps"]
+            .as_array()
+            .expect("subflows")
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!(
+            close(subs[0], 6e7, 1e-4) && close(subs[1], 2e7, 1e-3),
+            "{solver}: {v}"
+        );
+        assert!(close(rates(&v)[1].1, 8e7, 1e-4), "{solver}: {v}");
+    }
+}
