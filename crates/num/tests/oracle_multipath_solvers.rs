@@ -41,12 +41,13 @@ fn fgm_and_newton_like_reach_holnet_60_20_80() {
     }
 }
 
-/// Random log-utility instances, about half the flows with two or three paths: whenever a
-/// solver reports convergence its flow totals are within 1e-3 of the reference (with the
-/// earlier exponentiated split Newton-like reported convergence 13% off on case 4, and FGM
-/// converged on 15 of its 30 in 100k iterations); FGM converges on all 30 within 20k, Newton-like on
-/// at least 26 (measured: 26; the other four drift slowly, within 1e-5 to 3e-3 of the
-/// reference at the cap).
+/// Random log-utility instances, about half the flows with two or three paths: both solvers
+/// converge on all 30 within 20k iterations, to within 1e-3 of the reference. (With the
+/// earlier exponentiated split FGM converged on 15 of them in 100k iterations and Newton-like
+/// reported convergence 13% off the optimum on one. Over 100 instances of this generator:
+/// FGM converges on 94, the other 6 end within 2e-5 of the reference at the cap; Newton-like
+/// on 98 (2 at the cap within 1e-13), but one of those stops 2.3% off, its centre drifting by
+/// less than 1e-9 per iteration, which run-to-convergence's test cannot tell from rest.)
 #[test]
 fn fgm_and_newton_like_match_reference_on_random_multipath() {
     let mut rng = Rng::new(0x5eed_0a11);
@@ -106,17 +107,12 @@ fn fgm_and_newton_like_match_reference_on_random_multipath() {
                 );
             } else {
                 assert!(
-                    worst <= 1e-2,
+                    worst <= 1e-4,
                     "{name} case {case}: {status:?} {worst:e} off the reference"
                 );
             }
         }
         stats.push((name, converged));
     }
-    assert_eq!(stats, [("fgm", cases), ("newton-like", stats[1].1)]);
-    assert!(
-        stats[1].1 >= 26,
-        "newton-like: {}/{cases} converged",
-        stats[1].1
-    );
+    assert_eq!(stats, [("fgm", cases), ("newton-like", cases)]);
 }

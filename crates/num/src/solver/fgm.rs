@@ -73,8 +73,13 @@ impl Solver for Fgm {
         if !problem.is_single_path() && settled(&state.prices, &next) {
             // The inner (smoothed) problem has converged: move the multipath flows' proximal
             // centres to its solution and restart the momentum (a new smooth dual).
+            // The rates reported are those under the new centres (so that a move that still
+            // changes them keeps run-to-convergence from stopping inside an inner solve).
             let mut scratch = State::default();
             rate_update_with(problem, &next, &mut scratch, true, Multipath::Smoothed);
+            rate_update_with(problem, &next, &mut scratch, false, Multipath::Smoothed);
+            state.sub_rate = scratch.sub_rate;
+            state.flow_rate = scratch.flow_rate;
             self.point.clone_from(&next);
             self.previous.clone_from(&next);
             state.prices = next;

@@ -74,8 +74,12 @@ impl Solver for NewtonLike {
         }
         if !problem.is_single_path() && settled(&before, &state.prices) {
             // The inner (smoothed) problem has converged: move the multipath flows' proximal
-            // centres to its solution. (Rate observations are kept: near convergence the
-            // centres move every iteration, and forgetting them would freeze the estimate.)
+            // centres to its solution. The next rate observation must compare responses
+            // under one centre, so the loads remembered for this iteration's prices are
+            // re-evaluated under the new centres. (Forgetting them instead froze the
+            // estimate, as the centres move every iteration near convergence.)
+            // The rates reported are those under the new centres (so that a move that still
+            // changes them keeps run-to-convergence from stopping inside an inner solve).
             let mut scratch = State::default();
             rate_update_with(
                 problem,
@@ -84,6 +88,21 @@ impl Solver for NewtonLike {
                 true,
                 Multipath::Smoothed,
             );
+            rate_update_with(
+                problem,
+                &state.prices,
+                &mut scratch,
+                false,
+                Multipath::Smoothed,
+            );
+            state.sub_rate.clone_from(&scratch.sub_rate);
+            state.flow_rate.clone_from(&scratch.flow_rate);
+            rate_update_with(problem, &before, &mut scratch, false, Multipath::Smoothed);
+            for l in 0..nl {
+                if state.hessian[l] != 0.0 {
+                    self.last_load[l] = scratch.load[l];
+                }
+            }
         }
         state.iterations += 1;
     }
