@@ -5,15 +5,14 @@
 //! `{"flows":[{"id":..,"rate_bps":..}],"objective":..,"max_overload_bps":..,"iterations":..}`
 //! plus `"status"`. The input format is in `crates/num/README.md`.
 //!
-//! `maxmin` is weighted max-min by water-filling with minimum and maximum rates
-//! ([`dctc_num::maxmin::bounded_weighted_max_min`]; weights from the utilities). A multipath
-//! flow is water-filled path by path: each path is a flow of its own with the flow's weight,
-//! minimum and maximum divided equally among its paths. That is max-min over subflows, not over
-//! flow totals (HOLNET's 60/20/80 instance gets 93.3 / 66.7 Mb/s, not 80 / 80), and the output
-//! then carries a `"note"` saying so.
+//! `maxmin` is weighted max-min with minimum and maximum rates: by water-filling
+//! ([`dctc_num::maxmin::bounded_weighted_max_min`]) when every flow has one path, and on flow
+//! totals by progressive filling with linear programs
+//! ([`dctc_num::maxmin::multipath_max_min`]) when some flow has several (HOLNET's 60/20/80
+//! instance: 80 / 80 Mb/s; the split over paths is one of possibly many).
 
 use anyhow::{Context, Result};
-use dctc_num::maxmin::{bounded_weighted_max_min, MaxMinError};
+use dctc_num::maxmin::{bounded_weighted_max_min, multipath_max_min, MaxMinError, MultipathFlow};
 use dctc_num::normalize::Normalize;
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, AnySolver, RunStatus, Solver, State};
@@ -38,8 +37,8 @@ enum NumCommand {
 struct SolveArgs {
     /// The problem (JSON; see crates/num/README.md).
     problem: PathBuf,
-    /// ned, gradient, fgm, newton-like, dba, maxmin (weighted max-min with min/max rates;
-    /// multipath flows path by path, see crates/num/README.md) or reference.
+    /// ned, gradient, fgm, newton-like, dba, maxmin (weighted max-min of flow totals with
+    /// min/max rates) or reference.
     #[arg(long, default_value = "ned")]
     solver: String,
     /// Run exactly N iterations (iterative solvers); without it, run until the relative change
@@ -102,36 +101,40 @@ fn solve(a: &SolveArgs) -> Result<()> {
         }
         "maxmin" => {
             let unit = problem.rate_unit();
-            let ns = problem.subflow_count();
-            let (mut weights, mut lo, mut hi) = (vec![0.0; ns], vec![0.0; ns], vec![0.0; ns]);
-            for s in 0..ns {
-                let f = problem.subflow_owner(s);
-                let share = 1.0 / problem.subflows(f).len() as f64;
-                weights[s] = problem.utilities()[f].weight() * share;
-                lo[s] = problem.min_bps()[f] / unit * share;
-                hi[s] = problem.max_bps()[f] / unit * share;
+            let cap = problem.capacity_scaled();
+            let r = if problem.is_single_path() {
+                let weights: Vec<f64> = problem.utilities().iter().map(|u| u.weight()).collect();
+                let lo: Vec<f64> = problem.min_bps().iter().map(|m| m / unit).collect();
+                let hi: Vec<f64> = problem.max_bps().iter().map(|m| m / unit).collect();
+                bounded_weighted_max_min(cap, problem.paths(), &weights, &lo, &hi)
+            } else {
+                let flows: Vec<MultipathFlow> = (0..problem.flows())
+                    .map(|f| MultipathFlow {
+                        paths: problem
+                            .subflows(f)
+                            .map(|s| problem.paths().row(s).iter().map(|&l| l as usize).collect())
+                            .collect(),
+                        weight: problem.utilities()[f].weight(),
+                        min: problem.min_bps()[f] / unit,
+                        max: problem.max_bps()[f] / unit,
+                    })
+                    .collect();
+                multipath_max_min(cap, &flows)
             }
-            let r = bounded_weighted_max_min(
-                problem.capacity_scaled(),
-                problem.paths(),
-                &weights,
-                &lo,
-                &hi,
-            )
             .map_err(|e| match e {
-                MaxMinError::InfeasibleMinimum { link, required, .. } => anyhow::anyhow!(
-                    "{}: link `{}`: --solver maxmin splits each multipath flow's min_bps \
-                     equally over its paths, and those shares need {:e} b/s on this link, more \
-                     than its capacity {:e} b/s (the reference solver splits minimums freely)",
+                MaxMinError::InfeasibleMinimum { link, .. } => anyhow::anyhow!(
+                    "{}: link `{}`: minimum rates exceed its capacity",
                     a.problem.display(),
                     problem.link_names()[link],
-                    required * unit,
-                    problem.capacity_bps()[link]
                 ),
                 MaxMinError::BadBounds { flow, .. } => anyhow::anyhow!(
                     "{}: flow `{}`: bad rate bounds",
                     a.problem.display(),
-                    problem.flow_names()[problem.subflow_owner(flow)]
+                    problem.flow_names()[flow]
+                ),
+                MaxMinError::NoFeasiblePoint => anyhow::anyhow!(
+                    "{}: the minimum rates cannot all be met over the flows' paths",
+                    a.problem.display()
                 ),
             })?;
             (
@@ -190,7 +193,7 @@ fn solve(a: &SolveArgs) -> Result<()> {
             v
         })
         .collect();
-    let mut out = json!({
+    let out = json!({
         "flows": flows,
         "objective": problem.objective(&flow_rate),
         "max_overload_bps": problem.max_overload_bps(&sub_rate),
@@ -198,12 +201,6 @@ fn solve(a: &SolveArgs) -> Result<()> {
         "solver": a.solver,
         "status": status,
     });
-    if a.solver == "maxmin" && !problem.is_single_path() {
-        out["note"] = json!(
-            "multipath flows were water-filled path by path (weight, min_bps and max_bps split \
-             equally over the paths): max-min over subflows, not over flow totals"
-        );
-    }
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
 }

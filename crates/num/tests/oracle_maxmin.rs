@@ -10,7 +10,9 @@
 mod common;
 
 use common::Rng;
-use dctc_num::maxmin::{bounded_weighted_max_min, weighted_max_min};
+use dctc_num::maxmin::{
+    bounded_weighted_max_min, multipath_max_min, weighted_max_min, MultipathFlow,
+};
 use dctc_num::Csr;
 
 struct Inst {
@@ -308,6 +310,177 @@ fn tiny_instances_no_grid_point_is_leximin_better() {
         assert!(
             lex(&ours, &best, 1e-9) >= 0,
             "grid point {best:?} beats water-filling {ours:?} ({x:?})"
+        );
+    }
+}
+
+fn as_multipath(inst: &Inst) -> Vec<MultipathFlow> {
+    (0..inst.w.len())
+        .map(|f| MultipathFlow {
+            paths: vec![inst.routes[f].iter().map(|&l| l as usize).collect()],
+            weight: inst.w[f],
+            min: inst.min[f],
+            max: inst.max[f],
+        })
+        .collect()
+}
+
+/// With one path per flow, progressive filling by LPs on flow totals equals the bounded
+/// water-filling (two independent methods for one definition).
+#[test]
+fn multipath_max_min_equals_water_filling_on_single_paths() {
+    let mut rng = Rng::new(0x5eed_00b4);
+    for case in 0..150 {
+        let inst = instance(&mut rng);
+        let x = solve(&inst);
+        let y = multipath_max_min(&inst.caps, &as_multipath(&inst)).unwrap();
+        for (f, (a, b)) in x.iter().zip(&y).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-7 * a.abs().max(1.0),
+                "case {case}: flow {f}: water-filling {a} vs LP {b}; {x:?} vs {y:?}"
+            );
+        }
+    }
+}
+
+/// HOLNET §IV-B's multipath instance: mp over a (60) | b (100), sp over b: max-min on flow
+/// totals is 80 / 80 (mp: 60 + 20); with mp's maximum at 70: 70 / 90.
+#[test]
+fn multipath_max_min_on_totals_holnet() {
+    let flows = |max: f64| {
+        vec![
+            MultipathFlow {
+                paths: vec![vec![0], vec![1]],
+                weight: 1.0,
+                min: 0.0,
+                max,
+            },
+            MultipathFlow {
+                paths: vec![vec![1]],
+                weight: 1.0,
+                min: 0.0,
+                max: f64::INFINITY,
+            },
+        ]
+    };
+    let y = multipath_max_min(&[60.0, 100.0], &flows(f64::INFINITY)).unwrap();
+    assert!(
+        (y[0] + y[1] - 80.0).abs() < 1e-9 && (y[2] - 80.0).abs() < 1e-9,
+        "{y:?}"
+    );
+    let y = multipath_max_min(&[60.0, 100.0], &flows(70.0)).unwrap();
+    assert!(
+        (y[0] + y[1] - 70.0).abs() < 1e-9 && (y[2] - 90.0).abs() < 1e-9,
+        "{y:?}"
+    );
+    assert!(y[0] <= 60.0 + 1e-9 && y[1] + y[2] <= 100.0 + 1e-9, "{y:?}");
+}
+
+/// Tiny multipath instances (links of capacity 1-3, one flow split over two one-link paths,
+/// two single-path flows, weights 1 or 2, quarter-step minimums and maximums): no point of a
+/// grid (step 1/24) over the split and the first single-path flow, the second taking all it
+/// can, has a leximin-better vector of normalized *totals* than `multipath_max_min`.
+#[test]
+fn multipath_tiny_instances_no_grid_point_is_leximin_better() {
+    let mut rng = Rng::new(0x5eed_00b5);
+    let step = 1.0 / 24.0;
+    let mut checked = 0;
+    while checked < 12 {
+        let nl = 2 + rng.below(2);
+        let caps: Vec<f64> = (0..nl).map(|_| (1 + rng.below(3)) as f64).collect();
+        let a = rng.below(nl);
+        let b = (a + 1 + rng.below(nl - 1)) % nl;
+        let single = |rng: &mut Rng| -> Vec<usize> {
+            let l = rng.below(nl);
+            if rng.below(2) == 0 {
+                vec![l]
+            } else {
+                let m = (l + 1) % nl;
+                vec![l, m]
+            }
+        };
+        let mut flows = vec![MultipathFlow {
+            paths: vec![vec![a], vec![b]],
+            weight: (1 + rng.below(2)) as f64,
+            min: rng.below(3) as f64 * 0.25,
+            max: f64::INFINITY,
+        }];
+        for _ in 0..2 {
+            let min = rng.below(2) as f64 * 0.25;
+            flows.push(MultipathFlow {
+                paths: vec![single(&mut rng)],
+                weight: (1 + rng.below(2)) as f64,
+                min,
+                max: if rng.below(3) == 0 {
+                    min + 0.5
+                } else {
+                    f64::INFINITY
+                },
+            });
+        }
+        let Ok(y) = multipath_max_min(&caps, &flows) else {
+            continue; // minimums do not fit
+        };
+        checked += 1;
+        let totals = [y[0] + y[1], y[2], y[3]];
+        let w: Vec<f64> = flows.iter().map(|f| f.weight).collect();
+        // Our allocation is feasible.
+        let load = |y: &[f64; 4]| -> Vec<f64> {
+            let mut l = vec![0.0; nl];
+            l[a] += y[0];
+            l[b] += y[1];
+            for (f, v) in [(1, y[2]), (2, y[3])] {
+                for &m in &flows[f].paths[0] {
+                    l[m] += v;
+                }
+            }
+            l
+        };
+        let ours = [y[0], y[1], y[2], y[3]];
+        assert!(y.iter().all(|&v| v >= -1e-12), "{y:?}");
+        for (l, v) in load(&ours).iter().enumerate() {
+            assert!(*v <= caps[l] + 1e-9, "{y:?}");
+        }
+        for (f, &x) in totals.iter().enumerate() {
+            assert!(
+                x >= flows[f].min - 1e-9 && x <= flows[f].max + 1e-9,
+                "{y:?}"
+            );
+        }
+        let grid = |lo: f64, hi: f64| {
+            let n = ((hi - lo) / step + 1e-9).floor().max(-1.0);
+            (0..=(n as i64)).map(move |k| lo + k as f64 * step)
+        };
+        let mut best: Option<Vec<f64>> = None;
+        for y0 in grid(0.0, caps[a]) {
+            for y1 in grid(0.0, caps[b]) {
+                let xm = y0 + y1;
+                if xm < flows[0].min - 1e-12 || xm > flows[0].max + 1e-12 {
+                    continue;
+                }
+                for xa in grid(flows[1].min, flows[1].max.min(3.0)) {
+                    let partial = load(&[y0, y1, xa, 0.0]);
+                    let room = flows[2].paths[0]
+                        .iter()
+                        .fold(flows[2].max.min(3.0), |r, &m| r.min(caps[m] - partial[m]));
+                    if room < flows[2].min - 1e-12 || (0..nl).any(|l| partial[l] > caps[l] + 1e-12)
+                    {
+                        continue;
+                    }
+                    let xb = flows[2].min
+                        + ((room - flows[2].min) / step + 1e-9).floor().max(0.0) * step;
+                    let k = key(&[xm, xa, xb], &w);
+                    if best.as_ref().is_none_or(|b| lex(&k, b, 0.0) > 0) {
+                        best = Some(k);
+                    }
+                }
+            }
+        }
+        let best = best.expect("a feasible grid point");
+        let ours = key(&totals, &w);
+        assert!(
+            lex(&ours, &best, 1e-9) >= 0,
+            "grid point {best:?} beats LP max-min {ours:?} ({y:?}, caps {caps:?})"
         );
     }
 }

@@ -11,9 +11,10 @@
 //! gives no rule for them, so this solver extends its two steps in the way the KKT conditions
 //! of the bounded problem ask for. The WFQ allocation reserves each flow its minimum:
 //! rates are [`bounded_weighted_max_min`] with the eq. (10) weights, every flow at
-//! `clamp(w t, theta, Theta)` at its bottleneck level `t` (the same water-filling as
-//! `--solver maxmin`; a multipath flow's minimum and maximum are split over its paths in
-//! proportion to its split shares, equal unless another solver moved them). Eq. (11)'s
+//! `clamp(w t, theta, Theta)` at its bottleneck level `t` (the water-filling of
+//! `--solver maxmin` on single-path problems; WFQ is per path, so a multipath flow's minimum
+//! and maximum are split over its paths in proportion to its split shares, equal unless
+//! another solver moved them). Eq. (11)'s
 //! deviation is taken only over flows strictly between their bounds: at a bound, 7(a) holds
 //! with the bound's multiplier (`U'(theta) < q` for a flow held at its minimum), so such a
 //! flow's `e_i` is not an error to correct, and counting it in eq. (12)'s minimum would pull
