@@ -4,9 +4,15 @@
 //! [--iterations N] [--normalize none|u-norm|f-norm]` prints
 //! `{"flows":[{"id":..,"rate_bps":..}],"objective":..,"max_overload_bps":..,"iterations":..}`
 //! plus `"status"`. The input format is in `crates/num/README.md`.
+//!
+//! `maxmin` is weighted max-min with minimum and maximum rates: by water-filling
+//! ([`dctc_num::maxmin::bounded_weighted_max_min`]) when every flow has one path, and on flow
+//! totals by progressive filling with linear programs
+//! ([`dctc_num::maxmin::multipath_max_min`]) when some flow has several (HOLNET's 60/20/80
+//! instance: 80 / 80 Mb/s; the split over paths is one of possibly many).
 
 use anyhow::{Context, Result};
-use dctc_num::maxmin::weighted_max_min;
+use dctc_num::maxmin::{bounded_weighted_max_min, multipath_max_min, MaxMinError, MultipathFlow};
 use dctc_num::normalize::Normalize;
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, AnySolver, RunStatus, Solver, State};
@@ -31,7 +37,8 @@ enum NumCommand {
 struct SolveArgs {
     /// The problem (JSON; see crates/num/README.md).
     problem: PathBuf,
-    /// ned, gradient, fgm, newton-like, dba, maxmin or reference.
+    /// ned, gradient, fgm, newton-like, dba, maxmin (weighted max-min of flow totals with
+    /// min/max rates) or reference.
     #[arg(long, default_value = "ned")]
     solver: String,
     /// Run exactly N iterations (iterative solvers); without it, run until the relative change
@@ -93,18 +100,45 @@ fn solve(a: &SolveArgs) -> Result<()> {
             )
         }
         "maxmin" => {
-            let weights: Vec<f64> = (0..problem.subflow_count())
-                .map(|s| {
-                    let f = problem.subflow_owner(s);
-                    problem.utilities()[f].weight() * problem.split()[s]
-                })
-                .collect();
-            let caps: Vec<f64> = (0..problem.subflow_count())
-                .map(|s| problem.max_scaled()[problem.subflow_owner(s)])
-                .collect();
-            let r = weighted_max_min(problem.capacity_scaled(), problem.paths(), &weights, &caps);
+            let unit = problem.rate_unit();
+            let cap = problem.capacity_scaled();
+            let r = if problem.is_single_path() {
+                let weights: Vec<f64> = problem.utilities().iter().map(|u| u.weight()).collect();
+                let lo: Vec<f64> = problem.min_bps().iter().map(|m| m / unit).collect();
+                let hi: Vec<f64> = problem.max_bps().iter().map(|m| m / unit).collect();
+                bounded_weighted_max_min(cap, problem.paths(), &weights, &lo, &hi)
+            } else {
+                let flows: Vec<MultipathFlow> = (0..problem.flows())
+                    .map(|f| MultipathFlow {
+                        paths: problem
+                            .subflows(f)
+                            .map(|s| problem.paths().row(s).iter().map(|&l| l as usize).collect())
+                            .collect(),
+                        weight: problem.utilities()[f].weight(),
+                        min: problem.min_bps()[f] / unit,
+                        max: problem.max_bps()[f] / unit,
+                    })
+                    .collect();
+                multipath_max_min(cap, &flows)
+            }
+            .map_err(|e| match e {
+                MaxMinError::InfeasibleMinimum { link, .. } => anyhow::anyhow!(
+                    "{}: link `{}`: minimum rates exceed its capacity",
+                    a.problem.display(),
+                    problem.link_names()[link],
+                ),
+                MaxMinError::BadBounds { flow, .. } => anyhow::anyhow!(
+                    "{}: flow `{}`: bad rate bounds",
+                    a.problem.display(),
+                    problem.flow_names()[flow]
+                ),
+                MaxMinError::NoFeasiblePoint => anyhow::anyhow!(
+                    "{}: the minimum rates cannot all be met over the flows' paths",
+                    a.problem.display()
+                ),
+            })?;
             (
-                r.iter().map(|x| x * problem.rate_unit()).collect(),
+                r.iter().map(|x| x * unit).collect(),
                 1,
                 "solved".to_string(),
             )
@@ -115,6 +149,9 @@ fn solve(a: &SolveArgs) -> Result<()> {
                     "--solver: unknown `{name}`; choose ned, gradient, fgm, newton-like, dba, maxmin or reference"
                 )
             })?;
+            solver
+                .check(&problem)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", a.problem.display()))?;
             let mut state = State::new(&problem, solver.initial_price());
             let status = match a.iterations {
                 Some(n) => {

@@ -488,3 +488,123 @@ fn no_flows_is_trivially_solved() {
         assert_eq!(v["objective"].as_f64(), Some(0.0), "{solver}: {v}");
     }
 }
+
+/// `--solver maxmin` honours minimum rates: on one 10 Gb/s link, a (theta 5 Gb/s) stays at its
+/// minimum while b and c share the rest (2.5 Gb/s each; plain max-min would give 3.33 each);
+/// an HRT flow (theta = Theta = 1 Gb/s) beside them takes exactly 1.
+#[test]
+fn maxmin_honours_minimum_rates() {
+    let text = r#"{"links": [{"id": "l", "capacity_bps": 1e10}],
+      "flows": [{"id": "a", "paths": [["l"]], "min_bps": 5e9},
+                {"id": "b", "paths": [["l"]]}, {"id": "c", "paths": [["l"]]}]}"#;
+    let v = ok(text, &["--solver", "maxmin"]);
+    for ((id, got), want) in rates(&v).iter().zip([5e9, 2.5e9, 2.5e9]) {
+        assert!(close(*got, want, 1e-9), "{id}: {got:e} vs {want:e}");
+    }
+    let text = r#"{"links": [{"id": "l", "capacity_bps": 1e10}],
+      "flows": [{"id": "a", "paths": [["l"]], "min_bps": 5e9},
+                {"id": "hrt", "paths": [["l"]], "min_bps": 1e9, "max_bps": 1e9},
+                {"id": "b", "paths": [["l"]]}]}"#;
+    let v = ok(text, &["--solver", "maxmin"]);
+    for ((id, got), want) in rates(&v).iter().zip([5e9, 1e9, 4e9]) {
+        assert!(close(*got, want, 1e-9), "{id}: {got:e} vs {want:e}");
+    }
+}
+
+/// `--solver maxmin` on HOLNET's multipath instance (mp over a 60 Mb/s link | a 100 Mb/s link
+/// shared with sp) is max-min on flow totals: 80 / 80 Mb/s (mp: 60 + 20), where water-filling
+/// each path as a flow of its own would give 93.3 / 66.7. With mp's maximum at 70 Mb/s:
+/// 70 / 90.
+#[test]
+fn maxmin_multipath_is_on_flow_totals() {
+    let text = |max: &str| {
+        format!(
+            r#"{{"links": [{{"id": "a", "capacity_bps": 6e7}}, {{"id": "b", "capacity_bps": 1e8}}],
+              "flows": [{{"id": "mp", "paths": [["a"], ["b"]]{max}}}, {{"id": "sp", "paths": [["b"]]}}]}}"#
+        )
+    };
+    let v = ok(&text(""), &["--solver", "maxmin"]);
+    let r = rates(&v);
+    assert!(close(r[0].1, 8e7, 1e-9) && close(r[1].1, 8e7, 1e-9), "{v}");
+    let v = ok(&text(r#", "max_bps": 7e7"#), &["--solver", "maxmin"]);
+    let r = rates(&v);
+    assert!(close(r[0].1, 7e7, 1e-9) && close(r[1].1, 9e7, 1e-9), "{v}");
+    assert!(v["max_overload_bps"].as_f64().unwrap() <= 1e-3, "{v}");
+}
+
+/// `--solver dba` honours minimum rates (its WFQ reserves them; see `solver/dba.rs`): a
+/// (theta 5 Gb/s), b (Theta 1 Gb/s) and c on one 10 Gb/s link give 5 / 1 / 4 Gb/s, where DBA
+/// without minimums gives a 4.5. A multipath flow whose minimum, split equally over its paths,
+/// does not fit a link is refused (exit 2, flow and link named): m needs 8 Gb/s over x (10)
+/// and y (3), and 4 Gb/s does not fit y, though 7 + 1 would (the reference solves it).
+#[test]
+fn dba_honours_minimum_rates() {
+    let text = r#"{"links": [{"id": "l", "capacity_bps": 1e10}],
+      "flows": [{"id": "a", "paths": [["l"]], "min_bps": 5e9},
+                {"id": "b", "paths": [["l"]], "max_bps": 1e9}, {"id": "c", "paths": [["l"]]}]}"#;
+    let v = ok(text, &["--solver", "dba"]);
+    assert_eq!(v["status"], "converged", "{v}");
+    for ((id, got), want) in rates(&v).iter().zip([5e9, 1e9, 4e9]) {
+        assert!(close(*got, want, 1e-6), "{id}: {got:e} vs {want:e}");
+    }
+    let split = r#"{"links": [{"id": "x", "capacity_bps": 1e10}, {"id": "y", "capacity_bps": 3e9}],
+      "flows": [{"id": "m", "paths": [["x"], ["y"]], "min_bps": 8e9}]}"#;
+    let r = solve(split, &["--solver", "dba"]);
+    assert_eq!(r.code, Some(2), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("`m`") && r.stderr.contains("`y`"),
+        "{}",
+        r.stderr
+    );
+    let v = ok(split, &["--solver", "reference"]);
+    assert_eq!(v["status"], "solved", "{v}");
+    assert!(close(rates(&v)[0].1, 1.3e10, 1e-6), "{v}");
+}
+
+/// Minimum rates of multipath flows: x and y each split over a | b (1 Gb/s each). Minimums of
+/// 1.5 + 0.5 Gb/s fill both links exactly and are solved (x = 1.5, y = 0.5); 1.5 + 1.5 fit no
+/// split and exit 2 naming both links and both flows.
+#[test]
+fn multipath_minimums_are_checked_exactly() {
+    let text = |y: &str| {
+        format!(
+            r#"{{"links": [{{"id": "a", "capacity_bps": 1e9}}, {{"id": "b", "capacity_bps": 1e9}}],
+              "flows": [{{"id": "x", "paths": [["a"], ["b"]], "min_bps": 1.5e9}},
+                        {{"id": "y", "paths": [["a"], ["b"]], "min_bps": {y}}}]}}"#
+        )
+    };
+    let v = ok(&text("0.5e9"), &["--solver", "reference"]);
+    assert_eq!(v["status"], "solved", "{v}");
+    for ((id, got), want) in rates(&v).iter().zip([1.5e9, 0.5e9]) {
+        assert!(close(*got, want, 1e-9), "{id}: {got:e} vs {want:e}");
+    }
+    let r = solve(&text("1.5e9"), &["--solver", "reference"]);
+    assert_eq!(r.code, Some(2), "{}", r.stdout);
+    for name in ["`a`", "`b`", "`x`", "`y`"] {
+        assert!(r.stderr.contains(name), "{name}: {}", r.stderr);
+    }
+}
+
+/// HOLNET's multipath 60/20/80 through the command with NED (proximal multipath update) and
+/// FGM and Newton-like (its smoothed form; before it FGM did not converge here): converged,
+/// subflows 60 + 20 and 80 Mb/s.
+#[test]
+fn multipath_60_20_80_every_proximal_solver() {
+    let text = r#"{"links": [{"id": "a", "capacity_bps": 6e7}, {"id": "b", "capacity_bps": 1e8}],
+      "flows": [{"id": "mp", "paths": [["a"], ["b"]]}, {"id": "sp", "paths": [["b"]]}]}"#;
+    for solver in ["ned", "fgm", "newton-like"] {
+        let v = ok(text, &["--solver", solver]);
+        assert_eq!(v["status"], "converged", "{solver}: {v}");
+        let subs: Vec<f64> = v["flows"][0]["subflow_rate_bps"]
+            .as_array()
+            .expect("subflows")
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!(
+            close(subs[0], 6e7, 1e-4) && close(subs[1], 2e7, 1e-3),
+            "{solver}: {v}"
+        );
+        assert!(close(rates(&v)[1].1, 8e7, 1e-4), "{solver}: {v}");
+    }
+}

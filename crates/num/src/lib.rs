@@ -26,6 +26,7 @@ pub mod churn;
 pub mod convergence;
 pub mod csr;
 pub mod fast;
+mod lp;
 pub mod maxmin;
 pub mod normalize;
 pub mod problem;

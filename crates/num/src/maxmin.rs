@@ -4,8 +4,17 @@
 //! freeze at the current level) or a flow reaches its cap (it freezes alone). The result is the
 //! unique weighted max-min fair allocation: no flow can grow without shrinking a flow whose
 //! normalized rate `x_f / w_f` is no larger.
+//!
+//! [`bounded_weighted_max_min`] adds minimum rates (HOLNET's theta, eq. 11): each unfrozen
+//! flow's rate is `clamp(w_f * level, theta_f, Theta_f)`, so a flow stays at its minimum until
+//! the level reaches `theta_f / w_f`, and a link that fills freezes every unfrozen flow on it,
+//! those still at their minimum included. The result is the lexicographic max-min point of the
+//! bounded feasible set: every flow below its maximum has a full link on which its normalized
+//! rate is the largest among the flows that are above their minimum (a flow held at its minimum
+//! cannot give up rate, so it does not limit the others).
 
 use crate::csr::Csr;
+use crate::lp::{Cmp, Lp, Outcome};
 
 /// Relative tolerance for "this link is full at this level".
 const TIE: f64 = 1e-12;
@@ -150,6 +159,404 @@ pub fn max_min(capacity: &[f64], routes: &Csr) -> Vec<f64> {
     weighted_max_min(capacity, routes, &vec![1.0; n], &vec![f64::INFINITY; n])
 }
 
+/// Why [`bounded_weighted_max_min`] or [`multipath_max_min`] has no allocation (flows and
+/// links by index).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum MaxMinError {
+    /// A flow's minimum is above its maximum, or is negative or not finite.
+    #[error("flow #{flow}: bad bounds, minimum {min} and maximum {max}")]
+    BadBounds {
+        /// Flow index.
+        flow: usize,
+        /// theta.
+        min: f64,
+        /// Theta.
+        max: f64,
+    },
+    /// No split of the flows over their paths meets every minimum ([`multipath_max_min`]).
+    #[error("the minimum rates cannot all be met over the flows' paths")]
+    NoFeasiblePoint,
+    /// The minimum rates of the flows crossing a link exceed its capacity.
+    #[error(
+        "link #{link}: minimum rates of its flows sum to {required} but its capacity is {capacity}"
+    )]
+    InfeasibleMinimum {
+        /// Link index.
+        link: usize,
+        /// Sum of the minimum rates of its flows.
+        required: f64,
+        /// Its capacity.
+        capacity: f64,
+    },
+}
+
+/// A flow for [`multipath_max_min`]: its paths (each a list of link indices), weight and
+/// bounds on its total.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MultipathFlow {
+    /// Paths, each a list of link indices.
+    pub paths: Vec<Vec<usize>>,
+    /// Weight `w > 0`.
+    pub weight: f64,
+    /// Minimum total rate theta (>= 0).
+    pub min: f64,
+    /// Maximum total rate Theta (`f64::INFINITY` for none).
+    pub max: f64,
+}
+
+/// Weighted max-min fair *flow totals* with minimum and maximum rates, for flows that may
+/// split over several paths (HOLNET eq. 10-11): progressive filling by linear programs. The
+/// level `t` rises with every unfrozen flow's total at least `max(w t, theta)` (any split
+/// over its paths), as far as the links allow (one LP); then each unfrozen flow that cannot
+/// exceed its share at that level (one LP per flow: maximize its total with the others held
+/// at theirs) is frozen there, and a flow reaching `Theta` is frozen at it. The result is the
+/// lexicographic max-min point of the feasible totals (normalized by `w`); with one path per
+/// flow it equals [`bounded_weighted_max_min`]. Returns subflow rates (paths in order, flows
+/// in order): the split is a vertex of the path-split polytope at the final totals, one of
+/// possibly many. Cost: up to `2F` rounds of up to `F + 1` dense LPs over the subflows: for
+/// tens of flows, not thousands. Errors when the minimums cannot all be met.
+pub fn multipath_max_min(
+    capacity: &[f64],
+    flows: &[MultipathFlow],
+) -> Result<Vec<f64>, MaxMinError> {
+    let nf = flows.len();
+    for (f, fl) in flows.iter().enumerate() {
+        if !(fl.min.is_finite() && fl.min >= 0.0 && fl.max >= fl.min) {
+            return Err(MaxMinError::BadBounds {
+                flow: f,
+                min: fl.min,
+                max: fl.max,
+            });
+        }
+    }
+    let mut first = Vec::with_capacity(nf);
+    let mut ns = 0;
+    for fl in flows {
+        first.push(ns);
+        ns += fl.paths.len();
+    }
+    let t_var = ns;
+    // A level no allocation can exceed (every total is at most the sum of capacities).
+    let total_cap: f64 = capacity.iter().sum();
+    let ceiling = flows
+        .iter()
+        .map(|fl| (total_cap.max(fl.min) + 1.0) / fl.weight)
+        .fold(0.0, f64::max);
+    let mut frozen: Vec<Option<f64>> = vec![None; nf];
+    let mut level = 0.0f64;
+    // The program at level `t` (a variable when `t` is None) with each unfrozen flow's total
+    // at least `max(w t, theta)`, frozen ones at their totals.
+    let program = |frozen: &[Option<f64>], t: Option<f64>, cap_t: f64| -> Lp {
+        let mut lp = Lp {
+            vars: ns + 1,
+            objective: Vec::new(),
+            rows: Vec::new(),
+        };
+        let mut on_link: Vec<Vec<(usize, f64)>> = vec![Vec::new(); capacity.len()];
+        for (f, fl) in flows.iter().enumerate() {
+            let sum: Vec<(usize, f64)> = (0..fl.paths.len()).map(|k| (first[f] + k, 1.0)).collect();
+            for (k, path) in fl.paths.iter().enumerate() {
+                for &l in path {
+                    on_link[l].push((first[f] + k, 1.0));
+                }
+            }
+            match frozen[f] {
+                Some(x) => lp.rows.push((sum, Cmp::Eq, x)),
+                None => {
+                    lp.rows.push((sum.clone(), Cmp::Ge, fl.min));
+                    if fl.max.is_finite() {
+                        lp.rows.push((sum.clone(), Cmp::Le, fl.max));
+                    }
+                    match t {
+                        Some(t) => lp.rows.push((sum, Cmp::Ge, fl.weight * t)),
+                        None => {
+                            let mut row = sum;
+                            row.push((t_var, -fl.weight));
+                            lp.rows.push((row, Cmp::Ge, 0.0));
+                        }
+                    }
+                }
+            }
+        }
+        for (l, coef) in on_link.into_iter().enumerate() {
+            if !coef.is_empty() {
+                lp.rows.push((coef, Cmp::Le, capacity[l]));
+            }
+        }
+        match t {
+            Some(_) => lp.rows.push((vec![(t_var, 1.0)], Cmp::Eq, 0.0)),
+            None => lp.rows.push((vec![(t_var, 1.0)], Cmp::Le, cap_t)),
+        }
+        lp
+    };
+    let infeasible = || MaxMinError::NoFeasiblePoint;
+    let mut last = None;
+    while frozen.iter().any(Option::is_none) {
+        // The next level at which an unfrozen flow reaches its maximum.
+        let stop = (0..nf)
+            .filter(|&f| frozen[f].is_none())
+            .map(|f| flows[f].max / flows[f].weight)
+            .fold(f64::INFINITY, f64::min)
+            .min(ceiling);
+        let mut lp = program(&frozen, None, stop);
+        lp.objective = vec![(t_var, 1.0)];
+        let Outcome::Optimal(opt) = lp.solve() else {
+            return Err(infeasible());
+        };
+        let t = opt.x[t_var].max(level);
+        last = Some(opt.x);
+        if t >= stop * (1.0 - 1e-12) {
+            // Flows reaching their maximum freeze there.
+            level = stop;
+            for f in 0..nf {
+                if frozen[f].is_none() && flows[f].max / flows[f].weight <= stop {
+                    frozen[f] = Some(flows[f].max);
+                }
+            }
+            if stop >= ceiling {
+                break; // unreachable with links on every path
+            }
+            continue;
+        }
+        level = t;
+        // Flows that cannot exceed their share at this level freeze at it.
+        let mut any = false;
+        let mut least: Option<(f64, usize)> = None;
+        let candidates: Vec<usize> = (0..nf).filter(|&f| frozen[f].is_none()).collect();
+        for &f in &candidates {
+            let share = (flows[f].weight * level).max(flows[f].min);
+            let mut lp = program(&frozen, Some(level), 0.0);
+            lp.objective = (0..flows[f].paths.len())
+                .map(|k| (first[f] + k, 1.0))
+                .collect();
+            let Outcome::Optimal(o) = lp.solve() else {
+                return Err(infeasible());
+            };
+            let room = o.value - share;
+            if room <= share * 1e-9 + 1e-12 * total_cap {
+                frozen[f] = Some(share);
+                any = true;
+            }
+            if least.is_none_or(|(r, _)| room < r) {
+                least = Some((room, f));
+            }
+        }
+        if let (false, Some((_, f))) = (any, least) {
+            // Rounding: freeze the flow with the least room so that the loop ends.
+            frozen[f] = Some((flows[f].weight * level).max(flows[f].min));
+        }
+    }
+    // A split realizing the frozen totals.
+    let lp = program(&frozen, Some(level), 0.0);
+    match lp.solve() {
+        Outcome::Optimal(o) => Ok(o.x[..ns].to_vec()),
+        _ => match last {
+            Some(x) => Ok(x[..ns].to_vec()),
+            None => Err(infeasible()),
+        },
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Held at its minimum (the level is still below `theta / w`).
+    AtMin,
+    /// Growing as `w * level`.
+    Growing,
+    /// Frozen (its link filled or it reached its maximum).
+    Frozen,
+}
+
+/// Weighted max-min fair rates with minimum and maximum rates (see the module docs).
+///
+/// - `capacity[l]`: capacity of link `l` (>= 0).
+/// - `routes.row(f)`: the links flow `f` crosses.
+/// - `weight[f] > 0`.
+/// - `min[f]`: the flow's minimum rate theta (finite, >= 0).
+/// - `max[f]`: its maximum Theta (`f64::INFINITY` for none), at least `min[f]`.
+///
+/// Every flow gets `clamp(w_f * t_f, theta_f, Theta_f)` where `t_f` is the level at which its
+/// first link filled (or it reached its maximum). A flow with no links and no maximum gets
+/// `f64::INFINITY`. Errors when some link's minimum rates exceed its capacity (beyond a
+/// relative 1e-12) or a flow's bounds are out of order.
+pub fn bounded_weighted_max_min(
+    capacity: &[f64],
+    routes: &Csr,
+    weight: &[f64],
+    min: &[f64],
+    max: &[f64],
+) -> Result<Vec<f64>, MaxMinError> {
+    let n = routes.rows();
+    let nl = capacity.len();
+    assert_eq!(weight.len(), n, "one weight per flow");
+    assert_eq!(min.len(), n, "one minimum per flow");
+    assert_eq!(max.len(), n, "one maximum per flow");
+    for f in 0..n {
+        debug_assert!(weight[f] > 0.0, "weights must be positive");
+        if !(min[f].is_finite() && min[f] >= 0.0 && max[f] >= min[f]) {
+            return Err(MaxMinError::BadBounds {
+                flow: f,
+                min: min[f],
+                max: max[f],
+            });
+        }
+    }
+    let by_link = routes.transpose(nl);
+    // Current load of each link (every flow at its current rate).
+    let mut load = vec![0.0f64; nl];
+    for f in 0..n {
+        for &l in routes.row(f) {
+            load[l as usize] += min[f];
+        }
+    }
+    for l in 0..nl {
+        if load[l] > capacity[l] * (1.0 + TIE) {
+            return Err(MaxMinError::InfeasibleMinimum {
+                link: l,
+                required: load[l],
+                capacity: capacity[l],
+            });
+        }
+    }
+    // Levels at which a flow starts growing and reaches its maximum.
+    let start: Vec<f64> = (0..n).map(|f| min[f] / weight[f]).collect();
+    let stop: Vec<f64> = (0..n).map(|f| max[f] / weight[f]).collect();
+    let mut rate: Vec<f64> = min.to_vec();
+    let mut phase = vec![Phase::AtMin; n];
+    // Sum of the weights of the growing flows on each link, and how many there are (a link
+    // with none has slope exactly 0, whatever the rounding of the running sum).
+    let mut slope = vec![0.0f64; nl];
+    let mut growing = vec![0u32; nl];
+    let mut unfrozen_on = vec![0u32; nl];
+    for f in 0..n {
+        for &l in routes.row(f) {
+            unfrozen_on[l as usize] += 1;
+        }
+    }
+    let mut unfrozen = n;
+    let mut level = 0.0f64;
+    // The link whose filling set the current level, if any (frozen even if rounding leaves
+    // it a hair below full, so that every event makes progress).
+    let mut filling: Option<usize> = None;
+    let freeze = |f: usize,
+                  value: f64,
+                  phase: &mut [Phase],
+                  rate: &mut [f64],
+                  load: &mut [f64],
+                  slope: &mut [f64],
+                  growing: &mut [u32],
+                  unfrozen_on: &mut [u32]| {
+        let was_growing = phase[f] == Phase::Growing;
+        for &l in routes.row(f) {
+            let l = l as usize;
+            load[l] += value - rate[f];
+            unfrozen_on[l] -= 1;
+            if was_growing {
+                growing[l] -= 1;
+                slope[l] = if growing[l] == 0 {
+                    0.0
+                } else {
+                    (slope[l] - weight[f]).max(0.0)
+                };
+            }
+        }
+        rate[f] = value;
+        phase[f] = Phase::Frozen;
+    };
+    while unfrozen > 0 {
+        // Flows whose phase changes at this level.
+        for f in 0..n {
+            if phase[f] == Phase::AtMin && start[f] <= level {
+                phase[f] = Phase::Growing;
+                for &l in routes.row(f) {
+                    slope[l as usize] += weight[f];
+                    growing[l as usize] += 1;
+                }
+            }
+            if phase[f] == Phase::Growing && stop[f] <= level {
+                freeze(
+                    f,
+                    max[f],
+                    &mut phase,
+                    &mut rate,
+                    &mut load,
+                    &mut slope,
+                    &mut growing,
+                    &mut unfrozen_on,
+                );
+                unfrozen -= 1;
+            }
+        }
+        // Full links freeze their unfrozen flows at their current rates.
+        for l in 0..nl {
+            let full = capacity[l] - load[l] <= TIE * capacity[l] || filling == Some(l);
+            if !full || unfrozen_on[l] == 0 {
+                continue;
+            }
+            for &f in by_link.row(l) {
+                let f = f as usize;
+                if phase[f] != Phase::Frozen {
+                    let value = rate[f];
+                    freeze(
+                        f,
+                        value,
+                        &mut phase,
+                        &mut rate,
+                        &mut load,
+                        &mut slope,
+                        &mut growing,
+                        &mut unfrozen_on,
+                    );
+                    unfrozen -= 1;
+                }
+            }
+        }
+        if unfrozen == 0 {
+            break;
+        }
+        // The next level at which something happens.
+        let mut next = f64::INFINITY;
+        filling = None;
+        for f in 0..n {
+            match phase[f] {
+                Phase::AtMin => next = next.min(start[f]),
+                Phase::Growing => next = next.min(stop[f]),
+                Phase::Frozen => {}
+            }
+        }
+        for l in 0..nl {
+            if growing[l] > 0 {
+                let at = level + (capacity[l] - load[l]).max(0.0) / slope[l];
+                if at < next {
+                    next = at;
+                    filling = Some(l);
+                }
+            }
+        }
+        if next.is_infinite() {
+            // Only growing flows with no links and no maximum are left.
+            for f in 0..n {
+                if phase[f] != Phase::Frozen {
+                    rate[f] = f64::INFINITY;
+                    phase[f] = Phase::Frozen;
+                }
+            }
+            break;
+        }
+        let step = (next - level).max(0.0);
+        for l in 0..nl {
+            load[l] += slope[l] * step;
+        }
+        level = level.max(next);
+        for f in 0..n {
+            if phase[f] == Phase::Growing {
+                rate[f] = (weight[f] * level).clamp(min[f], max[f]);
+            }
+        }
+    }
+    Ok(rate)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +603,65 @@ mod tests {
             close(r[0], 2.5) && close(r[1], 3.0) && close(r[2], 2.5),
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn minimum_rates_hold_flows_above_the_level() {
+        // One link of 10, three unit-weight flows. a needs 5: it stays at 5 while b and c
+        // share the rest (2.5 each). With a minimum of 2 instead, a grows with the others
+        // from level 2 on and all three end at 10/3.
+        let routes = Csr::from_rows(vec![vec![0u32], vec![0], vec![0]]);
+        let inf = [f64::INFINITY; 3];
+        let r =
+            bounded_weighted_max_min(&[10.0], &routes, &[1.0; 3], &[5.0, 0.0, 0.0], &inf).unwrap();
+        assert!(
+            close(r[0], 5.0) && close(r[1], 2.5) && close(r[2], 2.5),
+            "{r:?}"
+        );
+        let r =
+            bounded_weighted_max_min(&[10.0], &routes, &[1.0; 3], &[2.0, 0.0, 0.0], &inf).unwrap();
+        assert!(r.iter().all(|&x| close(x, 10.0 / 3.0)), "{r:?}");
+    }
+
+    #[test]
+    fn minimums_that_fill_a_link_freeze_it_at_once() {
+        // Link 0 (capacity 4) is filled by a's and b's minimums; c crosses links 0 and 1, so
+        // it gets 0, and d alone on link 1 (capacity 3) takes all of it. An HRT flow (theta =
+        // Theta = 1) on link 1 beside d instead: d gets 2.
+        let routes = Csr::from_rows(vec![vec![0u32], vec![0], vec![0, 1], vec![1]]);
+        let inf = f64::INFINITY;
+        let r = bounded_weighted_max_min(
+            &[4.0, 3.0],
+            &routes,
+            &[1.0; 4],
+            &[1.0, 3.0, 0.0, 0.0],
+            &[inf; 4],
+        )
+        .unwrap();
+        assert_eq!(r, vec![1.0, 3.0, 0.0, 3.0]);
+        let routes = Csr::from_rows(vec![vec![1u32], vec![1]]);
+        let r =
+            bounded_weighted_max_min(&[4.0, 3.0], &routes, &[5.0, 1.0], &[1.0, 0.0], &[1.0, inf])
+                .unwrap();
+        assert!(close(r[0], 1.0) && close(r[1], 2.0), "{r:?}");
+    }
+
+    #[test]
+    fn bounded_errors_name_the_link_or_flow() {
+        let routes = Csr::from_rows(vec![vec![0u32], vec![0, 1]]);
+        let inf = f64::INFINITY;
+        assert_eq!(
+            bounded_weighted_max_min(&[10.0, 1.0], &routes, &[1.0; 2], &[0.0, 2.0], &[inf; 2]),
+            Err(MaxMinError::InfeasibleMinimum {
+                link: 1,
+                required: 2.0,
+                capacity: 1.0
+            })
+        );
+        assert!(matches!(
+            bounded_weighted_max_min(&[10.0, 1.0], &routes, &[1.0; 2], &[3.0, 0.0], &[2.0, inf]),
+            Err(MaxMinError::BadBounds { flow: 0, .. })
+        ));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! O(1) and Flowtune's "prices start at 1" is a sensible start; results are reported in b/s.
 
 use crate::csr::Csr;
+use crate::lp::{Cmp, Lp, Outcome};
 use crate::utility::{Scaled, Utility};
 use std::collections::BTreeMap;
 
@@ -154,6 +155,27 @@ pub enum ProblemError {
         /// Usable capacity.
         capacity_bps: f64,
     },
+    /// Minimum rates of multipath flows that no split over their paths fits: the links named
+    /// cannot carry the minimums of the flows named together (a linear-programming
+    /// certificate: pricing those links, every path of those flows costs more than the links
+    /// can earn).
+    #[error(
+        "minimum rates cannot all be met: links `{}` cannot carry the minimums of flows `{}` \
+         over any split of their paths (at most {fraction} of each minimum fits; first flow \
+         over: `{flow}`)",
+        .links.join("`, `"),
+        .flows.join("`, `")
+    )]
+    InfeasibleMinimumCut {
+        /// The links of the cut (those with a positive dual price).
+        links: Vec<String>,
+        /// The flows whose minimums overload the cut.
+        flows: Vec<String>,
+        /// The flow being added (or the link being shrunk) when it was found.
+        flow: String,
+        /// The largest fraction of every minimum that fits at once.
+        fraction: f64,
+    },
     /// A flow key that is not (or no longer) in the problem.
     #[error("no flow with key {key}")]
     UnknownFlow {
@@ -178,6 +200,8 @@ pub struct Problem {
     capacity_bps: Vec<f64>,
     /// Sum of minima (b/s) of flows all of whose paths cross the link.
     min_load_bps: Vec<f64>,
+    /// Flows with several paths and a minimum rate (their feasibility needs the LP check).
+    multipath_min: usize,
 
     flow_key: Vec<FlowKey>,
     flow_name: Vec<String>,
@@ -221,6 +245,7 @@ impl Problem {
             link_index: BTreeMap::new(),
             capacity_bps: Vec::new(),
             min_load_bps: Vec::new(),
+            multipath_min: 0,
             flow_key: Vec::new(),
             flow_name: Vec::new(),
             utility: Vec::new(),
@@ -294,6 +319,11 @@ impl Problem {
                 required_bps: self.min_load_bps[link],
                 capacity_bps: usable,
             });
+        }
+        if self.multipath_min > 0 && capacity_bps < self.capacity_bps[link] {
+            let mut caps = self.capacity_bps.clone();
+            caps[link] = capacity_bps;
+            self.check_minimums(&caps, None, &self.link_name[link])?;
         }
         self.capacity_bps[link] = capacity_bps;
         self.dirty = true;
@@ -392,8 +422,95 @@ impl Problem {
                     });
                 }
             }
+            if spec.paths.len() > 1 || self.multipath_min > 0 {
+                self.check_minimums(&self.capacity_bps, Some(spec), &spec.name)?;
+            }
         }
         Ok(())
+    }
+
+    /// The exact minimum-rate feasibility check (see [`ProblemError::InfeasibleMinimumCut`]):
+    /// a linear program over the subflows of the flows with a minimum (those of the problem
+    /// and `extra`), at capacities `caps` (b/s, before the capacity factor): maximize `z`
+    /// with every flow's paths carrying at least `z theta_f` in total, every link within its
+    /// capacity, `z <= 1`. Feasible iff `z = 1` (to a relative 1e-12, the tolerance of the
+    /// per-link check). Otherwise the links and flows with positive duals are the cut.
+    fn check_minimums(
+        &self,
+        caps: &[f64],
+        extra: Option<&FlowSpec>,
+        culprit: &str,
+    ) -> Result<(), ProblemError> {
+        // (name, theta in rate units, paths) of every flow with a minimum.
+        let mut flows: Vec<(&str, f64, Vec<Vec<usize>>)> = Vec::new();
+        for f in 0..self.flow_key.len() {
+            if self.min_bps[f] > 0.0 {
+                let paths = self
+                    .subflows(f)
+                    .map(|s| self.sub_paths.row(s).iter().map(|&l| l as usize).collect())
+                    .collect();
+                flows.push((&self.flow_name[f], self.min_bps[f] / self.unit, paths));
+            }
+        }
+        if let Some(spec) = extra {
+            flows.push((&spec.name, spec.min_bps / self.unit, spec.paths.clone()));
+        }
+        let subflows: usize = flows.iter().map(|f| f.2.len()).sum();
+        let z = subflows;
+        let mut lp = Lp {
+            vars: subflows + 1,
+            objective: vec![(z, 1.0)],
+            rows: Vec::new(),
+        };
+        let mut on_link: Vec<Vec<(usize, f64)>> = vec![Vec::new(); caps.len()];
+        let mut var = 0;
+        for (_, theta, paths) in &flows {
+            let mut row = vec![(z, *theta)];
+            for path in paths {
+                row.push((var, -1.0));
+                for &l in path {
+                    on_link[l].push((var, 1.0));
+                }
+                var += 1;
+            }
+            lp.rows.push((row, Cmp::Le, 0.0));
+        }
+        let mut link_row = Vec::new();
+        for (l, coef) in on_link.into_iter().enumerate() {
+            if !coef.is_empty() {
+                link_row.push(l);
+                let usable = caps[l] * self.capacity_factor / self.unit;
+                lp.rows.push((coef, Cmp::Le, usable));
+            }
+        }
+        lp.rows.push((vec![(z, 1.0)], Cmp::Le, 1.0));
+        let Outcome::Optimal(opt) = lp.solve() else {
+            return Ok(()); // cannot happen (0 is feasible, z <= 1); let the solvers see it
+        };
+        if opt.value >= 1.0 - 1e-12 {
+            return Ok(());
+        }
+        let nf = flows.len();
+        let top = opt.duals.iter().copied().fold(0.0, f64::max);
+        let positive = |d: f64| d > 1e-9 * top;
+        let links = link_row
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| positive(opt.duals[nf + i]))
+            .map(|(_, &l)| self.link_name[l].clone())
+            .collect();
+        let names = flows
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| positive(opt.duals[i]))
+            .map(|(_, f)| f.0.to_string())
+            .collect();
+        Err(ProblemError::InfeasibleMinimumCut {
+            links,
+            flows: names,
+            flow: culprit.to_string(),
+            fraction: opt.value,
+        })
     }
 
     /// Adds a flow after [`Problem::check_flow`]; returns its key.
@@ -403,6 +520,9 @@ impl Problem {
             for l in must_cross(&spec.paths) {
                 self.min_load_bps[l] += spec.min_bps;
             }
+        }
+        if spec.min_bps > 0.0 && spec.paths.len() > 1 {
+            self.multipath_min += 1;
         }
         let key = FlowKey(self.next_key);
         self.next_key += 1;
@@ -450,6 +570,9 @@ impl Problem {
                     .collect();
                 for l in must_cross(&paths) {
                     self.min_load_bps[l] = (self.min_load_bps[l] - self.min_bps[f]).max(0.0);
+                }
+                if paths.len() > 1 {
+                    self.multipath_min -= 1;
                 }
             }
         }
@@ -573,6 +696,14 @@ impl Problem {
     /// Minimum rates in rate units (after `prepare`).
     pub fn min_scaled(&self) -> &[f64] {
         &self.min_scaled
+    }
+    /// Minimum rates theta as given, b/s (0 for none).
+    pub fn min_bps(&self) -> &[f64] {
+        &self.min_bps
+    }
+    /// Maximum rates Theta as given, b/s (`f64::INFINITY` for none).
+    pub fn max_bps(&self) -> &[f64] {
+        &self.max_bps
     }
     /// Effective maximum rates in rate units, capped at line rate (after `prepare`).
     pub fn max_scaled(&self) -> &[f64] {

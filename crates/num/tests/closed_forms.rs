@@ -237,19 +237,23 @@ fn min_and_max_rates_bind() {
 }
 
 #[test]
-fn reference_reports_infeasible_minimum_across_paths() {
+fn infeasible_minimum_across_paths_is_rejected_on_input() {
     // Two multipath flows whose minima fit no single link check but not the network either:
-    // each needs 1.5 over links a and b of capacity 1 each.
+    // each needs 1.5 over links a and b of capacity 1 each. (Before the exact check, the
+    // problem was accepted and the reference solver reported it infeasible.)
     let mut p = Problem::new(1.0);
     p.add_link("a", 1.0).unwrap();
     p.add_link("b", 1.0).unwrap();
-    for name in ["x", "y"] {
-        let mut f = FlowSpec::new(name, vec![0], Utility::Log { weight: 1.0 });
-        f.paths.push(vec![1]);
-        f.min_bps = 1.5;
-        p.add_flow(f).unwrap();
-    }
-    assert_eq!(reference::solve(&mut p).status, Status::Infeasible);
+    let mut f = FlowSpec::new("x", vec![0], Utility::Log { weight: 1.0 });
+    f.paths.push(vec![1]);
+    f.min_bps = 1.5;
+    p.add_flow(f.clone()).unwrap();
+    f.name = "y".into();
+    let e = p.add_flow(f).unwrap_err();
+    assert!(
+        matches!(e, dctc_num::ProblemError::InfeasibleMinimumCut { ref links, .. } if links.len() == 2),
+        "{e}"
+    );
 }
 
 #[test]

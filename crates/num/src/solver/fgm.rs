@@ -7,7 +7,7 @@
 //! Nesterov/FISTA momentum. This is the "crude upper bound on the convexity" Flowtune §8
 //! contrasts with NED's exact diagonal.
 
-use super::{rate_update_with, Multipath, Solver, State};
+use super::{rate_update_with, settled, Multipath, Solver, State};
 use crate::problem::Problem;
 
 /// FGM state (momentum and the previous prices).
@@ -59,7 +59,7 @@ impl Solver for Fgm {
             }
         }
         let point = std::mem::take(&mut self.point);
-        rate_update_with(problem, &point, state, true, Multipath::Exponentiated);
+        rate_update_with(problem, &point, state, false, Multipath::Smoothed);
         let cap = problem.capacity_scaled();
         let mut next = vec![0.0; nl];
         for l in 0..nl {
@@ -69,6 +69,23 @@ impl Solver for Fgm {
             } else {
                 state.prices[l]
             };
+        }
+        if !problem.is_single_path() && settled(&state.prices, &next) {
+            // The inner (smoothed) problem has converged: move the multipath flows' proximal
+            // centres to its solution and restart the momentum (a new smooth dual).
+            // The rates reported are those under the new centres (so that a move that still
+            // changes them keeps run-to-convergence from stopping inside an inner solve).
+            let mut scratch = State::default();
+            rate_update_with(problem, &next, &mut scratch, true, Multipath::Smoothed);
+            rate_update_with(problem, &next, &mut scratch, false, Multipath::Smoothed);
+            state.sub_rate = scratch.sub_rate;
+            state.flow_rate = scratch.flow_rate;
+            self.point.clone_from(&next);
+            self.previous.clone_from(&next);
+            state.prices = next;
+            self.t = 1.0;
+            state.iterations += 1;
+            return;
         }
         let t_next = 0.5 * (1.0 + (1.0 + 4.0 * self.t * self.t).sqrt());
         let momentum = (self.t - 1.0) / t_next;

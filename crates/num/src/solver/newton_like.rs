@@ -2,7 +2,7 @@
 //! scaling `H_ll` is *estimated from observed rate changes* rather than computed from the
 //! utilities as NED does: `H_ll ~ (load_l(t) - load_l(t-1)) / (p_l(t) - p_l(t-1))`, smoothed.
 
-use super::{rate_update_with, Multipath, Solver, State};
+use super::{rate_update_with, settled, Multipath, Solver, State};
 use crate::problem::Problem;
 
 /// Newton-like solver state.
@@ -37,8 +37,13 @@ impl Solver for NewtonLike {
     fn iterate(&mut self, problem: &mut Problem, state: &mut State) {
         state.fit(problem, 1.0);
         let prices = std::mem::take(&mut state.prices);
-        rate_update_with(problem, &prices, state, true, Multipath::Exponentiated);
+        rate_update_with(problem, &prices, state, false, Multipath::Smoothed);
         state.prices = prices;
+        let before = if problem.is_single_path() {
+            Vec::new()
+        } else {
+            state.prices.clone()
+        };
         let nl = problem.links();
         self.estimate.resize(nl, 0.0);
         self.last_load.resize(nl, f64::NAN);
@@ -66,6 +71,38 @@ impl Solver for NewtonLike {
             self.last_load[l] = load;
             let g = load - cap[l];
             state.prices[l] = (p - self.gamma * g / self.estimate[l]).max(0.0);
+        }
+        if !problem.is_single_path() && settled(&before, &state.prices) {
+            // The inner (smoothed) problem has converged: move the multipath flows' proximal
+            // centres to its solution. The next rate observation must compare responses
+            // under one centre, so the loads remembered for this iteration's prices are
+            // re-evaluated under the new centres. (Forgetting them instead froze the
+            // estimate, as the centres move every iteration near convergence.)
+            // The rates reported are those under the new centres (so that a move that still
+            // changes them keeps run-to-convergence from stopping inside an inner solve).
+            let mut scratch = State::default();
+            rate_update_with(
+                problem,
+                &state.prices,
+                &mut scratch,
+                true,
+                Multipath::Smoothed,
+            );
+            rate_update_with(
+                problem,
+                &state.prices,
+                &mut scratch,
+                false,
+                Multipath::Smoothed,
+            );
+            state.sub_rate.clone_from(&scratch.sub_rate);
+            state.flow_rate.clone_from(&scratch.flow_rate);
+            rate_update_with(problem, &before, &mut scratch, false, Multipath::Smoothed);
+            for l in 0..nl {
+                if state.hessian[l] != 0.0 {
+                    self.last_load[l] = scratch.load[l];
+                }
+            }
         }
         state.iterations += 1;
     }
