@@ -5,30 +5,29 @@
 //! so that every thread has about the same number of position rows). One iteration, per
 //! thread:
 //!
-//! 1. flow pass over its flows, reading its own copy of the half state, writing its heads'
-//!    sums into the shared head array and its flows' contributions to each tail into its own
-//!    tail array (the *aggregate* step of §5 is these per-thread tail arrays);
+//! 1. flow pass over its flows, reading its own copy of the link and tail prices, writing its
+//!    heads' sums into the shared head array and its flows' contributions to each tail into
+//!    its own tail array (the *aggregate* step of §5 is these per-thread tail arrays);
 //! 2. barrier;
-//! 3. link pass over *every* link and half into its own copy of prices, ratios and half state:
-//!    the *distribute* step of §5 becomes a redundant computation (every thread derives the
-//!    same prices from the same sums in the same order, so the copies stay identical).
+//! 3. link pass over *every* link into its own copy of prices and ratios, and its own tail
+//!    entries for the next iteration: the *distribute* step of §5 becomes a redundant
+//!    computation (every thread derives the same prices from the same sums in the same order,
+//!    so the copies stay identical).
 //!
 //! The head and tail arrays are double-buffered by iteration parity, so a thread may start
 //! the next flow pass while others still read the last sums: one barrier per iteration.
 
 use super::layout::{Layout, LayoutError, W};
-use super::pull::{capacities, external_prices, fresh, normalized_now, params, FlowOut, Halves};
+use super::pull::{capacities, external_prices, fresh, normalized_now, params, FlowOut, Tail};
 use super::shared::{Shared, SpinBarrier};
 use super::simd::{self, Kernel};
 use super::{FlowSet, Real};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// One thread's copy of the link and half state.
+/// One thread's copy of the link state (`[price, F-NORM ratio]` per internal link).
 struct Copy<T> {
-    /// `[price, ratio]` per internal link.
     pr: Vec<[T; 2]>,
-    halves: Halves<T>,
 }
 
 /// Multicore allocator in the pull layout.
@@ -42,8 +41,10 @@ pub struct PullParallel<T: Real> {
     normalized: Shared<[T; W]>,
     /// Per parity: head sums (plus a zero entry).
     head_acc: [Shared<[T; 4]>; 2],
-    /// Per parity, per thread: tail sums (plus a zero entry).
-    tail_acc: [Vec<Shared<[T; 4]>>; 2],
+    /// Per parity, per thread: tail entries (plus a zero entry). Thread `t`'s flow pass of
+    /// iteration `i` reads prices and adds sums in `tails[i % 2][t]`; its link pass reads
+    /// every thread's `tails[i % 2]` and refreshes its own `tails[(i + 1) % 2]`.
+    tails: [Vec<Shared<Tail<T>>>; 2],
     copies: Vec<Mutex<Copy<T>>>,
     /// Iterations run so far (selects the parity).
     done: usize,
@@ -74,16 +75,14 @@ impl<T: Real> PullParallel<T> {
             split.push(k.max(*split.last().expect("nonempty")));
         }
         split.push(lay.slices());
+        let (pr, fresh_tails) = fresh::<T>(&lay);
         let copies = (0..threads)
-            .map(|_| {
-                let (pr, halves) = fresh::<T>(&lay);
-                Mutex::new(Copy { pr, halves })
-            })
+            .map(|_| Mutex::new(Copy { pr: pr.clone() }))
             .collect();
         let heads = || Shared::new(vec![[zero; 4]; lay.heads.len() + 1]);
         let tails = || {
             (0..threads)
-                .map(|_| Shared::new(vec![[zero; 4]; lay.tails.len() + 1]))
+                .map(|_| Shared::new(fresh_tails.clone()))
                 .collect()
         };
         Ok(PullParallel {
@@ -93,7 +92,7 @@ impl<T: Real> PullParallel<T> {
             rate: Shared::new(vec![[zero; W]; rows]),
             normalized: Shared::new(vec![[zero; W]; rows]),
             head_acc: [heads(), heads()],
-            tail_acc: [tails(), tails()],
+            tails: [tails(), tails()],
             copies,
             done: 0,
             kernel: kernel.supported(),
@@ -141,17 +140,17 @@ impl<T: Real> PullParallel<T> {
         let (r0, r1) = (self.lay.rows[k0] as usize, self.lay.rows[k1] as usize);
         let ntails = self.lay.tails.len();
         // SAFETY: rows r0..r1 of `rate` and `normalized` are only ever touched by thread t
-        // during a run. Heads k0 * W..k1 * W of `head_acc[p]` and all of `tail_acc[p][t]` are
-        // this thread's to write in iteration i: their last readers were the link passes of
-        // iteration i - 2, which every thread finished before arriving at the barrier of
-        // iteration i - 1, which this thread has passed; their next readers are the link
-        // passes after this iteration's barrier.
+        // during a run. Heads k0 * W..k1 * W of `head_acc[p]` and all of `tails[p][t]` are
+        // this thread's to write in iteration i: their other readers are the link passes of
+        // iteration i - 2 (finished before every thread arrived at the barrier of iteration
+        // i - 1, which this thread has passed) and of iteration i (after this iteration's
+        // barrier); this thread refreshed `tails[p][t]` in its own link pass of i - 1.
         let out = unsafe {
             FlowOut {
                 rate: self.rate.range_mut(r0, r1),
                 normalized: self.normalized.range_mut(r0, r1),
                 head_acc: self.head_acc[p].range_mut(k0 * W, k1 * W),
-                tail_acc: self.tail_acc[p][t].range_mut(0, ntails + 1),
+                tails: self.tails[p][t].range_mut(0, ntails + 1),
             }
         };
         simd::flow_pass(
@@ -159,37 +158,43 @@ impl<T: Real> PullParallel<T> {
             &self.lay,
             k0,
             k1,
-            &copy.halves,
+            &copy.pr,
             &self.params[r0..r1],
             out,
         );
         barrier.wait();
-        // SAFETY: parity p's sums were all written before this iteration's barrier and are
-        // next written in iteration i + 2, after the barrier of iteration i + 1, which no
-        // thread passes before this thread has finished reading here.
-        let (heads, tails): (&[[T; 4]], Vec<&[[T; 4]]>) = unsafe {
-            (
-                self.head_acc[p].get(),
-                self.tail_acc[p].iter().map(|s| s.get()).collect(),
-            )
-        };
-        simd::link_pass(
-            self.kernel,
-            &self.lay,
-            &self.cap,
-            heads,
-            &tails,
-            &mut copy.pr,
-            &mut copy.halves,
-        );
+        {
+            // SAFETY: parity p's sums were all written before this iteration's barrier and
+            // are next written in iteration i + 2, after the barrier of iteration i + 1, which
+            // no thread passes before this thread has finished reading here.
+            let (heads, tails): (&[[T; 4]], Vec<&[Tail<T>]>) = unsafe {
+                (
+                    self.head_acc[p].get(),
+                    self.tails[p].iter().map(|s| s.get()).collect(),
+                )
+            };
+            simd::link_pass(
+                self.kernel,
+                &self.lay,
+                &self.cap,
+                heads,
+                &tails,
+                &mut copy.pr,
+            );
+        }
+        // SAFETY: `tails[1 - p][t]` was last read by the link passes of iteration i - 1, all
+        // finished before this iteration's barrier, and is next read by this thread's flow
+        // pass of iteration i + 1 and the link passes after the barrier of i + 1.
+        let next = unsafe { self.tails[1 - p][t].range_mut(0, ntails + 1) };
+        simd::tail_refresh(self.kernel, &self.lay, &copy.pr, &mut next[..ntails]);
     }
 
     /// F-NORM-normalized rates of the last iteration (eq. 9), per original flow.
     pub fn normalized(&mut self) -> Vec<f64> {
         // SAFETY: `&mut self`: no run is in progress.
-        let rate = unsafe { self.rate.get() };
+        let (rate, tails) = unsafe { (self.rate.get(), self.tails[self.done % 2][0].get()) };
         let copy = self.copies[0].lock().expect("copy");
-        normalized_now(&self.lay, rate, &copy.halves)
+        normalized_now(&self.lay, rate, &copy.pr, tails)
     }
 
     /// Link prices of thread `t`'s copy (every copy is the same), in the flow set's order.

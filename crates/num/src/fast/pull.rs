@@ -36,22 +36,19 @@ pub(crate) fn params<T: Real>(set: &FlowSet, lay: &Layout) -> Vec<[[T; W]; 3]> {
         .collect()
 }
 
-/// The half state the flow pass reads: per head its price sum and ratio (lanes of a slice
-/// side by side), per tail both together.
-pub(crate) struct Halves<T> {
-    pub(crate) head_p: Vec<T>,
-    pub(crate) head_r: Vec<T>,
-    pub(crate) tail_pr: Vec<[T; 2]>,
-}
+/// A tail's entry: `[price sum, F-NORM ratio, 0, 0, sum x, sum d, sum s, 0]`. The flow pass
+/// reads the first half and adds to the second, so each flow touches one cache line for its
+/// tail; the link pass reads the sums and writes the next price and ratio with zero sums.
+pub(crate) type Tail<T> = [T; 8];
 
-/// What the flow pass writes for its rows (sub-slices for head slices `k0..k1`).
+/// What the flow pass reads and writes for its rows (sub-slices for head slices `k0..k1`).
 pub(crate) struct FlowOut<'a, T> {
     pub(crate) rate: &'a mut [[T; W]],
     pub(crate) normalized: &'a mut [[T; W]],
     /// Heads `k0 * W..k1 * W`.
     pub(crate) head_acc: &'a mut [[T; 4]],
-    /// Every tail (zeroed here first).
-    pub(crate) tail_acc: &'a mut [[T; 4]],
+    /// Every tail, sums zero on entry (plus a zero entry).
+    pub(crate) tails: &'a mut [Tail<T>],
 }
 
 /// Flow pass over head slices `k0..k1` (`params` and the rows of `out` start at row
@@ -61,18 +58,21 @@ pub(crate) fn flow_pass<T: Real>(
     lay: &Layout,
     k0: usize,
     k1: usize,
-    halves: &Halves<T>,
+    pr: &[[T; 2]],
     params: &[[[T; W]; 3]],
     out: FlowOut<'_, T>,
 ) {
     let zero = T::of(0.0);
     let four = T::of(DEMAND);
     let base = lay.rows[k0] as usize;
-    let ntails = lay.tails.len();
-    out.tail_acc[..ntails].fill([zero; 4]);
     for k in k0..k1 {
-        let hp: [T; W] = halves.head_p[k * W..(k + 1) * W].try_into().expect("W");
-        let hr: [T; W] = halves.head_r[k * W..(k + 1) * W].try_into().expect("W");
+        let (mut hp, mut hr) = ([zero; W], [zero; W]);
+        for j in 0..W {
+            let [a, b] = lay.heads[k * W + j];
+            let (a, b) = (pr[a as usize], pr[b as usize]);
+            hp[j] = a[0] + b[0];
+            hr[j] = a[1].min(b[1]);
+        }
         let (mut ax, mut ad, mut as_) = ([zero; W], [zero; W], [zero; W]);
         for row in lay.rows[k] as usize..lay.rows[k + 1] as usize {
             let t = lay.tail_at[row];
@@ -80,7 +80,7 @@ pub(crate) fn flow_pass<T: Real>(
             let mut pt = [zero; W];
             let mut rt = [zero; W];
             for j in 0..W {
-                let v = halves.tail_pr[t[j] as usize];
+                let v = &out.tails[t[j] as usize];
                 pt[j] = v[0];
                 rt[j] = v[1];
             }
@@ -104,8 +104,10 @@ pub(crate) fn flow_pass<T: Real>(
             out.rate[row - base] = x;
             out.normalized[row - base] = nrm;
             for j in 0..W {
-                let a = &mut out.tail_acc[t[j] as usize];
-                *a = [a[0] + x[j], a[1] + d[j], a[2] + s[j], zero];
+                let a = &mut out.tails[t[j] as usize];
+                a[4] = a[4] + x[j];
+                a[5] = a[5] + d[j];
+                a[6] = a[6] + s[j];
             }
         }
         for j in 0..W {
@@ -131,17 +133,31 @@ fn sell_add<T: Real>(s: &mut [[T; 4]; W], entries: &[[u32; W]], src: &[[T; 4]]) 
     }
 }
 
-/// Link pass: every link's price (eq. 4) and F-NORM ratio from the head sums and the tail
-/// sums (one tail array per thread, each with a zero entry past the tails), then every half's
-/// price sum and ratio. `pr` is `[price, ratio]` per internal link.
+/// As [`sell_add`] over the sums in tail entries.
+#[inline(always)]
+fn sell_add_tails<T: Real>(s: &mut [[T; 4]; W], entries: &[[u32; W]], src: &[Tail<T>]) {
+    for e in entries {
+        for j in 0..W {
+            let v = &src[e[j] as usize];
+            s[j] = [
+                s[j][0] + v[4],
+                s[j][1] + v[5],
+                s[j][2] + v[6],
+                s[j][3] + v[7],
+            ];
+        }
+    }
+}
+
+/// Link pass, first part: every link's price (eq. 4) and F-NORM ratio (`pr`) from the head
+/// sums and the tail sums (one tail array per thread, each with a zero entry past the tails).
 #[inline(always)]
 pub(crate) fn link_pass<T: Real>(
     lay: &Layout,
     cap: &[T],
     head_acc: &[[T; 4]],
-    tail_accs: &[&[[T; 4]]],
+    tails: &[&[Tail<T>]],
     pr: &mut [[T; 2]],
-    halves: &mut Halves<T>,
 ) {
     let zero = T::of(0.0);
     let gamma = T::of(GAMMA);
@@ -153,33 +169,53 @@ pub(crate) fn link_pass<T: Real>(
             &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize],
             head_acc,
         );
-        for acc in tail_accs {
-            sell_add(
+        for t in tails {
+            sell_add_tails(
                 &mut s,
                 &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize],
-                acc,
+                t,
             );
         }
         let cap: &[T; W] = cap[k * W..(k + 1) * W].try_into().expect("W");
         let pr: &mut [[T; 2]; W] = (&mut pr[k * W..(k + 1) * W]).try_into().expect("W");
+        // Lanes side by side (structure of arrays), so the divisions vectorize.
+        let load: [T; W] = std::array::from_fn(|j| s[j][0]);
+        let demand: [T; W] = std::array::from_fn(|j| s[j][1]);
+        let h: [T; W] = std::array::from_fn(|j| s[j][2]);
+        let p: [T; W] = std::array::from_fn(|j| pr[j][0]);
+        let mut next = [zero; W];
+        let mut ratio = [zero; W];
         for j in 0..W {
-            let [load, demand, h, _] = s[j];
             // Eq. (4); H_ll < 0 iff some flow crosses the link, otherwise the price stays
             // (selected, not branched: the division's value is then unused).
-            let p = pr[j][0];
-            let stepped = (p - gamma * (demand - cap[j]) / h).max(zero);
+            let stepped = (p[j] - gamma * (demand[j] - cap[j]) / h[j]).max(zero);
+            next[j] = if h[j] < zero { stepped } else { p[j] };
             // Reciprocal of r_l (eq. 9): F-NORM takes the minimum and multiplies.
-            pr[j] = [if h < zero { stepped } else { p }, cap[j] / load];
+            ratio[j] = cap[j] / load[j];
+        }
+        for j in 0..W {
+            pr[j] = [next[j], ratio[j]];
         }
     }
-    for (h, &[a, b]) in lay.heads.iter().enumerate() {
+}
+
+/// Link pass, second part: every tail's price sum and ratio from `pr`, sums zeroed (the
+/// entry past the tails stays zero).
+#[inline(always)]
+pub(crate) fn tail_refresh<T: Real>(lay: &Layout, pr: &[[T; 2]], tails: &mut [Tail<T>]) {
+    let zero = T::of(0.0);
+    for (e, &[a, b]) in tails.iter_mut().zip(&lay.tails) {
         let (a, b) = (pr[a as usize], pr[b as usize]);
-        halves.head_p[h] = a[0] + b[0];
-        halves.head_r[h] = a[1].min(b[1]);
-    }
-    for (t, &[a, b]) in halves.tail_pr.iter_mut().zip(&lay.tails) {
-        let (a, b) = (pr[a as usize], pr[b as usize]);
-        *t = [a[0] + b[0], a[1].min(b[1])];
+        *e = [
+            a[0] + b[0],
+            a[1].min(b[1]),
+            zero,
+            zero,
+            zero,
+            zero,
+            zero,
+            zero,
+        ];
     }
 }
 
@@ -195,18 +231,14 @@ pub(crate) fn capacities<T: Real>(set: &FlowSet, lay: &Layout) -> Vec<T> {
         .collect()
 }
 
-/// Fresh link and half state (`[price, ratio]` per internal link): prices 1 (Flowtune §3),
-/// the dummy's price 0 and ratio infinite, half ratios 0 (no F-NORM before the first rates).
-pub(crate) fn fresh<T: Real>(lay: &Layout) -> (Vec<[T; 2]>, Halves<T>) {
+/// Fresh link state: prices 1 (Flowtune §3), the dummy's price 0 and ratio infinite, other
+/// ratios 0 (no F-NORM before the first rates); and the matching tail entries.
+pub(crate) fn fresh<T: Real>(lay: &Layout) -> (Vec<[T; 2]>, Vec<Tail<T>>) {
     let mut pr = vec![[T::of(1.0), T::of(0.0)]; lay.links()];
     pr[lay.dummy] = [T::of(0.0), T::of(f64::INFINITY)];
-    let sum = |[a, b]: [u32; 2]| pr[a as usize][0] + pr[b as usize][0];
-    let halves = Halves {
-        head_p: lay.heads.iter().map(|&h| sum(h)).collect(),
-        head_r: vec![T::of(0.0); lay.heads.len()],
-        tail_pr: lay.tails.iter().map(|&t| [sum(t), T::of(0.0)]).collect(),
-    };
-    (pr, halves)
+    let mut tails = vec![[T::of(0.0); 8]; lay.tails.len() + 1];
+    tail_refresh(lay, &pr, &mut tails);
+    (pr, tails)
 }
 
 /// Prices in the flow set's link order (the dummy last), from internal order.
@@ -224,7 +256,8 @@ pub(crate) fn external_prices<T: Real>(lay: &Layout, pr: &[[T; 2]]) -> Vec<f64> 
 pub(crate) fn normalized_now<T: Real>(
     lay: &Layout,
     rate: &[[T; W]],
-    halves: &Halves<T>,
+    pr: &[[T; 2]],
+    tails: &[Tail<T>],
 ) -> Vec<f64> {
     let mut out = vec![0.0; lay.flows];
     for k in 0..lay.slices() {
@@ -233,7 +266,8 @@ pub(crate) fn normalized_now<T: Real>(
                 let f = lay.flow_at[row][j];
                 if f != u32::MAX {
                     let t = lay.tail_at[row][j] as usize;
-                    let r = halves.head_r[k * W + j].min(halves.tail_pr[t][1]);
+                    let [a, b] = lay.heads[k * W + j];
+                    let r = pr[a as usize][1].min(pr[b as usize][1]).min(tails[t][1]);
                     out[f as usize] = (rate[row][j] * r).f64();
                 }
             }
@@ -265,9 +299,8 @@ pub struct Pull<T: Real> {
     /// Heads, plus a zero entry (ELLPACK padding).
     head_acc: Vec<[T; 4]>,
     /// Tails, plus a zero entry.
-    tail_acc: Vec<[T; 4]>,
-    halves: Halves<T>,
-    /// `[price, ratio]` per internal link.
+    tails: Vec<Tail<T>>,
+    /// `[price, F-NORM ratio]` per internal link.
     pr: Vec<[T; 2]>,
     kernel: super::simd::Kernel,
 }
@@ -284,7 +317,7 @@ impl<T: Real> Pull<T> {
         kernel: super::simd::Kernel,
     ) -> Result<Pull<T>, super::layout::LayoutError> {
         let lay = Layout::new(set)?;
-        let (pr, halves) = fresh::<T>(&lay);
+        let (pr, tails) = fresh::<T>(&lay);
         let zero = T::of(0.0);
         let rows = lay.flow_at.len();
         Ok(Pull {
@@ -293,8 +326,7 @@ impl<T: Real> Pull<T> {
             rate: vec![[zero; W]; rows],
             normalized: vec![[zero; W]; rows],
             head_acc: vec![[zero; 4]; lay.heads.len() + 1],
-            tail_acc: vec![[zero; 4]; lay.tails.len() + 1],
-            halves,
+            tails,
             pr,
             kernel: kernel.supported(),
             lay,
@@ -320,13 +352,13 @@ impl<T: Real> Pull<T> {
             &self.lay,
             0,
             self.lay.slices(),
-            &self.halves,
+            &self.pr,
             &self.params,
             FlowOut {
                 rate: &mut self.rate,
                 normalized: &mut self.normalized,
                 head_acc: &mut self.head_acc[..nh],
-                tail_acc: &mut self.tail_acc,
+                tails: &mut self.tails,
             },
         );
         super::simd::link_pass(
@@ -334,10 +366,10 @@ impl<T: Real> Pull<T> {
             &self.lay,
             &self.cap,
             &self.head_acc,
-            &[&self.tail_acc],
+            &[&self.tails],
             &mut self.pr,
-            &mut self.halves,
         );
+        super::simd::tail_refresh(self.kernel, &self.lay, &self.pr, &mut self.tails);
     }
 
     /// Rates of the last iteration, per original flow.
@@ -347,7 +379,7 @@ impl<T: Real> Pull<T> {
 
     /// F-NORM-normalized rates of the last iteration (eq. 9), per original flow.
     pub fn normalized(&self) -> Vec<f64> {
-        normalized_now(&self.lay, &self.rate, &self.halves)
+        normalized_now(&self.lay, &self.rate, &self.pr, &self.tails)
     }
 
     /// The normalized rates the last flow pass computed (those of the iteration before the
@@ -369,12 +401,6 @@ impl<T: Real> Pull<T> {
                 self.pr[i][0] = T::of(p[l as usize]);
             }
         }
-        let pr = &self.pr;
-        for (h, &[a, b]) in self.lay.heads.iter().enumerate() {
-            self.halves.head_p[h] = pr[a as usize][0] + pr[b as usize][0];
-        }
-        for (t, &[a, b]) in self.lay.tails.iter().enumerate() {
-            self.halves.tail_pr[t][0] = pr[a as usize][0] + pr[b as usize][0];
-        }
+        tail_refresh(&self.lay, &self.pr, &mut self.tails);
     }
 }

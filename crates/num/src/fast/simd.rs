@@ -5,8 +5,10 @@
 //! that concerns CPU features is in this module.
 
 use super::layout::{Layout, W};
-use super::pull::{self, FlowOut, Halves};
+use super::pull::{self, FlowOut, Tail};
 use super::Real;
+#[cfg(target_arch = "x86_64")]
+use std::any::TypeId;
 
 /// Which compilation of the phases runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,11 +69,11 @@ mod x86 {
         lay: &Layout,
         k0: usize,
         k1: usize,
-        halves: &Halves<T>,
+        pr: &[[T; 2]],
         params: &[[[T; W]; 3]],
         out: FlowOut<'_, T>,
     ) {
-        pull::flow_pass(lay, k0, k1, halves, params, out)
+        pull::flow_pass(lay, k0, k1, pr, params, out)
     }
 
     #[target_feature(enable = "avx2,fma")]
@@ -79,11 +81,11 @@ mod x86 {
         lay: &Layout,
         k0: usize,
         k1: usize,
-        halves: &Halves<T>,
+        pr: &[[T; 2]],
         params: &[[[T; W]; 3]],
         out: FlowOut<'_, T>,
     ) {
-        pull::flow_pass(lay, k0, k1, halves, params, out)
+        pull::flow_pass(lay, k0, k1, pr, params, out)
     }
 
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
@@ -91,11 +93,20 @@ mod x86 {
         lay: &Layout,
         cap: &[T],
         head_acc: &[[T; 4]],
-        tail_accs: &[&[[T; 4]]],
+        tails: &[&[Tail<T>]],
         pr: &mut [[T; 2]],
-        halves: &mut Halves<T>,
     ) {
-        pull::link_pass(lay, cap, head_acc, tail_accs, pr, halves)
+        pull::link_pass(lay, cap, head_acc, tails, pr)
+    }
+
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    pub(super) fn tail_refresh_avx512<T: Real>(lay: &Layout, pr: &[[T; 2]], tails: &mut [Tail<T>]) {
+        pull::tail_refresh(lay, pr, tails)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn tail_refresh_avx2<T: Real>(lay: &Layout, pr: &[[T; 2]], tails: &mut [Tail<T>]) {
+        pull::tail_refresh(lay, pr, tails)
     }
 
     #[target_feature(enable = "avx2,fma")]
@@ -103,11 +114,119 @@ mod x86 {
         lay: &Layout,
         cap: &[T],
         head_acc: &[[T; 4]],
-        tail_accs: &[&[[T; 4]]],
+        tails: &[&[Tail<T>]],
         pr: &mut [[T; 2]],
-        halves: &mut Halves<T>,
     ) {
-        pull::link_pass(lay, cap, head_acc, tail_accs, pr, halves)
+        pull::link_pass(lay, cap, head_acc, tails, pr)
+    }
+
+    /// The flow pass for `f32` with explicit AVX-512 (VL) intrinsics: one `vpgatherdq` of the
+    /// eight tails' `[price, ratio]`, the arithmetic eight lanes wide, and the tail sums added
+    /// as eight 16-byte `[x, d, s, 0]` vectors after an in-register transpose. The same
+    /// operations in the same order as [`pull::flow_pass`], so the results are identical.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new` (every `tail_at`
+    /// entry is below `lay.tails.len()`, every head link below `lay.links()`);
+    /// `out.tails.len() > lay.tails.len()` (asserted).
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    pub(super) unsafe fn flow_pass_f32_avx512(
+        lay: &Layout,
+        k0: usize,
+        k1: usize,
+        pr: &[[f32; 2]],
+        params: &[[[f32; W]; 3]],
+        out: FlowOut<'_, f32>,
+    ) {
+        use std::arch::x86_64::*;
+        const { assert!(W == 8) };
+        assert!(out.tails.len() > lay.tails.len());
+        let base = lay.rows[k0] as usize;
+        // Tail entries are 32 bytes: price and ratio at float 0 and 1, sums at 4, 5, 6.
+        let tails = out.tails.as_mut_ptr() as *mut f32;
+        let zero = _mm256_setzero_ps();
+        let four = _mm256_set1_ps(super::super::DEMAND as f32);
+        let sign = _mm256_set1_ps(-0.0);
+        // Eight `[x, d, s, 0]` quadruples, lane by lane: two in each of four registers.
+        #[inline(always)]
+        fn quads(x: __m256, d: __m256, s: __m256) -> [__m256; 4] {
+            // SAFETY (of the intrinsics): pure register operations, AVX enabled by the caller.
+            unsafe {
+                let z = _mm256_setzero_ps();
+                let xd_lo = _mm256_unpacklo_ps(x, d); // x0 d0 x1 d1 | x4 d4 x5 d5
+                let xd_hi = _mm256_unpackhi_ps(x, d); // x2 d2 x3 d3 | x6 d6 x7 d7
+                let sz_lo = _mm256_unpacklo_ps(s, z); // s0 0 s1 0 | s4 0 s5 0
+                let sz_hi = _mm256_unpackhi_ps(s, z);
+                [
+                    _mm256_shuffle_ps::<0b01_00_01_00>(xd_lo, sz_lo), // lanes 0 | 4
+                    _mm256_shuffle_ps::<0b11_10_11_10>(xd_lo, sz_lo), // lanes 1 | 5
+                    _mm256_shuffle_ps::<0b01_00_01_00>(xd_hi, sz_hi), // lanes 2 | 6
+                    _mm256_shuffle_ps::<0b11_10_11_10>(xd_hi, sz_hi), // lanes 3 | 7
+                ]
+            }
+        }
+        // Lane j of the quads: register j % 4, half j / 4.
+        #[inline(always)]
+        fn lane(q: &[__m256; 4], j: usize) -> __m128 {
+            // SAFETY (of the intrinsics): pure register operations.
+            unsafe {
+                if j < 4 {
+                    _mm256_castps256_ps128(q[j])
+                } else {
+                    _mm256_extractf128_ps::<1>(q[j - 4])
+                }
+            }
+        }
+        for k in k0..k1 {
+            let (mut hp, mut hr) = ([0f32; W], [0f32; W]);
+            for j in 0..W {
+                let [a, b] = lay.heads[k * W + j];
+                let (a, b) = (pr[a as usize], pr[b as usize]);
+                hp[j] = a[0] + b[0];
+                hr[j] = a[1].min(b[1]);
+            }
+            let hp = _mm256_loadu_ps(hp.as_ptr());
+            let hr = _mm256_loadu_ps(hr.as_ptr());
+            let (mut ax, mut ad, mut as_) = (zero, zero, zero);
+            for row in lay.rows[k] as usize..lay.rows[k + 1] as usize {
+                let t = &lay.tail_at[row];
+                let p = &params[row - base];
+                let ti = _mm256_loadu_si256(t.as_ptr() as *const __m256i);
+                // SAFETY: every tail index is below tails.len() (Layout::new, asserted
+                // length); entry t's first 8 bytes are 8-byte unit 4 t.
+                let g =
+                    _mm512_i32gather_epi64::<8>(_mm256_slli_epi32::<2>(ti), tails as *const i64);
+                let pt = _mm256_castsi256_ps(_mm512_cvtepi64_epi32(g));
+                let rt = _mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64::<32>(g)));
+                let w = _mm256_loadu_ps(p[0].as_ptr());
+                let inv_w = _mm256_loadu_ps(p[1].as_ptr());
+                let line = _mm256_loadu_ps(p[2].as_ptr());
+                let r = row - base;
+                let prev = _mm256_loadu_ps(out.rate[r].as_ptr());
+                // minps(a, b) is `if a < b { a } else { b }`, as `Real::min`.
+                let nrm = _mm256_mul_ps(prev, _mm256_min_ps(hr, rt));
+                let q = _mm256_add_ps(hp, pt);
+                let d = _mm256_min_ps(_mm256_div_ps(w, q), _mm256_mul_ps(four, line));
+                let x = _mm256_min_ps(d, line);
+                let s = _mm256_mul_ps(_mm256_xor_ps(_mm256_mul_ps(d, d), sign), inv_w);
+                ax = _mm256_add_ps(ax, x);
+                ad = _mm256_add_ps(ad, d);
+                as_ = _mm256_add_ps(as_, s);
+                _mm256_storeu_ps(out.rate[r].as_mut_ptr(), x);
+                _mm256_storeu_ps(out.normalized[r].as_mut_ptr(), nrm);
+                let q4 = quads(x, d, s);
+                for j in 0..W {
+                    // SAFETY: t[j] < tails.len(); the sums are floats 4..8 of entry t[j].
+                    let at = tails.add(8 * t[j] as usize + 4);
+                    _mm_storeu_ps(at, _mm_add_ps(_mm_loadu_ps(at), lane(&q4, j)));
+                }
+            }
+            let q4 = quads(ax, ad, as_);
+            for j in 0..W {
+                let at = out.head_acc[(k - k0) * W + j].as_mut_ptr();
+                _mm_storeu_ps(at, lane(&q4, j));
+            }
+        }
     }
 }
 
@@ -117,19 +236,37 @@ pub(crate) fn flow_pass<T: Real>(
     lay: &Layout,
     k0: usize,
     k1: usize,
-    halves: &Halves<T>,
+    pr: &[[T; 2]],
     params: &[[[T; W]; 3]],
     out: FlowOut<'_, T>,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Avx512 && TypeId::of::<T>() == TypeId::of::<f32>() {
+        // SAFETY: T is f32, so every cast below is the identity; `Kernel::supported` returned
+        // Avx512 only after detecting the features; `lay` comes from `Layout::new` (callers
+        // hold it immutably) and the lengths are asserted inside.
+        unsafe {
+            let pr = &*(pr as *const [[T; 2]] as *const [[f32; 2]]);
+            let params = &*(params as *const [[[T; W]; 3]] as *const [[[f32; W]; 3]]);
+            let out = FlowOut {
+                rate: &mut *(out.rate as *mut [[T; W]] as *mut [[f32; W]]),
+                normalized: &mut *(out.normalized as *mut [[T; W]] as *mut [[f32; W]]),
+                head_acc: &mut *(out.head_acc as *mut [[T; 4]] as *mut [[f32; 4]]),
+                tails: &mut *(out.tails as *mut [Tail<T>] as *mut [Tail<f32>]),
+            };
+            x86::flow_pass_f32_avx512(lay, k0, k1, pr, params, out);
+        }
+        return;
+    }
     match kernel {
         // SAFETY: `Kernel::supported` returned Avx512 only after detecting every feature
         // this function enables; its code is safe Rust.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => unsafe { x86::flow_pass_avx512(lay, k0, k1, halves, params, out) },
+        Kernel::Avx512 => unsafe { x86::flow_pass_avx512(lay, k0, k1, pr, params, out) },
         // SAFETY: as above, AVX2 and FMA were detected.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe { x86::flow_pass_avx2(lay, k0, k1, halves, params, out) },
-        _ => pull::flow_pass(lay, k0, k1, halves, params, out),
+        Kernel::Avx2 => unsafe { x86::flow_pass_avx2(lay, k0, k1, pr, params, out) },
+        _ => pull::flow_pass(lay, k0, k1, pr, params, out),
     }
 }
 
@@ -139,19 +276,34 @@ pub(crate) fn link_pass<T: Real>(
     lay: &Layout,
     cap: &[T],
     head_acc: &[[T; 4]],
-    tail_accs: &[&[[T; 4]]],
+    tails: &[&[Tail<T>]],
     pr: &mut [[T; 2]],
-    halves: &mut Halves<T>,
 ) {
     match kernel {
         // SAFETY: `Kernel::supported` detected every feature this function enables.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => unsafe {
-            x86::link_pass_avx512(lay, cap, head_acc, tail_accs, pr, halves)
-        },
+        Kernel::Avx512 => unsafe { x86::link_pass_avx512(lay, cap, head_acc, tails, pr) },
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe { x86::link_pass_avx2(lay, cap, head_acc, tail_accs, pr, halves) },
-        _ => pull::link_pass(lay, cap, head_acc, tail_accs, pr, halves),
+        Kernel::Avx2 => unsafe { x86::link_pass_avx2(lay, cap, head_acc, tails, pr) },
+        _ => pull::link_pass(lay, cap, head_acc, tails, pr),
+    }
+}
+
+/// [`pull::tail_refresh`] compiled for `kernel` (which must come from [`Kernel::supported`]).
+pub(crate) fn tail_refresh<T: Real>(
+    kernel: Kernel,
+    lay: &Layout,
+    pr: &[[T; 2]],
+    tails: &mut [Tail<T>],
+) {
+    match kernel {
+        // SAFETY: `Kernel::supported` detected every feature this function enables.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe { x86::tail_refresh_avx512(lay, pr, tails) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { x86::tail_refresh_avx2(lay, pr, tails) },
+        _ => pull::tail_refresh(lay, pr, tails),
     }
 }
