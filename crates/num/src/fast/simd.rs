@@ -228,6 +228,78 @@ mod x86 {
             }
         }
     }
+
+    /// The first part of the link pass for `f32` with explicit AVX-512 (VL) intrinsics: each
+    /// ELLPACK entry is one 16-byte load and add, the eight sums are transposed in registers
+    /// and the price update (eq. 4) and ratios run eight links wide, in the same operations
+    /// and order as [`pull::link_pass`] (identical results).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new` (ELLPACK entries
+    /// below `lay.heads.len() + 1` and `lay.tails.len() + 1`); the lengths of `head_acc`,
+    /// every `tails[i]`, `cap` and `pr` match (asserted).
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    pub(super) unsafe fn link_pass_f32_avx512(
+        lay: &Layout,
+        cap: &[f32],
+        head_acc: &[[f32; 4]],
+        tails: &[&[Tail<f32>]],
+        pr: &mut [[f32; 2]],
+    ) {
+        use std::arch::x86_64::*;
+        const { assert!(W == 8) };
+        assert_eq!(head_acc.len(), lay.heads.len() + 1);
+        assert!(tails.iter().all(|t| t.len() == lay.tails.len() + 1));
+        assert!(cap.len() == lay.links() && pr.len() == lay.links());
+        let (lh, lt) = (&lay.link_heads, &lay.link_tails);
+        let heads = head_acc.as_ptr() as *const f32;
+        let gamma = _mm256_set1_ps(super::super::GAMMA as f32);
+        let zero = _mm256_setzero_ps();
+        // Lane order inside the registers below: links 0 1 4 5 | 2 3 6 7 of the slice.
+        let order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+        for k in 0..lh.slices() {
+            let mut s = [_mm_setzero_ps(); W];
+            for e in &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize] {
+                for j in 0..W {
+                    // SAFETY: e[j] <= lay.heads.len() < head_acc.len().
+                    s[j] = _mm_add_ps(s[j], _mm_loadu_ps(heads.add(4 * e[j] as usize)));
+                }
+            }
+            for t in tails {
+                let base = t.as_ptr() as *const f32;
+                for e in &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize] {
+                    for j in 0..W {
+                        // SAFETY: e[j] <= lay.tails.len() < t.len(); sums at floats 4..8.
+                        let v = _mm_loadu_ps(base.add(8 * e[j] as usize + 4));
+                        s[j] = _mm_add_ps(s[j], v);
+                    }
+                }
+            }
+            let y = |a: usize, b: usize| _mm256_set_m128(s[b], s[a]);
+            let (y0, y1, y2, y3) = (y(0, 2), y(1, 3), y(4, 6), y(5, 7));
+            let (t0, t1) = (_mm256_unpacklo_ps(y0, y1), _mm256_unpackhi_ps(y0, y1));
+            let (t2, t3) = (_mm256_unpacklo_ps(y2, y3), _mm256_unpackhi_ps(y2, y3));
+            let load = _mm256_shuffle_ps::<0b01_00_01_00>(t0, t2);
+            let demand = _mm256_shuffle_ps::<0b11_10_11_10>(t0, t2);
+            let h = _mm256_shuffle_ps::<0b01_00_01_00>(t1, t3);
+            let c = _mm256_permutevar8x32_ps(_mm256_loadu_ps(cap[k * W..].as_ptr()), order);
+            let at = pr[k * W..(k + 1) * W].as_mut_ptr() as *mut f32;
+            let (a, b) = (_mm256_loadu_ps(at), _mm256_loadu_ps(at.add(8)));
+            let p = _mm256_shuffle_ps::<0b10_00_10_00>(a, b);
+            // Eq. (4), as in `pull::link_pass`: maxps(x, 0) is `if x > 0 { x } else { 0 }`.
+            let stepped = _mm256_max_ps(
+                _mm256_sub_ps(
+                    p,
+                    _mm256_div_ps(_mm256_mul_ps(gamma, _mm256_sub_ps(demand, c)), h),
+                ),
+                zero,
+            );
+            let next = _mm256_blendv_ps(p, stepped, _mm256_cmp_ps::<_CMP_LT_OQ>(h, zero));
+            let ratio = _mm256_div_ps(c, load);
+            _mm256_storeu_ps(at, _mm256_unpacklo_ps(next, ratio));
+            _mm256_storeu_ps(at.add(8), _mm256_unpackhi_ps(next, ratio));
+        }
+    }
 }
 
 /// [`pull::flow_pass`] compiled for `kernel` (which must come from [`Kernel::supported`]).
@@ -279,6 +351,23 @@ pub(crate) fn link_pass<T: Real>(
     tails: &[&[Tail<T>]],
     pr: &mut [[T; 2]],
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Avx512 && TypeId::of::<T>() == TypeId::of::<f32>() {
+        // SAFETY: T is f32, so every cast below is the identity; `Kernel::supported` returned
+        // Avx512 only after detecting the features; `lay` comes from `Layout::new` and the
+        // lengths are asserted inside.
+        unsafe {
+            let cap = &*(cap as *const [T] as *const [f32]);
+            let head_acc = &*(head_acc as *const [[T; 4]] as *const [[f32; 4]]);
+            let tails: Vec<&[Tail<f32>]> = tails
+                .iter()
+                .map(|t| &*(*t as *const [Tail<T>] as *const [Tail<f32>]))
+                .collect();
+            let pr = &mut *(pr as *mut [[T; 2]] as *mut [[f32; 2]]);
+            x86::link_pass_f32_avx512(lay, cap, head_acc, &tails, pr);
+        }
+        return;
+    }
     match kernel {
         // SAFETY: `Kernel::supported` detected every feature this function enables.
         #[cfg(target_arch = "x86_64")]
