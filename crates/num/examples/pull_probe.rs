@@ -19,6 +19,17 @@ fn main() {
         );
         return;
     }
+    if let Some(threads) = which.strip_prefix("par").and_then(|t| t.parse().ok()) {
+        let mut p = dctc_num::fast::PullParallel::<f32>::new(&set, threads).unwrap();
+        p.run(100);
+        let mut t = p.run(iters);
+        t.sort_unstable();
+        println!(
+            "par{threads} {:.2} us/iter (median)",
+            t[t.len() / 2] as f64 / 1e3
+        );
+        return;
+    }
     let mut p = dctc_num::fast::Pull::<f32>::new(&set).unwrap();
     let l = p.layout();
     println!(

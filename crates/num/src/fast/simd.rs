@@ -359,12 +359,9 @@ pub(crate) fn link_pass<T: Real>(
         unsafe {
             let cap = &*(cap as *const [T] as *const [f32]);
             let head_acc = &*(head_acc as *const [[T; 4]] as *const [[f32; 4]]);
-            let tails: Vec<&[Tail<f32>]> = tails
-                .iter()
-                .map(|t| &*(*t as *const [Tail<T>] as *const [Tail<f32>]))
-                .collect();
+            let tails = &*(tails as *const [&[Tail<T>]] as *const [&[Tail<f32>]]);
             let pr = &mut *(pr as *mut [[T; 2]] as *mut [[f32; 2]]);
-            x86::link_pass_f32_avx512(lay, cap, head_acc, &tails, pr);
+            x86::link_pass_f32_avx512(lay, cap, head_acc, tails, pr);
         }
         return;
     }
