@@ -7,8 +7,9 @@
 //! - [`pull`] (the fast path): paths split into two shared *halves* ([`layout`]), flows
 //!   renumbered, link sums *pulled* by halves in sliced-ELLPACK form, F-NORM fused into the
 //!   next iteration's flow pass, so one iteration is one flow pass and one link pass;
-//!   [`par::PullParallel`] runs it with two barriers per iteration and no merge. The phases are
-//!   compiled again for AVX-512 / AVX2, chosen at run time ([`simd`]).
+//!   [`par::PullParallel`] runs it with one barrier per iteration and no merge of link
+//!   copies. The phases are compiled again for AVX-512 / AVX2 (with explicit AVX-512 kernels
+//!   for `f32`), chosen at run time ([`simd`]).
 //! - [`push`] (the first fast path, kept as the same-run baseline): four link slots per flow,
 //!   a scatter-add of every flow's rate into its links, F-NORM as a separate pass.
 //!

@@ -93,6 +93,19 @@ pub struct Layout {
 /// Why a flow set does not fit the pull layout.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum LayoutError {
+    /// Arrays of the flow set whose lengths disagree.
+    #[error("flow set: {0}")]
+    Shape(String),
+    /// A weight or line rate that is not positive and finite.
+    #[error("flow {flow}: {what} {value} is not positive and finite")]
+    BadFlow {
+        /// The flow.
+        flow: usize,
+        /// `weight` or `line rate`.
+        what: &'static str,
+        /// The value.
+        value: f64,
+    },
     /// A flow whose four link slots are all the dummy.
     #[error("flow {0} has no link")]
     EmptyPath(usize),
@@ -130,6 +143,27 @@ impl Layout {
     pub fn new(set: &FlowSet) -> Result<Layout, LayoutError> {
         let dummy = set.dummy as u32;
         let n = set.flows();
+        if set.links.len() != 4 * n || set.line.len() != n || set.capacity.len() != set.dummy + 1 {
+            return Err(LayoutError::Shape(format!(
+                "{n} weights, {} line rates, {} link slots (want 4 per flow), {} capacities \
+                 for {} links and the dummy",
+                set.line.len(),
+                set.links.len(),
+                set.capacity.len(),
+                set.dummy
+            )));
+        }
+        for f in 0..n {
+            for (what, value) in [("weight", set.weight[f]), ("line rate", set.line[f])] {
+                if !(value > 0.0 && value.is_finite()) {
+                    return Err(LayoutError::BadFlow {
+                        flow: f,
+                        what,
+                        value,
+                    });
+                }
+            }
+        }
         // Split every path into (head, tail) link pairs.
         let mut split: Vec<([u32; 2], [u32; 2])> = Vec::with_capacity(n);
         for f in 0..n {

@@ -351,7 +351,7 @@ fn layout_places_every_flow_once_and_splits_paths_into_head_and_tail() {
 }
 
 #[test]
-fn layout_rejects_empty_paths_and_unknown_links() {
+fn layout_rejects_empty_paths_unknown_links_bad_weights_and_bad_shapes() {
     let mut set = random_set(10, 5, 11);
     set.links[8..12].copy_from_slice(&[5; 4]);
     assert_eq!(Layout::new(&set).unwrap_err(), LayoutError::EmptyPath(2));
