@@ -320,6 +320,16 @@ impl BenchRow {
     pub fn flows_per_core_us(&self) -> f64 {
         self.flows as f64 / (self.f32_mt_us * self.threads as f64)
     }
+
+    /// Flows per core-microsecond of the single-threaded f32 run.
+    pub fn flows_per_core_us_1t(&self) -> f64 {
+        self.flows as f64 / self.f32_1t_us
+    }
+
+    /// Flows per core-microsecond in Flowtune's run.
+    pub fn paper_flows_per_core_us(&self) -> f64 {
+        self.flows as f64 / (self.paper_us * self.paper_cores as f64)
+    }
 }
 
 /// Flowtune §6.1: (cores, nodes, flows, microseconds per iteration).
@@ -393,28 +403,31 @@ pub fn bench_table(threads: usize, iterations: usize) -> Vec<BenchRow> {
         .collect()
 }
 
-/// The table as Markdown, Flowtune's column beside ours.
+/// The table as Markdown, Flowtune's columns beside ours.
 pub fn bench_markdown(rows: &[BenchRow]) -> String {
     let Some(r0) = rows.first() else {
         return String::new();
     };
     let th = r0.threads;
     let mut s = format!(
-        "| Flowtune cores | nodes | flows | Flowtune us | push f32 1t us (before) | pull f64 1t us | \
-         pull f32 1t us | pull f32 {th}t us | flows per core-us ({th}t) | best / Flowtune |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n"
+        "| Flowtune cores | nodes | flows | Flowtune us | Flowtune flows per core-us | \
+         push f32 1t us (before) | pull f64 1t us | pull f32 1t us | pull f32 {th}t us | \
+         flows per core-us (1t) | flows per core-us ({th}t) | best / Flowtune |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for r in rows {
         s += &format!(
-            "| {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.2} |\n",
+            "| {} | {} | {} | {:.2} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} |\n",
             r.paper_cores,
             r.nodes,
             r.flows,
             r.paper_us,
+            r.paper_flows_per_core_us(),
             r.push_f32_1t_us,
             r.f64_1t_us,
             r.f32_1t_us,
             r.f32_mt_us,
+            r.flows_per_core_us_1t(),
             r.flows_per_core_us(),
             r.best_us() / r.paper_us,
         );
