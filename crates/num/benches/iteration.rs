@@ -56,9 +56,9 @@ fn generic_ned(c: &mut Criterion) {
 }
 
 /// Flowtune's first and fifth §6.1 rows: the push layout (previous fast path, f32) and the
-/// pull layout (f64, f32, f32 on 2 threads with the link pass redundant or split).
+/// pull layout (f64, f32, f32 on 2 threads).
 fn fast_rows(c: &mut Criterion) {
-    use dctc_num::fast::{Clos, Fast, Kernel, Pull, PullParallel, FLOWTUNE_TABLE};
+    use dctc_num::fast::{Clos, Fast, Pull, PullParallel, FLOWTUNE_TABLE};
     for row in [0, 4] {
         let (_, nodes, flows, _) = FLOWTUNE_TABLE[row];
         let set = Clos::for_nodes(nodes, 1).random_flows(flows, 1);
@@ -73,10 +73,6 @@ fn fast_rows(c: &mut Criterion) {
         // 100 iterations per sample amortize the thread start; reported time / 100.
         c.bench_function(&format!("pull_f32_2threads_{name}_x100"), |b| {
             b.iter(|| black_box(par.run(100)))
-        });
-        let mut split = PullParallel::<f32>::with_options(&set, 2, Kernel::detect(), true).unwrap();
-        c.bench_function(&format!("pull_f32_2threads_split_links_{name}_x100"), |b| {
-            b.iter(|| black_box(split.run(100)))
         });
     }
 }

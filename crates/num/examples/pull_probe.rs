@@ -2,9 +2,8 @@
 //! iterations and ITERATIONS timed ones of one variant, printing the median, minimum and 10th
 //! percentile of the per-iteration wall times.
 //!
-//! `pull_probe [ROW 0-6] [ITERATIONS] [pull|push|parN|splitN]` (pull: the pull layout, f32,
-//! one thread; push: the previous layout; parN: the pull layout on N threads; splitN: the same
-//! with the link pass split between the threads).
+//! `pull_probe [ROW 0-6] [ITERATIONS] [pull|push|parN]` (pull: the pull layout, f32, one
+//! thread; push: the previous layout; parN: the pull layout on N threads).
 //! Per-flow counts without set-up: `perf stat` two runs with different ITERATIONS and divide
 //! the difference by (difference of ITERATIONS) x flows.
 
@@ -44,19 +43,11 @@ fn main() {
         println!("push {}", summary(timed(iters, || p.iterate())));
         return;
     }
-    let par = |split: bool, threads: usize| {
-        let kernel = dctc_num::fast::Kernel::detect();
-        let mut p = dctc_num::fast::PullParallel::<f32>::with_options(&set, threads, kernel, split)
-            .unwrap();
-        p.run(100);
-        summary(p.run(iters).iter().map(|&ns| ns as f64 / 1e3).collect())
-    };
     if let Some(threads) = which.strip_prefix("par").and_then(|t| t.parse().ok()) {
-        println!("par{threads} {}", par(false, threads));
-        return;
-    }
-    if let Some(threads) = which.strip_prefix("split").and_then(|t| t.parse().ok()) {
-        println!("split{threads} {}", par(true, threads));
+        let mut p = dctc_num::fast::PullParallel::<f32>::new(&set, threads).unwrap();
+        p.run(100);
+        let t = p.run(iters).iter().map(|&ns| ns as f64 / 1e3).collect();
+        println!("par{threads} {}", summary(t));
         return;
     }
     let mut p = dctc_num::fast::Pull::<f32>::new(&set).unwrap();

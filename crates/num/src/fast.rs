@@ -304,9 +304,6 @@ pub struct BenchRow {
     pub f32_1t_us: f64,
     /// Pull layout, f32, `threads` threads.
     pub f32_mt_us: f64,
-    /// Pull layout, f32, `threads` threads, link pass split between them (two barriers per
-    /// iteration).
-    pub f32_mt_split_us: f64,
     /// Threads used for `f32_mt_us`.
     pub threads: usize,
     /// The kernel the pull layout ran.
@@ -316,12 +313,12 @@ pub struct BenchRow {
 impl BenchRow {
     /// The best of our single- and multi-threaded f32 times.
     pub fn best_us(&self) -> f64 {
-        self.f32_1t_us.min(self.f32_mt_us).min(self.f32_mt_split_us)
+        self.f32_1t_us.min(self.f32_mt_us)
     }
 
-    /// Flows per core-microsecond of the better multi-threaded run.
+    /// Flows per core-microsecond of the multi-threaded run.
     pub fn flows_per_core_us(&self) -> f64 {
-        self.flows as f64 / (self.f32_mt_us.min(self.f32_mt_split_us) * self.threads as f64)
+        self.flows as f64 / (self.f32_mt_us * self.threads as f64)
     }
 
     /// Flows per core-microsecond of the single-threaded f32 run.
@@ -362,8 +359,7 @@ fn time_into(into: &mut Vec<u64>, iterations: usize, mut step: impl FnMut()) {
 
 /// Reruns Flowtune's §6.1 table on this machine: for each row, a 2-tier Clos with that many
 /// hosts and flows between random pairs, timing one iteration (rate update + price update +
-/// F-NORM). The variants (push f32, pull f64, pull f32, pull f32 on `threads` threads with the
-/// link pass redundant or split) run in
+/// F-NORM). The variants (push f32, pull f64, pull f32, pull f32 on `threads` threads) run in
 /// ten interleaved rounds of `iterations / 10` iterations each after 50 warm-up iterations, so
 /// they see the same machine load; medians over all rounds.
 pub fn bench_table(threads: usize, iterations: usize) -> Vec<BenchRow> {
@@ -377,25 +373,20 @@ pub fn bench_table(threads: usize, iterations: usize) -> Vec<BenchRow> {
             let mut p64 = Pull::<f64>::new(&set).expect("Clos paths have 2 or 4 links");
             let mut p32 = Pull::<f32>::new(&set).expect("Clos paths have 2 or 4 links");
             let mut par = PullParallel::<f32>::new(&set, threads).expect("Clos paths");
-            let mut split =
-                PullParallel::<f32>::with_options(&set, threads, Kernel::detect(), true)
-                    .expect("Clos paths");
-            let mut t = [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+            let mut t = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
             for _ in 0..50 {
                 push.iterate();
                 p64.iterate();
                 p32.iterate();
             }
             par.run(50);
-            split.run(50);
             for _ in 0..rounds {
                 time_into(&mut t[0], per, || push.iterate());
                 time_into(&mut t[1], per, || p64.iterate());
                 time_into(&mut t[2], per, || p32.iterate());
                 t[3].extend(par.run(per));
-                t[4].extend(split.run(per));
             }
-            let [a, b, c, d, e] = t.map(median);
+            let [a, b, c, d] = t.map(median);
             BenchRow {
                 paper_cores,
                 nodes,
@@ -405,7 +396,6 @@ pub fn bench_table(threads: usize, iterations: usize) -> Vec<BenchRow> {
                 f64_1t_us: b,
                 f32_1t_us: c,
                 f32_mt_us: d,
-                f32_mt_split_us: e,
                 threads,
                 kernel: p32.kernel(),
             }
@@ -422,13 +412,12 @@ pub fn bench_markdown(rows: &[BenchRow]) -> String {
     let mut s = format!(
         "| Flowtune cores | nodes | flows | Flowtune us | Flowtune flows per core-us | \
          push f32 1t us (before) | pull f64 1t us | pull f32 1t us | pull f32 {th}t us | \
-         pull f32 {th}t split links us | flows per core-us (1t) | flows per core-us ({th}t) | \
-         best / Flowtune |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+         flows per core-us (1t) | flows per core-us ({th}t) | best / Flowtune |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for r in rows {
         s += &format!(
-            "| {} | {} | {} | {:.2} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} |\n",
+            "| {} | {} | {} | {:.2} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} |\n",
             r.paper_cores,
             r.nodes,
             r.flows,
@@ -438,7 +427,6 @@ pub fn bench_markdown(rows: &[BenchRow]) -> String {
             r.f64_1t_us,
             r.f32_1t_us,
             r.f32_mt_us,
-            r.f32_mt_split_us,
             r.flows_per_core_us_1t(),
             r.flows_per_core_us(),
             r.best_us() / r.paper_us,

@@ -575,11 +575,10 @@ pub(crate) fn bench() -> Result<()> {
     let kernel = rows.first().map_or("-", |r| r.kernel.name());
     println!(
         "Flowtune §6.1 allocator iteration, medians over 2000 iterations (us); pull layout, \
-         {kernel} kernel; push = the previous layout, same rounds; 2t split = link pass split \
-         (two barriers); f/c-us = flows per core-us"
+         {kernel} kernel; push = the previous layout, same rounds; f/c-us = flows per core-us"
     );
     println!(
-        "{:>6} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>9}",
+        "{:>6} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>9}",
         "cores",
         "nodes",
         "flows",
@@ -589,14 +588,13 @@ pub(crate) fn bench() -> Result<()> {
         "f64 1t",
         "f32 1t",
         "f32 2t",
-        "2t split",
         "f/c-us 1t",
         "f/c-us 2t",
         "best/FT"
     );
     for r in &rows {
         println!(
-            "{:>6} {:>6} {:>6} {:>9.2} {:>9.1} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>11.0} {:>11.0} {:>9.2}",
+            "{:>6} {:>6} {:>6} {:>9.2} {:>9.1} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>11.0} {:>11.0} {:>9.2}",
             r.paper_cores,
             r.nodes,
             r.flows,
@@ -606,7 +604,6 @@ pub(crate) fn bench() -> Result<()> {
             r.f64_1t_us,
             r.f32_1t_us,
             r.f32_mt_us,
-            r.f32_mt_split_us,
             r.flows_per_core_us_1t(),
             r.flows_per_core_us(),
             r.best_us() / r.paper_us

@@ -46,10 +46,6 @@ pub struct PullParallel<T: Real> {
     /// every thread's `tails[i % 2]` and refreshes its own `tails[(i + 1) % 2]`.
     tails: [Vec<Shared<Tail<T>>>; 2],
     copies: Vec<Mutex<Copy<T>>>,
-    /// With [`PullParallel::with_options`]`(.., split_links = true)`: thread `t` updates link
-    /// slices `links.0[t]..links.0[t + 1]` into the shared `links.1`, and a second barrier
-    /// separates that from the tail refresh.
-    links: Option<(Vec<usize>, Shared<[T; 2]>)>,
     /// Iterations run so far (selects the parity).
     done: usize,
     kernel: Kernel,
@@ -67,18 +63,6 @@ impl<T: Real> PullParallel<T> {
         threads: usize,
         kernel: Kernel,
     ) -> Result<PullParallel<T>, LayoutError> {
-        Self::with_options(set, threads, kernel, false)
-    }
-
-    /// As [`PullParallel::with_kernel`]; with `split_links` the link pass is split between
-    /// the threads too (each updates its share of the links into one shared price array),
-    /// at the cost of a second barrier per iteration.
-    pub fn with_options(
-        set: &FlowSet,
-        threads: usize,
-        kernel: Kernel,
-        split_links: bool,
-    ) -> Result<PullParallel<T>, LayoutError> {
         let threads = threads.max(1);
         let lay = Layout::new(set)?;
         let zero = T::of(0.0);
@@ -92,21 +76,6 @@ impl<T: Real> PullParallel<T> {
         }
         split.push(lay.slices());
         let (pr, fresh_tails) = fresh::<T>(&lay);
-        let links = split_links.then(|| {
-            // Link slices with equal numbers of ELLPACK rows (heads and tails).
-            let (lh, lt) = (&lay.link_heads, &lay.link_tails);
-            let cum = |k: usize| (lh.rows[k] + lt.rows[k]) as usize;
-            let total = cum(lh.slices());
-            let mut cut = vec![0];
-            for t in 1..threads {
-                let k = (0..=lh.slices())
-                    .find(|&k| cum(k) * threads >= total * t)
-                    .unwrap_or(lh.slices());
-                cut.push(k.max(*cut.last().expect("nonempty")));
-            }
-            cut.push(lh.slices());
-            (cut, Shared::new(pr.clone()))
-        });
         let copies = (0..threads)
             .map(|_| Mutex::new(Copy { pr: pr.clone() }))
             .collect();
@@ -125,7 +94,6 @@ impl<T: Real> PullParallel<T> {
             head_acc: [heads(), heads()],
             tails: [tails(), tails()],
             copies,
-            links,
             done: 0,
             kernel: kernel.supported(),
             lay,
@@ -176,9 +144,7 @@ impl<T: Real> PullParallel<T> {
         // this thread's to write in iteration i: their other readers are the link passes of
         // iteration i - 2 (finished before every thread arrived at the barrier of iteration
         // i - 1, which this thread has passed) and of iteration i (after this iteration's
-        // barrier); this thread refreshed `tails[p][t]` in its own link pass of i - 1. The
-        // shared prices (split mode) are written only between the two barriers of an
-        // iteration, after every thread has finished the flow pass.
+        // barrier); this thread refreshed `tails[p][t]` in its own link pass of i - 1.
         let out = unsafe {
             FlowOut {
                 rate: self.rate.range_mut(r0, r1),
@@ -187,17 +153,12 @@ impl<T: Real> PullParallel<T> {
                 tails: self.tails[p][t].range_mut(0, ntails + 1),
             }
         };
-        let pr_in: &[[T; 2]] = match &self.links {
-            // SAFETY: see above.
-            Some((_, shared)) => unsafe { shared.get() },
-            None => &copy.pr,
-        };
         simd::flow_pass(
             self.kernel,
             &self.lay,
             k0,
             k1,
-            pr_in,
+            &copy.pr,
             &self.params[r0..r1],
             out,
         );
@@ -212,41 +173,20 @@ impl<T: Real> PullParallel<T> {
                     self.tails[p].iter().map(|s| s.get()).collect(),
                 )
             };
-            let all = self.lay.link_heads.slices();
-            match &self.links {
-                Some((cut, shared)) => {
-                    let (l0, l1) = (cut[t], cut[t + 1]);
-                    // SAFETY: link slices l0..l1 are this thread's alone; nobody reads the
-                    // shared prices between the two barriers.
-                    let pr = unsafe { shared.range_mut(l0 * W, l1 * W) };
-                    simd::link_pass(self.kernel, &self.lay, l0, l1, &self.cap, heads, &tails, pr);
-                }
-                None => simd::link_pass(
-                    self.kernel,
-                    &self.lay,
-                    0,
-                    all,
-                    &self.cap,
-                    heads,
-                    &tails,
-                    &mut copy.pr,
-                ),
-            }
+            simd::link_pass(
+                self.kernel,
+                &self.lay,
+                &self.cap,
+                heads,
+                &tails,
+                &mut copy.pr,
+            );
         }
-        let pr_out: &[[T; 2]] = match &self.links {
-            Some((_, shared)) => {
-                barrier.wait();
-                // SAFETY: every thread's share of the prices was written before the second
-                // barrier; the next writes follow the next iteration's first barrier.
-                unsafe { shared.get() }
-            }
-            None => &copy.pr,
-        };
         // SAFETY: `tails[1 - p][t]` was last read by the link passes of iteration i - 1, all
         // finished before this iteration's barrier, and is next read by this thread's flow
         // pass of iteration i + 1 and the link passes after the barrier of i + 1.
         let next = unsafe { self.tails[1 - p][t].range_mut(0, ntails + 1) };
-        simd::tail_refresh(self.kernel, &self.lay, pr_out, &mut next[..ntails]);
+        simd::tail_refresh(self.kernel, &self.lay, &copy.pr, &mut next[..ntails]);
     }
 
     /// F-NORM-normalized rates of the last iteration (eq. 9), per original flow.
@@ -254,22 +194,12 @@ impl<T: Real> PullParallel<T> {
         // SAFETY: `&mut self`: no run is in progress.
         let (rate, tails) = unsafe { (self.rate.get(), self.tails[self.done % 2][0].get()) };
         let copy = self.copies[0].lock().expect("copy");
-        let pr = match &self.links {
-            // SAFETY: `&mut self`: no run is in progress.
-            Some((_, shared)) => unsafe { shared.get() },
-            None => &copy.pr,
-        };
-        normalized_now(&self.lay, rate, pr, tails)
+        normalized_now(&self.lay, rate, &copy.pr, tails)
     }
 
-    /// Link prices of thread `t`'s copy (every copy is the same; the shared prices when the
-    /// link pass is split), in the flow set's order.
-    pub fn prices(&mut self, t: usize) -> Vec<f64> {
+    /// Link prices of thread `t`'s copy (every copy is the same), in the flow set's order.
+    pub fn prices(&self, t: usize) -> Vec<f64> {
         let copy = self.copies[t].lock().expect("copy");
-        match &self.links {
-            // SAFETY: `&mut self`: no run is in progress.
-            Some((_, shared)) => external_prices(&self.lay, unsafe { shared.get() }),
-            None => external_prices(&self.lay, &copy.pr),
-        }
+        external_prices(&self.lay, &copy.pr)
     }
 }

@@ -149,14 +149,11 @@ fn sell_add_tails<T: Real>(s: &mut [[T; 4]; W], entries: &[[u32; W]], src: &[Tai
     }
 }
 
-/// Link pass, first part: the price (eq. 4) and F-NORM ratio of the links of link slices
-/// `k0..k1` (`pr` holds theirs) from the head sums and the tail sums (one tail array per
-/// thread, each with a zero entry past the tails).
+/// Link pass, first part: every link's price (eq. 4) and F-NORM ratio (`pr`) from the head
+/// sums and the tail sums (one tail array per thread, each with a zero entry past the tails).
 #[inline(always)]
 pub(crate) fn link_pass<T: Real>(
     lay: &Layout,
-    k0: usize,
-    k1: usize,
     cap: &[T],
     head_acc: &[[T; 4]],
     tails: &[&[Tail<T>]],
@@ -165,7 +162,7 @@ pub(crate) fn link_pass<T: Real>(
     let zero = T::of(0.0);
     let gamma = T::of(GAMMA);
     let (lh, lt) = (&lay.link_heads, &lay.link_tails);
-    for k in k0..k1 {
+    for k in 0..lh.slices() {
         let mut s = [[zero; 4]; W];
         sell_add(
             &mut s,
@@ -180,9 +177,7 @@ pub(crate) fn link_pass<T: Real>(
             );
         }
         let cap: &[T; W] = cap[k * W..(k + 1) * W].try_into().expect("W");
-        let pr: &mut [[T; 2]; W] = (&mut pr[(k - k0) * W..(k - k0 + 1) * W])
-            .try_into()
-            .expect("W");
+        let pr: &mut [[T; 2]; W] = (&mut pr[k * W..(k + 1) * W]).try_into().expect("W");
         // Lanes side by side (structure of arrays), so the divisions vectorize.
         let load: [T; W] = std::array::from_fn(|j| s[j][0]);
         let demand: [T; W] = std::array::from_fn(|j| s[j][1]);
@@ -369,8 +364,6 @@ impl<T: Real> Pull<T> {
         super::simd::link_pass(
             self.kernel,
             &self.lay,
-            0,
-            self.lay.link_heads.slices(),
             &self.cap,
             &self.head_acc,
             &[&self.tails],

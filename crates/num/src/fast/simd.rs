@@ -91,14 +91,12 @@ mod x86 {
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
     pub(super) fn link_pass_avx512<T: Real>(
         lay: &Layout,
-        k0: usize,
-        k1: usize,
         cap: &[T],
         head_acc: &[[T; 4]],
         tails: &[&[Tail<T>]],
         pr: &mut [[T; 2]],
     ) {
-        pull::link_pass(lay, k0, k1, cap, head_acc, tails, pr)
+        pull::link_pass(lay, cap, head_acc, tails, pr)
     }
 
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
@@ -114,14 +112,12 @@ mod x86 {
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn link_pass_avx2<T: Real>(
         lay: &Layout,
-        k0: usize,
-        k1: usize,
         cap: &[T],
         head_acc: &[[T; 4]],
         tails: &[&[Tail<T>]],
         pr: &mut [[T; 2]],
     ) {
-        pull::link_pass(lay, k0, k1, cap, head_acc, tails, pr)
+        pull::link_pass(lay, cap, head_acc, tails, pr)
     }
 
     /// The flow pass for `f32` with explicit AVX-512 (VL) intrinsics: one `vpgatherdq` of the
@@ -245,8 +241,6 @@ mod x86 {
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
     pub(super) unsafe fn link_pass_f32_avx512(
         lay: &Layout,
-        k0: usize,
-        k1: usize,
         cap: &[f32],
         head_acc: &[[f32; 4]],
         tails: &[&[Tail<f32>]],
@@ -256,15 +250,14 @@ mod x86 {
         const { assert!(W == 8) };
         assert_eq!(head_acc.len(), lay.heads.len() + 1);
         assert!(tails.iter().all(|t| t.len() == lay.tails.len() + 1));
-        assert!(k0 <= k1 && k1 <= lay.link_heads.slices());
-        assert!(cap.len() == lay.links() && pr.len() == (k1 - k0) * W);
+        assert!(cap.len() == lay.links() && pr.len() == lay.links());
         let (lh, lt) = (&lay.link_heads, &lay.link_tails);
         let heads = head_acc.as_ptr() as *const f32;
         let gamma = _mm256_set1_ps(super::super::GAMMA as f32);
         let zero = _mm256_setzero_ps();
         // Lane order inside the registers below: links 0 1 4 5 | 2 3 6 7 of the slice.
         let order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
-        for k in k0..k1 {
+        for k in 0..lh.slices() {
             let mut s = [_mm_setzero_ps(); W];
             for e in &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize] {
                 for j in 0..W {
@@ -290,7 +283,7 @@ mod x86 {
             let demand = _mm256_shuffle_ps::<0b11_10_11_10>(t0, t2);
             let h = _mm256_shuffle_ps::<0b01_00_01_00>(t1, t3);
             let c = _mm256_permutevar8x32_ps(_mm256_loadu_ps(cap[k * W..].as_ptr()), order);
-            let at = pr[(k - k0) * W..(k - k0 + 1) * W].as_mut_ptr() as *mut f32;
+            let at = pr[k * W..(k + 1) * W].as_mut_ptr() as *mut f32;
             let (a, b) = (_mm256_loadu_ps(at), _mm256_loadu_ps(at.add(8)));
             let p = _mm256_shuffle_ps::<0b10_00_10_00>(a, b);
             // Eq. (4), as in `pull::link_pass`: maxps(x, 0) is `if x > 0 { x } else { 0 }`.
@@ -350,12 +343,9 @@ pub(crate) fn flow_pass<T: Real>(
 }
 
 /// [`pull::link_pass`] compiled for `kernel` (which must come from [`Kernel::supported`]).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn link_pass<T: Real>(
     kernel: Kernel,
     lay: &Layout,
-    k0: usize,
-    k1: usize,
     cap: &[T],
     head_acc: &[[T; 4]],
     tails: &[&[Tail<T>]],
@@ -371,18 +361,18 @@ pub(crate) fn link_pass<T: Real>(
             let head_acc = &*(head_acc as *const [[T; 4]] as *const [[f32; 4]]);
             let tails = &*(tails as *const [&[Tail<T>]] as *const [&[Tail<f32>]]);
             let pr = &mut *(pr as *mut [[T; 2]] as *mut [[f32; 2]]);
-            x86::link_pass_f32_avx512(lay, k0, k1, cap, head_acc, tails, pr);
+            x86::link_pass_f32_avx512(lay, cap, head_acc, tails, pr);
         }
         return;
     }
     match kernel {
         // SAFETY: `Kernel::supported` detected every feature this function enables.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => unsafe { x86::link_pass_avx512(lay, k0, k1, cap, head_acc, tails, pr) },
+        Kernel::Avx512 => unsafe { x86::link_pass_avx512(lay, cap, head_acc, tails, pr) },
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe { x86::link_pass_avx2(lay, k0, k1, cap, head_acc, tails, pr) },
-        _ => pull::link_pass(lay, k0, k1, cap, head_acc, tails, pr),
+        Kernel::Avx2 => unsafe { x86::link_pass_avx2(lay, cap, head_acc, tails, pr) },
+        _ => pull::link_pass(lay, cap, head_acc, tails, pr),
     }
 }
 
