@@ -15,7 +15,7 @@
 //! A row is `W` flows of `W` different heads: the head's price and ratio are per lane and
 //! constant over the slice, and its sums of rate, demand and slope are *pulled* into per-lane
 //! registers with no scatter and no branch per flow. Only the tail needs a gather (its price
-//! and ratio) and a scatter (its sums); tails are few and small (16 bytes each).
+//! and ratio) and a scatter (its sums), both in one 32-byte entry per tail.
 //!
 //! Links are numbered by how many halves contain them and cut into slices of `W` as well, so
 //! the link pass sums `W` links' halves side by side (sliced ELLPACK again).

@@ -5,10 +5,13 @@
 //!   9), then the rate update (eq. 3) from the head's and the tail's price sums, giving rate
 //!   `x`, demand `d` (up to 4x line rate) and slope `s = d x / d q` (the one-sided slope at
 //!   the line-rate clamp, `-d^2 / w` for `w log x`). The head's sums of `[x, d, s]` stay in
-//!   per-lane registers over the slice; the tail's are added to its 16-byte accumulator.
+//!   per-lane registers over the slice (the head's price sum and ratio are taken from its two
+//!   links once per slice); the tail's are added to its 32-byte entry, which also holds the
+//!   tail's price sum and ratio, so a flow touches one cache line for its tail.
 //! - Link pass: every link sums its heads and tails (sliced ELLPACK, `W` links side by side),
 //!   updates its price (eq. 4, `G = sum d - c`, skipped while no flow crosses the link) and
-//!   F-NORM ratio `c / load` (kept as a reciprocal); then every half's price sum and ratio.
+//!   F-NORM ratio `c / load` (kept as a reciprocal); then every tail entry gets its price sum
+//!   and ratio back, with zero sums (`tail_refresh`).
 //!
 //! The phases are plain functions over slices, shared by the single-threaded [`Pull`] and the
 //! multicore [`super::par::PullParallel`]; `#[inline(always)]` lets [`super::simd`] compile

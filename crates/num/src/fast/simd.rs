@@ -1,8 +1,9 @@
 //! Kernel choice: the portable phases of [`super::pull`] compiled again with AVX-512 or AVX2
-//! enabled (the compiler then vectorizes the flow pass's arithmetic 16 or 8 `f32` wide), picked
-//! at run time with `is_x86_feature_detected!`. The portable build (x86-64 baseline, SSE2) is
-//! the fallback and the oracle the tests compare against. All the `unsafe` of the fast path
-//! that concerns CPU features is in this module.
+//! enabled (the compiler then vectorizes their arithmetic), picked at run time with
+//! `is_x86_feature_detected!`, plus explicit AVX-512 kernels for the `f32` flow and link passes.
+//! The portable build (x86-64 baseline, SSE2) is the fallback and the oracle: every kernel
+//! does the same operations in the same order and gives the same bits (tested). All the
+//! `unsafe` of the fast path that concerns CPU features is in this module.
 
 use super::layout::{Layout, W};
 use super::pull::{self, FlowOut, Tail};
