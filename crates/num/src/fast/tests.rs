@@ -409,3 +409,27 @@ fn pull_zero_prices_give_line_rate_and_finite_prices() {
     assert!(p.iter().all(|p| p.is_finite() && *p >= 0.0));
     assert!(p[..set.links()].iter().any(|p| *p > 0.0));
 }
+
+#[test]
+fn tiny_flow_sets_and_more_threads_than_slices() {
+    // No flow: prices stay at 1, nothing to normalize.
+    let empty = random_set(0, 4, 12);
+    let mut p = Pull::<f64>::new(&empty).unwrap();
+    p.iterate();
+    assert!(p.normalized().is_empty());
+    assert_eq!(&p.prices()[..4], &[1.0; 4]);
+    // One flow, and a few flows on 5 threads (most threads own no slice).
+    for flows in [1, 10] {
+        let set = random_set(flows, 6, 13);
+        let (x, prices) = generic_run(&set, 15);
+        let mut single = Pull::<f64>::new(&set).unwrap();
+        for _ in 0..15 {
+            single.iterate();
+        }
+        assert_close(&x, &single.normalized(), 1e-12, 0.0, "normalized");
+        assert_close(&prices, &single.prices()[..6], 1e-12, 1e-9, "prices");
+        let mut par = PullParallel::<f64>::new(&set, 5).unwrap();
+        par.run(15);
+        assert_close(&x, &par.normalized(), 1e-9, 0.0, "parallel");
+    }
+}
