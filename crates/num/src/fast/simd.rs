@@ -121,8 +121,8 @@ mod x86 {
         pull::link_pass(lay, cap, head_acc, tails, pr)
     }
 
-    /// The flow pass for `f32` with explicit AVX-512 (VL) intrinsics: one `vpgatherdq` of the
-    /// eight tails' `[price, ratio]`, the arithmetic eight lanes wide, and the tail sums added
+    /// The flow pass for `f32` with explicit AVX-512 (VL) intrinsics: the eight tails'
+    /// `[price, ratio]` in one register, the arithmetic eight lanes wide, and the tail sums added
     /// as eight 16-byte `[x, d, s, 0]` vectors after an in-register transpose. The same
     /// operations in the same order as [`pull::flow_pass`], so the results are identical.
     ///
@@ -192,11 +192,12 @@ mod x86 {
             for row in lay.rows[k] as usize..lay.rows[k + 1] as usize {
                 let t = &lay.tail_at[row];
                 let p = &params[row - base];
-                let ti = _mm256_loadu_si256(t.as_ptr() as *const __m256i);
-                // SAFETY: every tail index is below tails.len() (Layout::new, asserted
-                // length); entry t's first 8 bytes are 8-byte unit 4 t.
-                let g =
-                    _mm512_i32gather_epi64::<8>(_mm256_slli_epi32::<2>(ti), tails as *const i64);
+                // Eight scalar 8-byte loads of the tails' `[price, ratio]`, packed into one
+                // register: faster here than `vpgatherdq` (-9% to -16% cycles per flow).
+                // SAFETY: every tail index is below tails.len() (Layout::new, asserted length);
+                // the pair sits at the start of the 32-byte entry.
+                let ld = |j: usize| *(tails.add(8 * t[j] as usize) as *const i64);
+                let g = _mm512_setr_epi64(ld(0), ld(1), ld(2), ld(3), ld(4), ld(5), ld(6), ld(7));
                 let pt = _mm256_castsi256_ps(_mm512_cvtepi64_epi32(g));
                 let rt = _mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64::<32>(g)));
                 let w = _mm256_loadu_ps(p[0].as_ptr());
