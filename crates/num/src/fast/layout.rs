@@ -14,8 +14,8 @@
 //! head `k * W + j` (or padding: weight and line rate 0, so rate, demand and slope are 0).
 //! A row is `W` flows of `W` different heads: the head's price and ratio are per lane and
 //! constant over the slice, and its sums of rate, demand and slope are *pulled* into per-lane
-//! registers with no scatter and no branch per flow. Only the tail needs a gather (its price
-//! and ratio) and a scatter (its sums), both in one 32-byte entry per tail.
+//! registers with no scatter and no branch per flow. Only the tail needs gathers (its two
+//! links' prices and ratios, stored beside the flow) and a scatter (its sums, 16 bytes).
 //!
 //! Links are numbered by how many halves contain them and cut into slices of `W` as well, so
 //! the link pass sums `W` links' halves side by side (sliced ELLPACK again).
@@ -76,6 +76,9 @@ pub struct Layout {
     pub flow_at: Vec<[u32; W]>,
     /// Per position row: the tail of each lane (padding: tail 0, contributing zeros).
     pub tail_at: Vec<[u32; W]>,
+    /// Per position row: the two internal links of each lane's tail (padding: the dummy), so
+    /// the flow pass takes a tail's price and ratio straight from the link table.
+    pub tail_links_at: Vec<[[u32; 2]; W]>,
     /// Per head (slice order, padding heads included): its two internal link ids.
     pub heads: Vec<[u32; 2]>,
     /// Per tail: its two internal link ids.
@@ -231,13 +234,23 @@ impl Layout {
             of_head[head_id[h] as usize].push(f as u32);
         }
         let sell = Sell::new(&of_head, u32::MAX);
-        let tail_at = sell
+        let tail_at: Vec<[u32; W]> = sell
             .idx
             .iter()
             .map(|row| {
                 row.map(|f| match f {
                     u32::MAX => 0,
                     f => tail_id[&split[f as usize].1],
+                })
+            })
+            .collect();
+        let tail_links_at = sell
+            .idx
+            .iter()
+            .map(|row| {
+                row.map(|f| match f {
+                    u32::MAX => [idummy, idummy],
+                    f => split[f as usize].1.map(|l| internal[l as usize]),
                 })
             })
             .collect();
@@ -258,6 +271,7 @@ impl Layout {
             rows: sell.rows,
             flow_at: sell.idx,
             tail_at,
+            tail_links_at,
             link_heads: incidence(&heads),
             link_tails: incidence(&tails),
             heads,

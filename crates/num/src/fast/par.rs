@@ -9,16 +9,15 @@
 //!    heads' sums into the shared head array and its flows' contributions to each tail into
 //!    its own tail array (the *aggregate* step of §5 is these per-thread tail arrays);
 //! 2. barrier;
-//! 3. link pass over *every* link into its own copy of prices and ratios, and its own tail
-//!    entries for the next iteration: the *distribute* step of §5 becomes a redundant
-//!    computation (every thread derives the same prices from the same sums in the same order,
-//!    so the copies stay identical).
+//! 3. link pass over *every* link into its own copy of prices and ratios: the *distribute*
+//!    step of §5 becomes a redundant computation (every thread derives the same prices from
+//!    the same sums in the same order, so the copies stay identical).
 //!
 //! The head and tail arrays are double-buffered by iteration parity, so a thread may start
 //! the next flow pass while others still read the last sums: one barrier per iteration.
 
 use super::layout::{Layout, LayoutError, W};
-use super::pull::{capacities, external_prices, fresh, normalized_now, params, FlowOut, Tail};
+use super::pull::{capacities, external_prices, fresh, normalized_now, params, FlowOut};
 use super::shared::{Shared, SpinBarrier};
 use super::simd::{self, Kernel};
 use super::{FlowSet, Real};
@@ -41,10 +40,8 @@ pub struct PullParallel<T: Real> {
     normalized: Shared<[T; W]>,
     /// Per parity: head sums (plus a zero entry).
     head_acc: [Shared<[T; 4]>; 2],
-    /// Per parity, per thread: tail entries (plus a zero entry). Thread `t`'s flow pass of
-    /// iteration `i` reads prices and adds sums in `tails[i % 2][t]`; its link pass reads
-    /// every thread's `tails[i % 2]` and refreshes its own `tails[(i + 1) % 2]`.
-    tails: [Vec<Shared<Tail<T>>>; 2],
+    /// Per parity, per thread: tail sums (plus a zero entry).
+    tails: [Vec<Shared<[T; 4]>>; 2],
     copies: Vec<Mutex<Copy<T>>>,
     /// Iterations run so far (selects the parity).
     done: usize,
@@ -75,14 +72,14 @@ impl<T: Real> PullParallel<T> {
             split.push(k.max(*split.last().expect("nonempty")));
         }
         split.push(lay.slices());
-        let (pr, fresh_tails) = fresh::<T>(&lay);
+        let pr = fresh::<T>(&lay);
         let copies = (0..threads)
             .map(|_| Mutex::new(Copy { pr: pr.clone() }))
             .collect();
         let heads = || Shared::new(vec![[zero; 4]; lay.heads.len() + 1]);
         let tails = || {
             (0..threads)
-                .map(|_| Shared::new(fresh_tails.clone()))
+                .map(|_| Shared::new(vec![[zero; 4]; lay.tails.len() + 1]))
                 .collect()
         };
         Ok(PullParallel {
@@ -144,7 +141,7 @@ impl<T: Real> PullParallel<T> {
         // this thread's to write in iteration i: their other readers are the link passes of
         // iteration i - 2 (finished before every thread arrived at the barrier of iteration
         // i - 1, which this thread has passed) and of iteration i (after this iteration's
-        // barrier); this thread refreshed `tails[p][t]` in its own link pass of i - 1.
+        // barrier).
         let out = unsafe {
             FlowOut {
                 rate: self.rate.range_mut(r0, r1),
@@ -167,7 +164,7 @@ impl<T: Real> PullParallel<T> {
             // SAFETY: parity p's sums were all written before this iteration's barrier and
             // are next written in iteration i + 2, after the barrier of iteration i + 1, which
             // no thread passes before this thread has finished reading here.
-            let (heads, tails): (&[[T; 4]], Vec<&[Tail<T>]>) = unsafe {
+            let (heads, tails): (&[[T; 4]], Vec<&[[T; 4]]>) = unsafe {
                 (
                     self.head_acc[p].get(),
                     self.tails[p].iter().map(|s| s.get()).collect(),
@@ -182,19 +179,14 @@ impl<T: Real> PullParallel<T> {
                 &mut copy.pr,
             );
         }
-        // SAFETY: `tails[1 - p][t]` was last read by the link passes of iteration i - 1, all
-        // finished before this iteration's barrier, and is next read by this thread's flow
-        // pass of iteration i + 1 and the link passes after the barrier of i + 1.
-        let next = unsafe { self.tails[1 - p][t].range_mut(0, ntails + 1) };
-        simd::tail_refresh(self.kernel, &self.lay, &copy.pr, &mut next[..ntails]);
     }
 
     /// F-NORM-normalized rates of the last iteration (eq. 9), per original flow.
     pub fn normalized(&mut self) -> Vec<f64> {
         // SAFETY: `&mut self`: no run is in progress.
-        let (rate, tails) = unsafe { (self.rate.get(), self.tails[self.done % 2][0].get()) };
+        let rate = unsafe { self.rate.get() };
         let copy = self.copies[0].lock().expect("copy");
-        normalized_now(&self.lay, rate, &copy.pr, tails)
+        normalized_now(&self.lay, rate, &copy.pr)
     }
 
     /// Link prices of thread `t`'s copy (every copy is the same), in the flow set's order.

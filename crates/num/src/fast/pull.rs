@@ -5,13 +5,13 @@
 //!   9), then the rate update (eq. 3) from the head's and the tail's price sums, giving rate
 //!   `x`, demand `d` (up to 4x line rate) and slope `s = d x / d q` (the one-sided slope at
 //!   the line-rate clamp, `-d^2 / w` for `w log x`). The head's sums of `[x, d, s]` stay in
-//!   per-lane registers over the slice (the head's price sum and ratio are taken from its two
-//!   links once per slice); the tail's are added to its 32-byte entry, which also holds the
-//!   tail's price sum and ratio, so a flow touches one cache line for its tail.
+//!   per-lane registers over the slice; the tail's are added to its 16-byte accumulator. Both
+//!   halves' price sums and ratios are taken from the link table (`[price, ratio]` per link,
+//!   small enough to stay in L1 or L2): the head's once per slice, the tail's from the two
+//!   links stored beside each flow, so no per-half price table has to be refreshed.
 //! - Link pass: every link sums its heads and tails (sliced ELLPACK, `W` links side by side),
 //!   updates its price (eq. 4, `G = sum d - c`, skipped while no flow crosses the link) and
-//!   F-NORM ratio `c / load` (kept as a reciprocal); then every tail entry gets its price sum
-//!   and ratio back, with zero sums (`tail_refresh`).
+//!   F-NORM ratio `c / load` (kept as a reciprocal).
 //!
 //! The phases are plain functions over slices, shared by the single-threaded [`Pull`] and the
 //! multicore [`super::par::PullParallel`]; `#[inline(always)]` lets [`super::simd`] compile
@@ -39,19 +39,14 @@ pub(crate) fn params<T: Real>(set: &FlowSet, lay: &Layout) -> Vec<[[T; W]; 3]> {
         .collect()
 }
 
-/// A tail's entry: `[price sum, F-NORM ratio, 0, 0, sum x, sum d, sum s, 0]`. The flow pass
-/// reads the first half and adds to the second, so each flow touches one cache line for its
-/// tail; the link pass reads the sums and writes the next price and ratio with zero sums.
-pub(crate) type Tail<T> = [T; 8];
-
 /// What the flow pass reads and writes for its rows (sub-slices for head slices `k0..k1`).
 pub(crate) struct FlowOut<'a, T> {
     pub(crate) rate: &'a mut [[T; W]],
     pub(crate) normalized: &'a mut [[T; W]],
     /// Heads `k0 * W..k1 * W`.
     pub(crate) head_acc: &'a mut [[T; 4]],
-    /// Every tail, sums zero on entry (plus a zero entry).
-    pub(crate) tails: &'a mut [Tail<T>],
+    /// Every tail's `[sum x, sum d, sum s, 0]` (zeroed here first; plus a zero entry).
+    pub(crate) tails: &'a mut [[T; 4]],
 }
 
 /// Flow pass over head slices `k0..k1` (`params` and the rows of `out` start at row
@@ -68,6 +63,7 @@ pub(crate) fn flow_pass<T: Real>(
     let zero = T::of(0.0);
     let four = T::of(DEMAND);
     let base = lay.rows[k0] as usize;
+    out.tails[..lay.tails.len()].fill([zero; 4]);
     for k in k0..k1 {
         let (mut hp, mut hr) = ([zero; W], [zero; W]);
         for j in 0..W {
@@ -82,10 +78,10 @@ pub(crate) fn flow_pass<T: Real>(
             let [w, inv_w, line] = params[row - base];
             let mut pt = [zero; W];
             let mut rt = [zero; W];
-            for j in 0..W {
-                let v = &out.tails[t[j] as usize];
-                pt[j] = v[0];
-                rt[j] = v[1];
+            for (j, &[a, b]) in lay.tail_links_at[row].iter().enumerate() {
+                let (a, b) = (pr[a as usize], pr[b as usize]);
+                pt[j] = a[0] + b[0];
+                rt[j] = a[1].min(b[1]);
             }
             let prev = out.rate[row - base];
             let (mut x, mut d, mut s, mut nrm) = ([zero; W], [zero; W], [zero; W], [zero; W]);
@@ -108,9 +104,7 @@ pub(crate) fn flow_pass<T: Real>(
             out.normalized[row - base] = nrm;
             for j in 0..W {
                 let a = &mut out.tails[t[j] as usize];
-                a[4] = a[4] + x[j];
-                a[5] = a[5] + d[j];
-                a[6] = a[6] + s[j];
+                *a = [a[0] + x[j], a[1] + d[j], a[2] + s[j], a[3]];
             }
         }
         for j in 0..W {
@@ -136,22 +130,6 @@ fn sell_add<T: Real>(s: &mut [[T; 4]; W], entries: &[[u32; W]], src: &[[T; 4]]) 
     }
 }
 
-/// As [`sell_add`] over the sums in tail entries.
-#[inline(always)]
-fn sell_add_tails<T: Real>(s: &mut [[T; 4]; W], entries: &[[u32; W]], src: &[Tail<T>]) {
-    for e in entries {
-        for j in 0..W {
-            let v = &src[e[j] as usize];
-            s[j] = [
-                s[j][0] + v[4],
-                s[j][1] + v[5],
-                s[j][2] + v[6],
-                s[j][3] + v[7],
-            ];
-        }
-    }
-}
-
 /// Link pass, first part: every link's price (eq. 4) and F-NORM ratio (`pr`) from the head
 /// sums and the tail sums (one tail array per thread, each with a zero entry past the tails).
 #[inline(always)]
@@ -159,7 +137,7 @@ pub(crate) fn link_pass<T: Real>(
     lay: &Layout,
     cap: &[T],
     head_acc: &[[T; 4]],
-    tails: &[&[Tail<T>]],
+    tails: &[&[[T; 4]]],
     pr: &mut [[T; 2]],
 ) {
     let zero = T::of(0.0);
@@ -173,7 +151,7 @@ pub(crate) fn link_pass<T: Real>(
             head_acc,
         );
         for t in tails {
-            sell_add_tails(
+            sell_add(
                 &mut s,
                 &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize],
                 t,
@@ -202,26 +180,6 @@ pub(crate) fn link_pass<T: Real>(
     }
 }
 
-/// Link pass, second part: every tail's price sum and ratio from `pr`, sums zeroed (the
-/// entry past the tails stays zero).
-#[inline(always)]
-pub(crate) fn tail_refresh<T: Real>(lay: &Layout, pr: &[[T; 2]], tails: &mut [Tail<T>]) {
-    let zero = T::of(0.0);
-    for (e, &[a, b]) in tails.iter_mut().zip(&lay.tails) {
-        let (a, b) = (pr[a as usize], pr[b as usize]);
-        *e = [
-            a[0] + b[0],
-            a[1].min(b[1]),
-            zero,
-            zero,
-            zero,
-            zero,
-            zero,
-            zero,
-        ];
-    }
-}
-
 /// Link capacities in `T`, internal order (the dummy's infinite capacity becomes the largest
 /// finite value, padding links get 1).
 pub(crate) fn capacities<T: Real>(set: &FlowSet, lay: &Layout) -> Vec<T> {
@@ -235,13 +193,11 @@ pub(crate) fn capacities<T: Real>(set: &FlowSet, lay: &Layout) -> Vec<T> {
 }
 
 /// Fresh link state: prices 1 (Flowtune §3), the dummy's price 0 and ratio infinite, other
-/// ratios 0 (no F-NORM before the first rates); and the matching tail entries.
-pub(crate) fn fresh<T: Real>(lay: &Layout) -> (Vec<[T; 2]>, Vec<Tail<T>>) {
+/// ratios 0 (no F-NORM before the first rates).
+pub(crate) fn fresh<T: Real>(lay: &Layout) -> Vec<[T; 2]> {
     let mut pr = vec![[T::of(1.0), T::of(0.0)]; lay.links()];
     pr[lay.dummy] = [T::of(0.0), T::of(f64::INFINITY)];
-    let mut tails = vec![[T::of(0.0); 8]; lay.tails.len() + 1];
-    tail_refresh(lay, &pr, &mut tails);
-    (pr, tails)
+    pr
 }
 
 /// Prices in the flow set's link order (the dummy last), from internal order.
@@ -256,21 +212,18 @@ pub(crate) fn external_prices<T: Real>(lay: &Layout, pr: &[[T; 2]]) -> Vec<f64> 
 }
 
 /// F-NORM-normalized rates (eq. 9) of `rate` with the current half ratios, per original flow.
-pub(crate) fn normalized_now<T: Real>(
-    lay: &Layout,
-    rate: &[[T; W]],
-    pr: &[[T; 2]],
-    tails: &[Tail<T>],
-) -> Vec<f64> {
+pub(crate) fn normalized_now<T: Real>(lay: &Layout, rate: &[[T; W]], pr: &[[T; 2]]) -> Vec<f64> {
     let mut out = vec![0.0; lay.flows];
     for k in 0..lay.slices() {
         for row in lay.rows[k] as usize..lay.rows[k + 1] as usize {
             for j in 0..W {
                 let f = lay.flow_at[row][j];
                 if f != u32::MAX {
-                    let t = lay.tail_at[row][j] as usize;
                     let [a, b] = lay.heads[k * W + j];
-                    let r = pr[a as usize][1].min(pr[b as usize][1]).min(tails[t][1]);
+                    let [c, d] = lay.tail_links_at[row][j];
+                    let r = pr[a as usize][1]
+                        .min(pr[b as usize][1])
+                        .min(pr[c as usize][1].min(pr[d as usize][1]));
                     out[f as usize] = (rate[row][j] * r).f64();
                 }
             }
@@ -301,8 +254,8 @@ pub struct Pull<T: Real> {
     normalized: Vec<[T; W]>,
     /// Heads, plus a zero entry (ELLPACK padding).
     head_acc: Vec<[T; 4]>,
-    /// Tails, plus a zero entry.
-    tails: Vec<Tail<T>>,
+    /// Tail sums, plus a zero entry.
+    tails: Vec<[T; 4]>,
     /// `[price, F-NORM ratio]` per internal link.
     pr: Vec<[T; 2]>,
     kernel: super::simd::Kernel,
@@ -320,7 +273,8 @@ impl<T: Real> Pull<T> {
         kernel: super::simd::Kernel,
     ) -> Result<Pull<T>, super::layout::LayoutError> {
         let lay = Layout::new(set)?;
-        let (pr, tails) = fresh::<T>(&lay);
+        let pr = fresh::<T>(&lay);
+        let tails = vec![[T::of(0.0); 4]; lay.tails.len() + 1];
         let zero = T::of(0.0);
         let rows = lay.flow_at.len();
         Ok(Pull {
@@ -372,7 +326,6 @@ impl<T: Real> Pull<T> {
             &[&self.tails],
             &mut self.pr,
         );
-        super::simd::tail_refresh(self.kernel, &self.lay, &self.pr, &mut self.tails);
     }
 
     /// Rates of the last iteration, per original flow.
@@ -382,7 +335,7 @@ impl<T: Real> Pull<T> {
 
     /// F-NORM-normalized rates of the last iteration (eq. 9), per original flow.
     pub fn normalized(&self) -> Vec<f64> {
-        normalized_now(&self.lay, &self.rate, &self.pr, &self.tails)
+        normalized_now(&self.lay, &self.rate, &self.pr)
     }
 
     /// The normalized rates the last flow pass computed (those of the iteration before the
@@ -404,6 +357,5 @@ impl<T: Real> Pull<T> {
                 self.pr[i][0] = T::of(p[l as usize]);
             }
         }
-        tail_refresh(&self.lay, &self.pr, &mut self.tails);
     }
 }

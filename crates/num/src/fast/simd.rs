@@ -6,7 +6,7 @@
 //! `unsafe` of the fast path that concerns CPU features is in this module.
 
 use super::layout::{Layout, W};
-use super::pull::{self, FlowOut, Tail};
+use super::pull::{self, FlowOut};
 use super::Real;
 #[cfg(target_arch = "x86_64")]
 use std::any::TypeId;
@@ -94,20 +94,10 @@ mod x86 {
         lay: &Layout,
         cap: &[T],
         head_acc: &[[T; 4]],
-        tails: &[&[Tail<T>]],
+        tails: &[&[[T; 4]]],
         pr: &mut [[T; 2]],
     ) {
         pull::link_pass(lay, cap, head_acc, tails, pr)
-    }
-
-    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-    pub(super) fn tail_refresh_avx512<T: Real>(lay: &Layout, pr: &[[T; 2]], tails: &mut [Tail<T>]) {
-        pull::tail_refresh(lay, pr, tails)
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn tail_refresh_avx2<T: Real>(lay: &Layout, pr: &[[T; 2]], tails: &mut [Tail<T>]) {
-        pull::tail_refresh(lay, pr, tails)
     }
 
     #[target_feature(enable = "avx2,fma")]
@@ -115,7 +105,7 @@ mod x86 {
         lay: &Layout,
         cap: &[T],
         head_acc: &[[T; 4]],
-        tails: &[&[Tail<T>]],
+        tails: &[&[[T; 4]]],
         pr: &mut [[T; 2]],
     ) {
         pull::link_pass(lay, cap, head_acc, tails, pr)
@@ -143,8 +133,10 @@ mod x86 {
         const { assert!(W == 8) };
         assert!(out.tails.len() > lay.tails.len());
         let base = lay.rows[k0] as usize;
-        // Tail entries are 32 bytes: price and ratio at float 0 and 1, sums at 4, 5, 6.
+        assert_eq!(pr.len(), lay.links());
+        out.tails[..lay.tails.len()].fill([0.0; 4]);
         let tails = out.tails.as_mut_ptr() as *mut f32;
+        let links = pr.as_ptr() as *const i64;
         let zero = _mm256_setzero_ps();
         let four = _mm256_set1_ps(super::super::DEMAND as f32);
         let sign = _mm256_set1_ps(-0.0);
@@ -192,14 +184,38 @@ mod x86 {
             for row in lay.rows[k] as usize..lay.rows[k + 1] as usize {
                 let t = &lay.tail_at[row];
                 let p = &params[row - base];
-                // Eight scalar 8-byte loads of the tails' `[price, ratio]`, packed into one
-                // register: faster here than `vpgatherdq` (-9% to -16% cycles per flow).
-                // SAFETY: every tail index is below tails.len() (Layout::new, asserted length);
-                // the pair sits at the start of the 32-byte entry.
-                let ld = |j: usize| *(tails.add(8 * t[j] as usize) as *const i64);
-                let g = _mm512_setr_epi64(ld(0), ld(1), ld(2), ld(3), ld(4), ld(5), ld(6), ld(7));
-                let pt = _mm256_castsi256_ps(_mm512_cvtepi64_epi32(g));
-                let rt = _mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64::<32>(g)));
+                // The tails' two links' `[price, ratio]`: sixteen scalar 8-byte loads from the
+                // link table (faster here than `vpgatherdq`).
+                // SAFETY: every link is below pr.len() (Layout::new, asserted length).
+                let tl = &lay.tail_links_at[row];
+                let ld = |j: usize, i: usize| *(links.add(tl[j][i] as usize));
+                let ga = _mm512_setr_epi64(
+                    ld(0, 0),
+                    ld(1, 0),
+                    ld(2, 0),
+                    ld(3, 0),
+                    ld(4, 0),
+                    ld(5, 0),
+                    ld(6, 0),
+                    ld(7, 0),
+                );
+                let gb = _mm512_setr_epi64(
+                    ld(0, 1),
+                    ld(1, 1),
+                    ld(2, 1),
+                    ld(3, 1),
+                    ld(4, 1),
+                    ld(5, 1),
+                    ld(6, 1),
+                    ld(7, 1),
+                );
+                let lo = |g: __m512i| _mm256_castsi256_ps(_mm512_cvtepi64_epi32(g));
+                let hi = |g: __m512i| {
+                    _mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64::<32>(g)))
+                };
+                let pt = _mm256_add_ps(lo(ga), lo(gb));
+                // minps(a, b) is `if a < b { a } else { b }`, as `Real::min`.
+                let rt = _mm256_min_ps(hi(ga), hi(gb));
                 let w = _mm256_loadu_ps(p[0].as_ptr());
                 let inv_w = _mm256_loadu_ps(p[1].as_ptr());
                 let line = _mm256_loadu_ps(p[2].as_ptr());
@@ -218,8 +234,8 @@ mod x86 {
                 _mm256_storeu_ps(out.normalized[r].as_mut_ptr(), nrm);
                 let q4 = quads(x, d, s);
                 for j in 0..W {
-                    // SAFETY: t[j] < tails.len(); the sums are floats 4..8 of entry t[j].
-                    let at = tails.add(8 * t[j] as usize + 4);
+                    // SAFETY: t[j] < tails.len(); 16-byte entries.
+                    let at = tails.add(4 * t[j] as usize);
                     _mm_storeu_ps(at, _mm_add_ps(_mm_loadu_ps(at), lane(&q4, j)));
                 }
             }
@@ -245,7 +261,7 @@ mod x86 {
         lay: &Layout,
         cap: &[f32],
         head_acc: &[[f32; 4]],
-        tails: &[&[Tail<f32>]],
+        tails: &[&[[f32; 4]]],
         pr: &mut [[f32; 2]],
     ) {
         use std::arch::x86_64::*;
@@ -271,8 +287,8 @@ mod x86 {
                 let base = t.as_ptr() as *const f32;
                 for e in &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize] {
                     for j in 0..W {
-                        // SAFETY: e[j] <= lay.tails.len() < t.len(); sums at floats 4..8.
-                        let v = _mm_loadu_ps(base.add(8 * e[j] as usize + 4));
+                        // SAFETY: e[j] <= lay.tails.len() < t.len(); 16-byte entries.
+                        let v = _mm_loadu_ps(base.add(4 * e[j] as usize));
                         s[j] = _mm_add_ps(s[j], v);
                     }
                 }
@@ -326,7 +342,7 @@ pub(crate) fn flow_pass<T: Real>(
                 rate: &mut *(out.rate as *mut [[T; W]] as *mut [[f32; W]]),
                 normalized: &mut *(out.normalized as *mut [[T; W]] as *mut [[f32; W]]),
                 head_acc: &mut *(out.head_acc as *mut [[T; 4]] as *mut [[f32; 4]]),
-                tails: &mut *(out.tails as *mut [Tail<T>] as *mut [Tail<f32>]),
+                tails: &mut *(out.tails as *mut [[T; 4]] as *mut [[f32; 4]]),
             };
             x86::flow_pass_f32_avx512(lay, k0, k1, pr, params, out);
         }
@@ -350,7 +366,7 @@ pub(crate) fn link_pass<T: Real>(
     lay: &Layout,
     cap: &[T],
     head_acc: &[[T; 4]],
-    tails: &[&[Tail<T>]],
+    tails: &[&[[T; 4]]],
     pr: &mut [[T; 2]],
 ) {
     #[cfg(target_arch = "x86_64")]
@@ -361,7 +377,7 @@ pub(crate) fn link_pass<T: Real>(
         unsafe {
             let cap = &*(cap as *const [T] as *const [f32]);
             let head_acc = &*(head_acc as *const [[T; 4]] as *const [[f32; 4]]);
-            let tails = &*(tails as *const [&[Tail<T>]] as *const [&[Tail<f32>]]);
+            let tails = &*(tails as *const [&[[T; 4]]] as *const [&[[f32; 4]]]);
             let pr = &mut *(pr as *mut [[T; 2]] as *mut [[f32; 2]]);
             x86::link_pass_f32_avx512(lay, cap, head_acc, tails, pr);
         }
@@ -375,23 +391,5 @@ pub(crate) fn link_pass<T: Real>(
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => unsafe { x86::link_pass_avx2(lay, cap, head_acc, tails, pr) },
         _ => pull::link_pass(lay, cap, head_acc, tails, pr),
-    }
-}
-
-/// [`pull::tail_refresh`] compiled for `kernel` (which must come from [`Kernel::supported`]).
-pub(crate) fn tail_refresh<T: Real>(
-    kernel: Kernel,
-    lay: &Layout,
-    pr: &[[T; 2]],
-    tails: &mut [Tail<T>],
-) {
-    match kernel {
-        // SAFETY: `Kernel::supported` detected every feature this function enables.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => unsafe { x86::tail_refresh_avx512(lay, pr, tails) },
-        // SAFETY: as above.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe { x86::tail_refresh_avx2(lay, pr, tails) },
-        _ => pull::tail_refresh(lay, pr, tails),
     }
 }
