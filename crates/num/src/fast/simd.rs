@@ -118,8 +118,9 @@ mod x86 {
     ///
     /// # Safety
     /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new` (every `tail_at`
-    /// entry is below `lay.tails.len()`, every head link below `lay.links()`);
-    /// `out.tails.len() > lay.tails.len()` (asserted).
+    /// entry is below `lay.tails.len()`, every link in `heads` and `tail_links_at` below
+    /// `lay.links()`); `out.tails.len() > lay.tails.len()` and `pr.len() == lay.links()`
+    /// (asserted).
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
     pub(super) unsafe fn flow_pass_f32_avx512(
         lay: &Layout,
