@@ -574,25 +574,46 @@ fn run_convergence(
 }
 
 /// `dctc bench num`: Flowtune's §6.1 table rerun on this machine (medians of 2000
-/// iterations; one iteration = NED rate update + price update + F-NORM).
+/// iterations; one iteration = NED rate update + price update + F-NORM), Flowtune's column
+/// beside ours (see `crates/num/BENCHMARKS.md`).
 pub(crate) fn bench() -> Result<()> {
     let threads = 2;
-    println!("Flowtune §6.1 allocator iteration, medians over 2000 iterations (us)");
+    let rows = dctc_num::fast::bench_table(threads, 2000);
+    let kernel = rows.first().map_or("-", |r| r.kernel.name());
     println!(
-        "{:>6} {:>6} {:>6} {:>10} {:>10} {:>10} {:>12} {:>16}",
-        "cores", "nodes", "flows", "Flowtune", "f64 1t", "f32 1t", "f32 2t", "flows/core-us 2t"
+        "Flowtune §6.1 allocator iteration, medians over 2000 iterations (us); pull layout, \
+         {kernel} kernel; push = the previous layout, same rounds; f/c-us = flows per core-us"
     );
-    for r in dctc_num::fast::bench_table(threads, 2000) {
+    println!(
+        "{:>6} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>9}",
+        "cores",
+        "nodes",
+        "flows",
+        "Flowtune",
+        "FT f/c-us",
+        "push f32",
+        "f64 1t",
+        "f32 1t",
+        "f32 2t",
+        "f/c-us 1t",
+        "f/c-us 2t",
+        "best/FT"
+    );
+    for r in &rows {
         println!(
-            "{:>6} {:>6} {:>6} {:>10.2} {:>10.2} {:>10.2} {:>12.2} {:>16.0}",
+            "{:>6} {:>6} {:>6} {:>9.2} {:>9.1} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>11.0} {:>11.0} {:>9.2}",
             r.paper_cores,
             r.nodes,
             r.flows,
             r.paper_us,
+            r.paper_flows_per_core_us(),
+            r.push_f32_1t_us,
             r.f64_1t_us,
             r.f32_1t_us,
             r.f32_mt_us,
-            r.flows as f64 / (r.f32_mt_us * r.threads as f64)
+            r.flows_per_core_us_1t(),
+            r.flows_per_core_us(),
+            r.best_us() / r.paper_us
         );
     }
     Ok(())
