@@ -41,8 +41,12 @@
 //! **Units of gamma.** The capacity term of eq. (12) is taken in b/s,
 //! `gamma (B_l - sum_i beta b_i)`: the paper sizes gamma = 5e-18 "to counteract the very large
 //! link bandwidth (10^10 bps)" (§5.4.2). (Until this was fixed it was applied to normalized
-//! capacities, 1e10-4e10 times weaker.) Either way the paper's gamma is inert: on dba-144 it
-//! moves a price by at most 5e-18 * 4e10 = 2e-7 per RTT while the prices are ~0.1-1.
+//! capacities, 1e10-4e10 times weaker.) The paper is not consistent here: eq. (12) and the
+//! switch pseudo-code of §4.3.3, `nu <- lambda + minDev - (gamma / beta) (B_l - bytesServ/T)`,
+//! are both on normalized capacities; only §5.4.2's remark ties gamma to b/s. The normalized
+//! reading is `gamma = 5e-18 / beta` here (1.25e-28 on dba-144). Either way the paper's gamma
+//! is inert: on dba-144 it moves a price by at most 5e-18 * 4e10 = 2e-7 per RTT while the
+//! prices are ~0.1-1.
 //!
 //! **Momentum.** Eq. (14) as printed, `(1 - delta(t-1)) / delta(t)`, and the switch pseudo-code
 //! of §4.3.3, `(1 - sqrt(1 + 4 delta^2)) / (1 + sqrt(1 + 4 delta^2)) = (1 - delta(t)) / delta(t)`,
@@ -60,12 +64,24 @@
 //! than 0.1%) a positive `min e_i` does not raise the price. A gamma sized for b/s
 //! (e.g. 1e-11) also reaches the parking-lot optimum with eq. (12) as printed.
 //!
-//! **Price indexing.** Eq. (10)-(11) use `lambda(t-1)` while eq. (12) starts from
-//! `lambda(t)`: the senders see prices one iteration old (`lag = 1`); `lag = 0` (default)
-//! gives them the latest. A link that saw a new flow in an iteration keeps its price in the
-//! next update (new-flow hold). Prices reach the senders `lag` iterations late (Fig. 10(c)'s
-//! computation delay d). A flow whose path price is still zero keeps the initial weight
-//! (eq. (10) at `P_i = 0` is infinite).
+//! **Timing (§4.2.2, §4.3.3).** A tick ends iteration t and starts t+1 (the switches' price
+//! updates are synchronized, PTP-timed). At the tick each link applies eq. (12) with the
+//! deviations `e_i(t)` that reached its `minDev` during iteration t: the senders computed them
+//! at the previous tick, from `b~_i(t-1)` and the path price they had then, and stamped them
+//! on iteration t's last packet. The load term uses iteration t's rates (`bytesServ_l / T`).
+//! Then the senders compute `w_i(t+1)` and `e_i(t+1)` from `b~_i(t)` and the prices as they
+//! were before this tick's update (collected by iteration t's first packet; eq. (10)-(11)'s
+//! `lambda(t-1)` at iteration t+1). `lag = d` shows the senders prices d iterations older
+//! still (Fig. 10(c)'s computation delay d). The loop from a rate to the price that reacts to
+//! it thus spans two RTTs (d + 2 with a lag); until this was fixed eq. (12) applied the
+//! deviations computed at the same tick, one RTT earlier than a link can have them.
+//!
+//! **New flows.** A link that saw a new flow in an iteration keeps its price at the next
+//! update (new-flow hold); the flow's first deviation (from the rate its initial weight gave
+//! it) is not sent either, so no rate set by the initial weight acts on a price. A flow whose
+//! path price is zero keeps the initial weight (eq. (10) at `P_i = 0` is infinite); any
+//! positive price gives eq. (10) as printed, which may exceed the initial weight (a small
+//! coflow on a nearly idle path; at the optimum `T_k P_i >= 1` and weights are at most 4).
 //! Capacities are normalized by the largest one (`B'_l = B_l / beta`), rates likewise.
 //! Iterations stop once rates and prices move by less than `converge_tol` in one iteration
 //! ("the iteration stops when both b and lambda no longer change") and restart at the next
@@ -124,6 +140,8 @@ pub struct Dba {
     iters: Vec<u32>,
     last_rem: Vec<f64>,
     bbar: Vec<f64>,
+    /// `e_i(t)` computed at the last tick (NaN: none yet), applied at this one.
+    dev: Vec<f64>,
     // Per link.
     lam: Vec<f64>,
     nu: Vec<f64>,
@@ -151,6 +169,23 @@ pub fn nu_update(lambda: f64, min_dev: f64, gamma: f64, cap_bps: f64, load_bps: 
 /// DBA eq. (14): `lambda_l(t+1) = [nu_l(t+1) + m(t) (nu_l(t+1) - nu_l(t))]_+`.
 pub fn lambda_update(nu_new: f64, nu_old: f64, m: f64) -> f64 {
     (nu_new + m * (nu_new - nu_old)).max(0.0)
+}
+
+/// DBA eq. (10): `w_i = (T_k P_i / (1 - eps))^(-1/eps)` for remaining time `t` (s) and path
+/// price `p`. At `p = 0` eq. (10) is infinite; the flow keeps `w_init` (the paper's initial
+/// weight, "orders of magnitude larger than normal flow weights later"). Otherwise eq. (10)
+/// as printed, bounded only to stay a finite positive float (`[1e-250, 1e250]`): a small but
+/// positive path price gives a weight above `w_init`, as the formula says.
+pub fn eq10_weight(t: f64, p: f64, eps: f64, w_init: f64) -> f64 {
+    if p <= 0.0 || p.is_nan() {
+        return w_init;
+    }
+    let w = (t.max(1e-15) * p / (1.0 - eps)).powf(-1.0 / eps);
+    if w.is_nan() {
+        w_init
+    } else {
+        w.clamp(1e-250, 1e250)
+    }
 }
 
 impl Dba {
@@ -243,6 +278,7 @@ impl Dba {
             iters: Vec::new(),
             last_rem: Vec::new(),
             bbar: Vec::new(),
+            dev: Vec::new(),
             lam: vec![0.0; links],
             nu: vec![0.0; links],
             hold: vec![false; links],
@@ -306,16 +342,7 @@ impl Dba {
     }
 
     fn weight_for(&self, t: f64, p: f64) -> f64 {
-        if p <= 0.0 {
-            return self.w_init;
-        }
-        // DBA eq. (10).
-        let w = (t.max(1e-15) * p / (1.0 - self.eps)).powf(-1.0 / self.eps);
-        if w.is_finite() {
-            w.clamp(1e-250, self.w_init)
-        } else {
-            self.w_init
-        }
+        eq10_weight(t, p, self.eps, self.w_init)
     }
 
     fn wfq(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
@@ -360,12 +387,14 @@ impl RatePolicy for Dba {
             self.iters.resize(n, 0);
             self.last_rem.resize(n, 0.0);
             self.bbar.resize(n, 0.0);
+            self.dev.resize(n, f64::NAN);
         }
         for &f in flows {
             let f = f as usize;
             self.weight[f] = self.w_init;
             self.iters[f] = 0;
             self.last_rem[f] = v.flows.size[f];
+            self.dev[f] = f64::NAN;
             for h in v.flows.hops(f) {
                 self.hold[h.link as usize] = true;
             }
@@ -480,6 +509,9 @@ impl RatePolicy for Dba {
         }
         let t = self.remaining_times(v, active);
         // Weights (eq. 10) and per-link deviations (eq. 11) from the prices the senders see.
+        // The deviations computed now, e_i(t+1), ride on this iteration's packets and reach
+        // the links' `minDev` during it: eq. (12) at this tick uses e_i(t), the ones computed
+        // at the previous tick (`self.dev`), while its load term uses this iteration's rates.
         let mut max_dw = 0.0f64;
         let mut dev: Vec<f64> = Vec::with_capacity(active.len());
         let mut warming = false;
@@ -512,12 +544,13 @@ impl RatePolicy for Dba {
         let mut used = vec![false; links];
         for (k, &f) in active.iter().enumerate() {
             let fu = f as usize;
+            let e_prev = std::mem::replace(&mut self.dev[fu], dev[k]);
             for h in v.flows.hops(fu) {
                 let l = h.link as usize;
                 used[l] = true;
                 load[l] += self.bbar[fu] * h.coef;
-                if !dev[k].is_nan() {
-                    min_e[l] = min_e[l].min(dev[k]);
+                if !e_prev.is_nan() {
+                    min_e[l] = min_e[l].min(e_prev);
                 }
             }
         }
