@@ -107,8 +107,13 @@ enum Momentum {
     None,
 }
 
+/// No sender entry.
+const NONE: u32 = u32::MAX;
+
 #[derive(Clone, Debug, Default)]
 struct SenderEntry {
+    /// Sender host.
+    src: u32,
     t_in: f64,
     n_in: f64,
     local_flows: u32,
@@ -148,8 +153,13 @@ pub struct Dba {
     hold: Vec<bool>,
     history: VecDeque<Vec<f64>>,
     delta: f64,
-    // Per (sender host, coflow).
-    senders: HashMap<(u32, u32), SenderEntry>,
+    // Per (sender host, coflow): a slab (an entry is live while `local_flows > 0`), its
+    // index by key (touched at arrivals and completions only), free slots, and each flow's
+    // entry.
+    senders: Vec<SenderEntry>,
+    sender_index: HashMap<(u32, u32), u32>,
+    sender_free: Vec<u32>,
+    sender_of: Vec<u32>,
     converged: bool,
     wf: WaterFill,
     avail: Vec<f64>,
@@ -157,6 +167,13 @@ pub struct Dba {
     scratch: Vec<f64>,
     touched: Vec<u32>,
     iterations: u64,
+    // Per-tick buffers (per active flow, per link).
+    t_buf: Vec<f64>,
+    p_buf: Vec<f64>,
+    before: Vec<f64>,
+    min_e: Vec<f64>,
+    load: Vec<f64>,
+    used: Vec<bool>,
 }
 
 /// DBA eq. (12): `nu_l(t+1) = lambda_l(t) + min e_i(t) - gamma (B_l - sum_i beta b_i(t))`,
@@ -284,7 +301,10 @@ impl Dba {
             hold: vec![false; links],
             history: VecDeque::new(),
             delta: 0.0,
-            senders: HashMap::new(),
+            senders: Vec::new(),
+            sender_index: HashMap::new(),
+            sender_free: Vec::new(),
+            sender_of: Vec::new(),
             converged: true,
             wf: WaterFill::new(links),
             avail: Vec::new(),
@@ -292,6 +312,12 @@ impl Dba {
             scratch: vec![0.0; links],
             touched: Vec::new(),
             iterations: 0,
+            t_buf: Vec::new(),
+            p_buf: Vec::new(),
+            before: Vec::new(),
+            min_e: vec![f64::INFINITY; links],
+            load: vec![0.0; links],
+            used: vec![false; links],
         })
     }
 
@@ -312,25 +338,25 @@ impl Dba {
 
     /// The remaining time each flow of `comp` currently uses for its coflow, seconds.
     pub fn remaining_times(&mut self, v: &View<'_>, comp: &[u32]) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.fill_remaining_times(v, comp, &mut out);
+        out
+    }
+
+    fn fill_remaining_times(&mut self, v: &View<'_>, comp: &[u32], out: &mut Vec<f64>) {
+        out.clear();
         if self.exact_t {
             let times = coflow_remaining_times(v, comp, &mut self.scratch, &mut self.touched);
-            return comp
-                .iter()
-                .map(|&f| {
-                    let c = v.flows.coflow[f as usize];
-                    times[times.binary_search_by_key(&c, |x| x.0).expect("coflow")].1
-                })
-                .collect();
+            out.extend(comp.iter().map(|&f| {
+                let c = v.flows.coflow[f as usize];
+                times[times.binary_search_by_key(&c, |x| x.0).expect("coflow")].1
+            }));
+            return;
         }
-        comp.iter()
-            .map(|&f| {
-                let f = f as usize;
-                self.senders
-                    .get(&(v.flows.src[f], v.flows.coflow[f]))
-                    .map(|e| e.t_in)
-                    .unwrap_or(0.0)
-            })
-            .collect()
+        out.extend(comp.iter().map(|&f| match self.sender_of.get(f as usize) {
+            Some(&s) if s != NONE => self.senders[s as usize].t_in,
+            _ => 0.0,
+        }));
     }
 
     fn visible_prices(&self) -> &[f64] {
@@ -339,10 +365,6 @@ impl Dba {
         } else {
             self.history.front().expect("non-empty")
         }
-    }
-
-    fn weight_for(&self, t: f64, p: f64) -> f64 {
-        eq10_weight(t, p, self.eps, self.w_init)
     }
 
     fn wfq(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
@@ -388,6 +410,7 @@ impl RatePolicy for Dba {
             self.last_rem.resize(n, 0.0);
             self.bbar.resize(n, 0.0);
             self.dev.resize(n, f64::NAN);
+            self.sender_of.resize(n, NONE);
         }
         for &f in flows {
             let f = f as usize;
@@ -449,7 +472,30 @@ impl RatePolicy for Dba {
             // Alg. 1: senders keep the largest SYN-ACK echo.
             for &f in &members {
                 let echo = recv[&v.flows.dst[f]];
-                let e = self.senders.entry((v.flows.src[f], c)).or_default();
+                let src = v.flows.src[f];
+                let idx = match self.sender_index.get(&(src, c)) {
+                    Some(&i) => i,
+                    None => {
+                        let entry = SenderEntry {
+                            src,
+                            ..SenderEntry::default()
+                        };
+                        let i = match self.sender_free.pop() {
+                            Some(i) => {
+                                self.senders[i as usize] = entry;
+                                i
+                            }
+                            None => {
+                                self.senders.push(entry);
+                                (self.senders.len() - 1) as u32
+                            }
+                        };
+                        self.sender_index.insert((src, c), i);
+                        i
+                    }
+                };
+                self.sender_of[f] = idx;
+                let e = &mut self.senders[idx as usize];
                 e.local_flows += 1;
                 if echo.0 > e.t_in {
                     e.t_in = echo.0;
@@ -462,11 +508,15 @@ impl RatePolicy for Dba {
 
     fn on_completion(&mut self, v: &View<'_>, flow: u32) {
         let f = flow as usize;
-        let key = (v.flows.src[f], v.flows.coflow[f]);
-        if let Some(e) = self.senders.get_mut(&key) {
+        let idx = self.sender_of.get(f).copied().unwrap_or(NONE);
+        if idx != NONE {
+            self.sender_of[f] = NONE;
+            let e = &mut self.senders[idx as usize];
             e.local_flows = e.local_flows.saturating_sub(1);
             if e.local_flows == 0 {
-                self.senders.remove(&key);
+                self.sender_index
+                    .remove(&(v.flows.src[f], v.flows.coflow[f]));
+                self.sender_free.push(idx);
             }
         }
         self.converged = false;
@@ -488,7 +538,7 @@ impl RatePolicy for Dba {
         self.iterations += 1;
         let period_s = self.period.as_secs_f64();
         // Average normalized rate over the last iteration, and eq. (8) at the senders.
-        for e in self.senders.values_mut() {
+        for e in self.senders.iter_mut() {
             e.rem_bits = 0.0;
             e.dec = 0.0;
         }
@@ -497,33 +547,51 @@ impl RatePolicy for Dba {
             let sent = (self.last_rem[f] - v.flows.rem[f]).max(0.0);
             self.last_rem[f] = v.flows.rem[f];
             self.bbar[f] = sent * 8.0 / period_s / self.beta;
-            if let Some(e) = self.senders.get_mut(&(v.flows.src[f], v.flows.coflow[f])) {
+            let s = self.sender_of[f];
+            if s != NONE {
+                let e = &mut self.senders[s as usize];
                 e.rem_bits += v.flows.rem[f].max(0.0) * 8.0;
                 e.dec += sent * 8.0 * e.n_in / e.local_flows.max(1) as f64;
             }
         }
-        for (&(src, _), e) in self.senders.iter_mut() {
-            let access = v.net.cap[v.net.host_up[src as usize] as usize];
+        for e in self.senders.iter_mut().filter(|e| e.local_flows > 0) {
+            let access = v.net.cap[v.net.host_up[e.src as usize] as usize];
             // DBA eq. (8).
             e.t_in = (e.t_in - e.dec).max(e.rem_bits / access);
         }
-        let t = self.remaining_times(v, active);
+        let mut t = std::mem::take(&mut self.t_buf);
+        self.fill_remaining_times(v, active, &mut t);
+        // Path prices the senders see.
+        let mut pp = std::mem::take(&mut self.p_buf);
+        pp.clear();
+        {
+            let prices = self.visible_prices();
+            pp.extend(active.iter().map(|&f| {
+                v.flows
+                    .hops(f as usize)
+                    .iter()
+                    .map(|h| h.coef * prices[h.link as usize])
+                    .sum::<f64>()
+            }));
+        }
         // Weights (eq. 10) and per-link deviations (eq. 11) from the prices the senders see.
         // The deviations computed now, e_i(t+1), ride on this iteration's packets and reach
         // the links' `minDev` during it: eq. (12) at this tick uses e_i(t), the ones computed
         // at the previous tick (`self.dev`), while its load term uses this iteration's rates.
-        let mut max_dw = 0.0f64;
-        let mut dev: Vec<f64> = Vec::with_capacity(active.len());
+        let links = v.net.links();
+        let (min_e, load, used) = (&mut self.min_e, &mut self.load, &mut self.used);
+        min_e.clear();
+        min_e.resize(links, f64::INFINITY);
+        load.clear();
+        load.resize(links, 0.0);
+        used.clear();
+        used.resize(links, false);
         let mut warming = false;
         for (k, &f) in active.iter().enumerate() {
             let fu = f as usize;
-            let prices = self.visible_prices();
             let hops = v.flows.hops(fu);
-            let p: f64 = hops.iter().map(|h| h.coef * prices[h.link as usize]).sum();
-            let w = self.weight_for(t[k], p);
-            let old = self.weight[fu];
-            max_dw = max_dw.max((w - old).abs() / old.max(w));
-            self.weight[fu] = w;
+            let p = pp[k];
+            self.weight[fu] = eq10_weight(t[k], p, self.eps, self.w_init);
             let valid = self.iters[fu] >= 1 && self.bbar[fu] > 0.0;
             let e = if valid {
                 ((1.0 - self.eps) * self.bbar[fu].powf(-self.eps) / t[k].max(1e-15) - p)
@@ -531,29 +599,25 @@ impl RatePolicy for Dba {
             } else {
                 f64::NAN
             };
-            dev.push(e);
             if self.iters[fu] < 2 {
                 warming = true;
             }
             self.iters[fu] = self.iters[fu].saturating_add(1);
-        }
-        // Link price updates, eq. (12)-(14).
-        let links = v.net.links();
-        let mut min_e = vec![f64::INFINITY; links];
-        let mut load = vec![0.0f64; links];
-        let mut used = vec![false; links];
-        for (k, &f) in active.iter().enumerate() {
-            let fu = f as usize;
-            let e_prev = std::mem::replace(&mut self.dev[fu], dev[k]);
-            for h in v.flows.hops(fu) {
+            // Eq. (12)'s inputs: the previous deviation and this iteration's load.
+            let e_prev = std::mem::replace(&mut self.dev[fu], e);
+            let b = self.bbar[fu];
+            for h in hops {
                 let l = h.link as usize;
                 used[l] = true;
-                load[l] += self.bbar[fu] * h.coef;
+                load[l] += b * h.coef;
                 if !e_prev.is_nan() {
                     min_e[l] = min_e[l].min(e_prev);
                 }
             }
         }
+        self.t_buf = t;
+        self.p_buf = pp;
+        let (min_e, load, used) = (&self.min_e, &self.load, &self.used);
         let d_prev = self.delta;
         let d_now = (1.0 + (1.0 + 4.0 * d_prev * d_prev).sqrt()) / 2.0;
         let m = match self.momentum {
@@ -606,7 +670,9 @@ impl RatePolicy for Dba {
                 self.history.pop_front();
             }
         }
-        let before: Vec<f64> = rates.to_vec();
+        let mut before = std::mem::take(&mut self.before);
+        before.clear();
+        before.extend_from_slice(rates);
         self.wfq(v, active, rates);
         // Converged when the rates the links give and the prices hold still (the weights
         // keep drifting as remaining times shrink, which alone does not move the rates much).
@@ -615,7 +681,7 @@ impl RatePolicy for Dba {
             .zip(rates.iter())
             .map(|(a, b)| (a - b).abs() / a.max(*b).max(1.0))
             .fold(0.0, f64::max);
-        let _ = max_dw;
+        self.before = before;
         self.converged = !warming && max_dr < self.tol && (self.price_stop || max_dl < self.tol);
     }
 
