@@ -262,19 +262,26 @@ fn dba_reconverges_after_an_arrival() {
 
 #[test]
 fn dba_converges_with_a_price_lag_and_another_epsilon() {
-    // §5.4.2: a lag d in the price update slows convergence but the allocation still
-    // reaches the optimum; and the optimum moves with epsilon.
+    // §5.4.2: a lag d in the price update slows convergence; with d = 1 the allocation still
+    // reaches the optimum. With the published timing (eq. 12 applies the deviations of the
+    // previous iteration) the whole loop is a unit-step integrator with d + 2 RTTs of delay:
+    // at d = 3 on this parking lot it rings without settling (measured: the long flow still
+    // swings between 0 and 0.1 Gb/s after 300 RTTs). And the optimum moves with epsilon.
     let net = parking_lot(1.0, 2.0);
-    let mut c = PolicyConfig::named("dba");
-    c.lag = Some(3);
-    let r = dba_rates(&net, &c, lot_workload(), 120);
     let opt = lot_optimum(0.5);
+    let mut c = PolicyConfig::named("dba");
+    c.lag = Some(1);
+    let r = dba_rates(&net, &c, lot_workload(), 80);
     let s = settled(&r, &opt, &[0, 1, 2]);
     assert!(
-        s.is_some_and(|k| k <= 100),
-        "lag 3: {s:?}, last {:?} vs {opt:?}",
-        r[120]
+        s.is_some_and(|k| k <= 60),
+        "lag 1: {s:?}, last {:?} vs {opt:?}",
+        r[80]
     );
+    c.lag = Some(3);
+    let r = dba_rates(&net, &c, lot_workload(), 120);
+    let s = settled(&r, &opt, &[0, 1, 2]);
+    assert!(s.is_none_or(|k| k > 100), "lag 3 settled at {s:?}");
     let mut c = PolicyConfig::named("dba");
     c.epsilon = Some(0.2);
     let r = dba_rates(&net, &c, lot_workload(), 60);

@@ -41,8 +41,12 @@
 //! **Units of gamma.** The capacity term of eq. (12) is taken in b/s,
 //! `gamma (B_l - sum_i beta b_i)`: the paper sizes gamma = 5e-18 "to counteract the very large
 //! link bandwidth (10^10 bps)" (§5.4.2). (Until this was fixed it was applied to normalized
-//! capacities, 1e10-4e10 times weaker.) Either way the paper's gamma is inert: on dba-144 it
-//! moves a price by at most 5e-18 * 4e10 = 2e-7 per RTT while the prices are ~0.1-1.
+//! capacities, 1e10-4e10 times weaker.) The paper is not consistent here: eq. (12) and the
+//! switch pseudo-code of §4.3.3, `nu <- lambda + minDev - (gamma / beta) (B_l - bytesServ/T)`,
+//! are both on normalized capacities; only §5.4.2's remark ties gamma to b/s. The normalized
+//! reading is `gamma = 5e-18 / beta` here (1.25e-28 on dba-144). Either way the paper's gamma
+//! is inert: on dba-144 it moves a price by at most 5e-18 * 4e10 = 2e-7 per RTT while the
+//! prices are ~0.1-1.
 //!
 //! **Momentum.** Eq. (14) as printed, `(1 - delta(t-1)) / delta(t)`, and the switch pseudo-code
 //! of §4.3.3, `(1 - sqrt(1 + 4 delta^2)) / (1 + sqrt(1 + 4 delta^2)) = (1 - delta(t)) / delta(t)`,
@@ -60,12 +64,24 @@
 //! than 0.1%) a positive `min e_i` does not raise the price. A gamma sized for b/s
 //! (e.g. 1e-11) also reaches the parking-lot optimum with eq. (12) as printed.
 //!
-//! **Price indexing.** Eq. (10)-(11) use `lambda(t-1)` while eq. (12) starts from
-//! `lambda(t)`: the senders see prices one iteration old (`lag = 1`); `lag = 0` (default)
-//! gives them the latest. A link that saw a new flow in an iteration keeps its price in the
-//! next update (new-flow hold). Prices reach the senders `lag` iterations late (Fig. 10(c)'s
-//! computation delay d). A flow whose path price is still zero keeps the initial weight
-//! (eq. (10) at `P_i = 0` is infinite).
+//! **Timing (§4.2.2, §4.3.3).** A tick ends iteration t and starts t+1 (the switches' price
+//! updates are synchronized, PTP-timed). At the tick each link applies eq. (12) with the
+//! deviations `e_i(t)` that reached its `minDev` during iteration t: the senders computed them
+//! at the previous tick, from `b~_i(t-1)` and the path price they had then, and stamped them
+//! on iteration t's last packet. The load term uses iteration t's rates (`bytesServ_l / T`).
+//! Then the senders compute `w_i(t+1)` and `e_i(t+1)` from `b~_i(t)` and the prices as they
+//! were before this tick's update (collected by iteration t's first packet; eq. (10)-(11)'s
+//! `lambda(t-1)` at iteration t+1). `lag = d` shows the senders prices d iterations older
+//! still (Fig. 10(c)'s computation delay d). The loop from a rate to the price that reacts to
+//! it thus spans two RTTs (d + 2 with a lag); until this was fixed eq. (12) applied the
+//! deviations computed at the same tick, one RTT earlier than a link can have them.
+//!
+//! **New flows.** A link that saw a new flow in an iteration keeps its price at the next
+//! update (new-flow hold); the flow's first deviation (from the rate its initial weight gave
+//! it) is not sent either, so no rate set by the initial weight acts on a price. A flow whose
+//! path price is zero keeps the initial weight (eq. (10) at `P_i = 0` is infinite); any
+//! positive price gives eq. (10) as printed, which may exceed the initial weight (a small
+//! coflow on a nearly idle path; at the optimum `T_k P_i >= 1` and weights are at most 4).
 //! Capacities are normalized by the largest one (`B'_l = B_l / beta`), rates likewise.
 //! Iterations stop once rates and prices move by less than `converge_tol` in one iteration
 //! ("the iteration stops when both b and lambda no longer change") and restart at the next
@@ -91,8 +107,13 @@ enum Momentum {
     None,
 }
 
+/// No sender entry.
+const NONE: u32 = u32::MAX;
+
 #[derive(Clone, Debug, Default)]
 struct SenderEntry {
+    /// Sender host.
+    src: u32,
     t_in: f64,
     n_in: f64,
     local_flows: u32,
@@ -124,14 +145,21 @@ pub struct Dba {
     iters: Vec<u32>,
     last_rem: Vec<f64>,
     bbar: Vec<f64>,
+    /// `e_i(t)` computed at the last tick (NaN: none yet), applied at this one.
+    dev: Vec<f64>,
     // Per link.
     lam: Vec<f64>,
     nu: Vec<f64>,
     hold: Vec<bool>,
     history: VecDeque<Vec<f64>>,
     delta: f64,
-    // Per (sender host, coflow).
-    senders: HashMap<(u32, u32), SenderEntry>,
+    // Per (sender host, coflow): a slab (an entry is live while `local_flows > 0`), its
+    // index by key (touched at arrivals and completions only), free slots, and each flow's
+    // entry.
+    senders: Vec<SenderEntry>,
+    sender_index: HashMap<(u32, u32), u32>,
+    sender_free: Vec<u32>,
+    sender_of: Vec<u32>,
     converged: bool,
     wf: WaterFill,
     avail: Vec<f64>,
@@ -139,6 +167,13 @@ pub struct Dba {
     scratch: Vec<f64>,
     touched: Vec<u32>,
     iterations: u64,
+    // Per-tick buffers (per active flow, per link).
+    t_buf: Vec<f64>,
+    p_buf: Vec<f64>,
+    before: Vec<f64>,
+    min_e: Vec<f64>,
+    load: Vec<f64>,
+    used: Vec<bool>,
 }
 
 /// DBA eq. (12): `nu_l(t+1) = lambda_l(t) + min e_i(t) - gamma (B_l - sum_i beta b_i(t))`,
@@ -151,6 +186,23 @@ pub fn nu_update(lambda: f64, min_dev: f64, gamma: f64, cap_bps: f64, load_bps: 
 /// DBA eq. (14): `lambda_l(t+1) = [nu_l(t+1) + m(t) (nu_l(t+1) - nu_l(t))]_+`.
 pub fn lambda_update(nu_new: f64, nu_old: f64, m: f64) -> f64 {
     (nu_new + m * (nu_new - nu_old)).max(0.0)
+}
+
+/// DBA eq. (10): `w_i = (T_k P_i / (1 - eps))^(-1/eps)` for remaining time `t` (s) and path
+/// price `p`. At `p = 0` eq. (10) is infinite; the flow keeps `w_init` (the paper's initial
+/// weight, "orders of magnitude larger than normal flow weights later"). Otherwise eq. (10)
+/// as printed, bounded only to stay a finite positive float (`[1e-250, 1e250]`): a small but
+/// positive path price gives a weight above `w_init`, as the formula says.
+pub fn eq10_weight(t: f64, p: f64, eps: f64, w_init: f64) -> f64 {
+    if p <= 0.0 || p.is_nan() {
+        return w_init;
+    }
+    let w = (t.max(1e-15) * p / (1.0 - eps)).powf(-1.0 / eps);
+    if w.is_nan() {
+        w_init
+    } else {
+        w.clamp(1e-250, 1e250)
+    }
 }
 
 impl Dba {
@@ -243,12 +295,16 @@ impl Dba {
             iters: Vec::new(),
             last_rem: Vec::new(),
             bbar: Vec::new(),
+            dev: Vec::new(),
             lam: vec![0.0; links],
             nu: vec![0.0; links],
             hold: vec![false; links],
             history: VecDeque::new(),
             delta: 0.0,
-            senders: HashMap::new(),
+            senders: Vec::new(),
+            sender_index: HashMap::new(),
+            sender_free: Vec::new(),
+            sender_of: Vec::new(),
             converged: true,
             wf: WaterFill::new(links),
             avail: Vec::new(),
@@ -256,6 +312,12 @@ impl Dba {
             scratch: vec![0.0; links],
             touched: Vec::new(),
             iterations: 0,
+            t_buf: Vec::new(),
+            p_buf: Vec::new(),
+            before: Vec::new(),
+            min_e: vec![f64::INFINITY; links],
+            load: vec![0.0; links],
+            used: vec![false; links],
         })
     }
 
@@ -276,25 +338,25 @@ impl Dba {
 
     /// The remaining time each flow of `comp` currently uses for its coflow, seconds.
     pub fn remaining_times(&mut self, v: &View<'_>, comp: &[u32]) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.fill_remaining_times(v, comp, &mut out);
+        out
+    }
+
+    fn fill_remaining_times(&mut self, v: &View<'_>, comp: &[u32], out: &mut Vec<f64>) {
+        out.clear();
         if self.exact_t {
             let times = coflow_remaining_times(v, comp, &mut self.scratch, &mut self.touched);
-            return comp
-                .iter()
-                .map(|&f| {
-                    let c = v.flows.coflow[f as usize];
-                    times[times.binary_search_by_key(&c, |x| x.0).expect("coflow")].1
-                })
-                .collect();
+            out.extend(comp.iter().map(|&f| {
+                let c = v.flows.coflow[f as usize];
+                times[times.binary_search_by_key(&c, |x| x.0).expect("coflow")].1
+            }));
+            return;
         }
-        comp.iter()
-            .map(|&f| {
-                let f = f as usize;
-                self.senders
-                    .get(&(v.flows.src[f], v.flows.coflow[f]))
-                    .map(|e| e.t_in)
-                    .unwrap_or(0.0)
-            })
-            .collect()
+        out.extend(comp.iter().map(|&f| match self.sender_of.get(f as usize) {
+            Some(&s) if s != NONE => self.senders[s as usize].t_in,
+            _ => 0.0,
+        }));
     }
 
     fn visible_prices(&self) -> &[f64] {
@@ -302,19 +364,6 @@ impl Dba {
             &self.lam
         } else {
             self.history.front().expect("non-empty")
-        }
-    }
-
-    fn weight_for(&self, t: f64, p: f64) -> f64 {
-        if p <= 0.0 {
-            return self.w_init;
-        }
-        // DBA eq. (10).
-        let w = (t.max(1e-15) * p / (1.0 - self.eps)).powf(-1.0 / self.eps);
-        if w.is_finite() {
-            w.clamp(1e-250, self.w_init)
-        } else {
-            self.w_init
         }
     }
 
@@ -360,12 +409,15 @@ impl RatePolicy for Dba {
             self.iters.resize(n, 0);
             self.last_rem.resize(n, 0.0);
             self.bbar.resize(n, 0.0);
+            self.dev.resize(n, f64::NAN);
+            self.sender_of.resize(n, NONE);
         }
         for &f in flows {
             let f = f as usize;
             self.weight[f] = self.w_init;
             self.iters[f] = 0;
             self.last_rem[f] = v.flows.size[f];
+            self.dev[f] = f64::NAN;
             for h in v.flows.hops(f) {
                 self.hold[h.link as usize] = true;
             }
@@ -420,7 +472,30 @@ impl RatePolicy for Dba {
             // Alg. 1: senders keep the largest SYN-ACK echo.
             for &f in &members {
                 let echo = recv[&v.flows.dst[f]];
-                let e = self.senders.entry((v.flows.src[f], c)).or_default();
+                let src = v.flows.src[f];
+                let idx = match self.sender_index.get(&(src, c)) {
+                    Some(&i) => i,
+                    None => {
+                        let entry = SenderEntry {
+                            src,
+                            ..SenderEntry::default()
+                        };
+                        let i = match self.sender_free.pop() {
+                            Some(i) => {
+                                self.senders[i as usize] = entry;
+                                i
+                            }
+                            None => {
+                                self.senders.push(entry);
+                                (self.senders.len() - 1) as u32
+                            }
+                        };
+                        self.sender_index.insert((src, c), i);
+                        i
+                    }
+                };
+                self.sender_of[f] = idx;
+                let e = &mut self.senders[idx as usize];
                 e.local_flows += 1;
                 if echo.0 > e.t_in {
                     e.t_in = echo.0;
@@ -433,11 +508,15 @@ impl RatePolicy for Dba {
 
     fn on_completion(&mut self, v: &View<'_>, flow: u32) {
         let f = flow as usize;
-        let key = (v.flows.src[f], v.flows.coflow[f]);
-        if let Some(e) = self.senders.get_mut(&key) {
+        let idx = self.sender_of.get(f).copied().unwrap_or(NONE);
+        if idx != NONE {
+            self.sender_of[f] = NONE;
+            let e = &mut self.senders[idx as usize];
             e.local_flows = e.local_flows.saturating_sub(1);
             if e.local_flows == 0 {
-                self.senders.remove(&key);
+                self.sender_index
+                    .remove(&(v.flows.src[f], v.flows.coflow[f]));
+                self.sender_free.push(idx);
             }
         }
         self.converged = false;
@@ -459,7 +538,7 @@ impl RatePolicy for Dba {
         self.iterations += 1;
         let period_s = self.period.as_secs_f64();
         // Average normalized rate over the last iteration, and eq. (8) at the senders.
-        for e in self.senders.values_mut() {
+        for e in self.senders.iter_mut() {
             e.rem_bits = 0.0;
             e.dec = 0.0;
         }
@@ -468,30 +547,51 @@ impl RatePolicy for Dba {
             let sent = (self.last_rem[f] - v.flows.rem[f]).max(0.0);
             self.last_rem[f] = v.flows.rem[f];
             self.bbar[f] = sent * 8.0 / period_s / self.beta;
-            if let Some(e) = self.senders.get_mut(&(v.flows.src[f], v.flows.coflow[f])) {
+            let s = self.sender_of[f];
+            if s != NONE {
+                let e = &mut self.senders[s as usize];
                 e.rem_bits += v.flows.rem[f].max(0.0) * 8.0;
                 e.dec += sent * 8.0 * e.n_in / e.local_flows.max(1) as f64;
             }
         }
-        for (&(src, _), e) in self.senders.iter_mut() {
-            let access = v.net.cap[v.net.host_up[src as usize] as usize];
+        for e in self.senders.iter_mut().filter(|e| e.local_flows > 0) {
+            let access = v.net.cap[v.net.host_up[e.src as usize] as usize];
             // DBA eq. (8).
             e.t_in = (e.t_in - e.dec).max(e.rem_bits / access);
         }
-        let t = self.remaining_times(v, active);
+        let mut t = std::mem::take(&mut self.t_buf);
+        self.fill_remaining_times(v, active, &mut t);
+        // Path prices the senders see.
+        let mut pp = std::mem::take(&mut self.p_buf);
+        pp.clear();
+        {
+            let prices = self.visible_prices();
+            pp.extend(active.iter().map(|&f| {
+                v.flows
+                    .hops(f as usize)
+                    .iter()
+                    .map(|h| h.coef * prices[h.link as usize])
+                    .sum::<f64>()
+            }));
+        }
         // Weights (eq. 10) and per-link deviations (eq. 11) from the prices the senders see.
-        let mut max_dw = 0.0f64;
-        let mut dev: Vec<f64> = Vec::with_capacity(active.len());
+        // The deviations computed now, e_i(t+1), ride on this iteration's packets and reach
+        // the links' `minDev` during it: eq. (12) at this tick uses e_i(t), the ones computed
+        // at the previous tick (`self.dev`), while its load term uses this iteration's rates.
+        let links = v.net.links();
+        let (min_e, load, used) = (&mut self.min_e, &mut self.load, &mut self.used);
+        min_e.clear();
+        min_e.resize(links, f64::INFINITY);
+        load.clear();
+        load.resize(links, 0.0);
+        used.clear();
+        used.resize(links, false);
         let mut warming = false;
         for (k, &f) in active.iter().enumerate() {
             let fu = f as usize;
-            let prices = self.visible_prices();
             let hops = v.flows.hops(fu);
-            let p: f64 = hops.iter().map(|h| h.coef * prices[h.link as usize]).sum();
-            let w = self.weight_for(t[k], p);
-            let old = self.weight[fu];
-            max_dw = max_dw.max((w - old).abs() / old.max(w));
-            self.weight[fu] = w;
+            let p = pp[k];
+            self.weight[fu] = eq10_weight(t[k], p, self.eps, self.w_init);
             let valid = self.iters[fu] >= 1 && self.bbar[fu] > 0.0;
             let e = if valid {
                 ((1.0 - self.eps) * self.bbar[fu].powf(-self.eps) / t[k].max(1e-15) - p)
@@ -499,28 +599,25 @@ impl RatePolicy for Dba {
             } else {
                 f64::NAN
             };
-            dev.push(e);
             if self.iters[fu] < 2 {
                 warming = true;
             }
             self.iters[fu] = self.iters[fu].saturating_add(1);
-        }
-        // Link price updates, eq. (12)-(14).
-        let links = v.net.links();
-        let mut min_e = vec![f64::INFINITY; links];
-        let mut load = vec![0.0f64; links];
-        let mut used = vec![false; links];
-        for (k, &f) in active.iter().enumerate() {
-            let fu = f as usize;
-            for h in v.flows.hops(fu) {
+            // Eq. (12)'s inputs: the previous deviation and this iteration's load.
+            let e_prev = std::mem::replace(&mut self.dev[fu], e);
+            let b = self.bbar[fu];
+            for h in hops {
                 let l = h.link as usize;
                 used[l] = true;
-                load[l] += self.bbar[fu] * h.coef;
-                if !dev[k].is_nan() {
-                    min_e[l] = min_e[l].min(dev[k]);
+                load[l] += b * h.coef;
+                if !e_prev.is_nan() {
+                    min_e[l] = min_e[l].min(e_prev);
                 }
             }
         }
+        self.t_buf = t;
+        self.p_buf = pp;
+        let (min_e, load, used) = (&self.min_e, &self.load, &self.used);
         let d_prev = self.delta;
         let d_now = (1.0 + (1.0 + 4.0 * d_prev * d_prev).sqrt()) / 2.0;
         let m = match self.momentum {
@@ -573,7 +670,9 @@ impl RatePolicy for Dba {
                 self.history.pop_front();
             }
         }
-        let before: Vec<f64> = rates.to_vec();
+        let mut before = std::mem::take(&mut self.before);
+        before.clear();
+        before.extend_from_slice(rates);
         self.wfq(v, active, rates);
         // Converged when the rates the links give and the prices hold still (the weights
         // keep drifting as remaining times shrink, which alone does not move the rates much).
@@ -582,7 +681,7 @@ impl RatePolicy for Dba {
             .zip(rates.iter())
             .map(|(a, b)| (a - b).abs() / a.max(*b).max(1.0))
             .fold(0.0, f64::max);
-        let _ = max_dw;
+        self.before = before;
         self.converged = !warming && max_dr < self.tol && (self.price_stop || max_dl < self.tol);
     }
 
