@@ -74,6 +74,7 @@ fn fig7_set(net: &Net) -> Vec<CoflowInput> {
         path: path.into(),
         load: 1.0,
         cv: 0.5,
+        sizes: Default::default(),
         placement: Placement::Random,
         max_coflows: Some(40),
         skip_coflows: 0,

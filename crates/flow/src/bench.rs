@@ -64,6 +64,7 @@ pub fn bench(name: &str, trace: &Path, scale: f64) -> Result<BenchResult, FlowEr
                 path: trace.display().to_string(),
                 load: 1.0,
                 cv: 0.5,
+                sizes: Default::default(),
                 placement: Default::default(),
                 max_coflows: Some(n),
                 skip_coflows: 0,

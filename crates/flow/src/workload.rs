@@ -6,12 +6,15 @@
 //! 2^20 bytes (as CoflowSim reads it).
 //!
 //! **From trace to flows (DBA §5.1).** Each coflow has `m x r` flows, one per mapper-reducer
-//! pair. Sizes: the flows into reducer `j` have mean `S_j / m`; each coflow draws a
-//! coefficient of variation `cv_k` uniformly from `[0, 2 cv]` (mean `cv`; the trace has no
-//! per-flow sizes and we do not have Varys's CV CDF), each flow's size is drawn from
+//! pair. Sizes (`sizes`): with `"coflow-mean"` (the default, DBA §5.1: "a coflow's total size
+//! and inner flow number ... average flow size") every flow of coflow `k` has mean
+//! `S_k / (m r)`; with `"reducer-mean"` the flows into reducer `j` have mean `S_j / m`, which
+//! keeps the trace's per-reducer skew. Each coflow draws a coefficient of variation `cv_k`
+//! uniformly from `[0, 2 cv]` (mean `cv`; the trace has no per-flow sizes and we do not have
+//! Varys's CV CDF, which DBA samples), each flow's size is drawn from
 //! `Normal(mean, (cv_k mean)^2)` truncated to positive values (redrawn until positive, up to 32
-//! times, else the mean), and the draws of one reducer are rescaled to sum exactly to `S_j`, so
-//! the trace's bytes (and hence the load) are kept. Endpoints: `placement = "random"` (DBA:
+//! times, else the mean), and the draws of one group (the coflow, or the reducer) are rescaled
+//! to sum exactly to its bytes, so the trace's bytes (and hence the load) are kept. Endpoints: `placement = "random"` (DBA:
 //! sender and receiver of every flow uniform over the fabric's hosts, distinct), or `"ports"`
 //! (port `p` is host `floor(p * hosts / ports)`; flows whose two ends land on one host are
 //! dropped). **Load:** arrival times are compressed (or stretched) by one factor so that the
@@ -234,6 +237,17 @@ pub enum Placement {
     Ports,
 }
 
+/// Around which mean a trace coflow's flow sizes are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SizeModel {
+    /// Every flow of a coflow around the coflow's total over its flow count (DBA §5.1).
+    #[default]
+    CoflowMean,
+    /// The flows into one reducer around that reducer's bytes over the mapper count.
+    ReducerMean,
+}
+
 /// How to turn a trace into coflows (`kind = "coflow-trace"`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -246,6 +260,9 @@ pub struct TraceSpec {
     /// Mean coefficient of variation of flow sizes within a coflow.
     #[serde(default = "half")]
     pub cv: f64,
+    /// Around which mean flow sizes are drawn (default: the coflow's, as DBA §5.1).
+    #[serde(default)]
+    pub sizes: SizeModel,
     /// Endpoint placement.
     #[serde(default)]
     pub placement: Placement,
@@ -342,21 +359,40 @@ impl TraceSpec {
             let kept_mb: f64 = reducers.iter().map(|r| r.1).sum();
             let widen = if kept_mb > 0.0 { all_mb / kept_mb } else { 1.0 };
             let m = mappers.len();
-            let mut flows = Vec::with_capacity(m * reducers.len());
-            for &(rport, mb) in reducers {
-                let total = mb * widen * TRACE_MB * self.size_scale;
-                if total <= 0.0 {
-                    continue;
-                }
-                let mean = total / m as f64;
-                let mut sizes: Vec<f64> = (0..m)
+            // Bytes per kept reducer, then every flow's size in reducer-major order.
+            let totals: Vec<f64> = reducers
+                .iter()
+                .map(|r| (r.1 * widen * TRACE_MB * self.size_scale).max(0.0))
+                .collect();
+            let mut draw = |n: usize, total: f64| -> Vec<f64> {
+                let mean = total / n as f64;
+                let mut sizes: Vec<f64> = (0..n)
                     .map(|_| truncated_normal(&mut size_rng, mean, cv * mean))
                     .collect();
                 let sum: f64 = sizes.iter().sum();
                 for s in &mut sizes {
                     *s *= total / sum;
                 }
-                for (mi, &mport) in mappers.iter().enumerate() {
+                sizes
+            };
+            let live = totals.iter().filter(|&&t| t > 0.0).count();
+            let sizes: Vec<f64> = match self.sizes {
+                SizeModel::ReducerMean => totals
+                    .iter()
+                    .filter(|&&t| t > 0.0)
+                    .flat_map(|&t| draw(m, t))
+                    .collect(),
+                SizeModel::CoflowMean if live > 0 => draw(m * live, totals.iter().sum()),
+                SizeModel::CoflowMean => Vec::new(),
+            };
+            let mut flows = Vec::with_capacity(m * live);
+            let mut next_size = sizes.into_iter();
+            for (&(rport, _), &total) in reducers.iter().zip(&totals) {
+                if total <= 0.0 {
+                    continue;
+                }
+                for &mport in mappers {
+                    let bytes = next_size.next().expect("one size per flow");
                     let (src, dst) = match self.placement {
                         Placement::Random => {
                             let s = place_rng.random_range(0..hosts);
@@ -378,7 +414,7 @@ impl TraceSpec {
                     flows.push(FlowInput {
                         src,
                         dst,
-                        bytes: sizes[mi].max(1.0),
+                        bytes: bytes.max(1.0),
                     });
                 }
             }

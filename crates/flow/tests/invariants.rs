@@ -165,6 +165,7 @@ fn trace_scaling_keeps_bytes_and_sets_the_load() {
         path: String::new(),
         load,
         cv: 0.5,
+        sizes: Default::default(),
         placement: Default::default(),
         max_coflows: Some(60),
         skip_coflows: 0,
@@ -196,4 +197,49 @@ fn trace_scaling_keeps_bytes_and_sets_the_load() {
         .iter()
         .flat_map(|c| &c.flows)
         .all(|f| f.src != f.dst && f.bytes > 0.0 && f.src < 144 && f.dst < 144));
+}
+
+#[test]
+fn trace_flow_sizes_follow_the_chosen_mean() {
+    use dctc_flow::workload::SizeModel;
+    let net = dba144();
+    // Coflow 1: 2 mappers, reducers of 1 MB and 3 MB; coflow 2: 1 mapper, one 2 MB reducer.
+    let t = parse_trace(
+        "t",
+        "150 2\n1 0 2 10 11 2 20:1.0 21:3.0\n2 5 1 12 1 22:2.0\n",
+    )
+    .unwrap();
+    let spec = |sizes: SizeModel, cv: f64| TraceSpec {
+        path: String::new(),
+        load: 1.0,
+        cv,
+        sizes,
+        placement: Default::default(),
+        max_coflows: None,
+        skip_coflows: 0,
+        max_mappers: None,
+        max_reducers: None,
+        size_scale: 1.0,
+    };
+    let mb = 1_048_576.0;
+    let sizes = |c: &dctc_flow::CoflowInput| c.flows.iter().map(|f| f.bytes).collect::<Vec<_>>();
+    // DBA §5.1: every flow of a coflow around total / flows (4 MB / 4 flows).
+    let paper = spec(SizeModel::CoflowMean, 0.0).build(&t, &net, 7).unwrap();
+    assert_eq!(sizes(&paper[0]), vec![mb; 4]);
+    assert_eq!(sizes(&paper[1]), vec![2.0 * mb]);
+    // Per reducer: 0.5 MB twice, then 1.5 MB twice.
+    let per_reducer = spec(SizeModel::ReducerMean, 0.0)
+        .build(&t, &net, 7)
+        .unwrap();
+    assert_eq!(
+        sizes(&per_reducer[0]),
+        vec![0.5 * mb, 0.5 * mb, 1.5 * mb, 1.5 * mb]
+    );
+    // With spread, the coflow model mixes the reducers' bytes but keeps the coflow's total.
+    let spread = spec(SizeModel::CoflowMean, 0.5).build(&t, &net, 7).unwrap();
+    let s = sizes(&spread[0]);
+    assert!((s.iter().sum::<f64>() - 4.0 * mb).abs() < 1e-6 * mb);
+    assert!(s.windows(2).any(|w| w[0] != w[1]), "{s:?}");
+    // The default is the paper's.
+    assert_eq!(SizeModel::default(), SizeModel::CoflowMean);
 }
