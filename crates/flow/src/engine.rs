@@ -166,6 +166,22 @@ enum Verdict {
     GiveUp,
 }
 
+/// Bottleneck re-solve: most widening rounds, and most flows re-solved (summed over the
+/// rounds, with link entries scanned counting `1 / BN_SCAN_PER_FLOW` each) before falling back
+/// to the cut-based re-solve: `BN_MIN_FLOWS` plus half what the cut-based re-solve has been
+/// taking per event, times the recent success rate to the fourth power (where most tries fail,
+/// as on the Facebook trace where a completion moves thousands of rates, failing costs little;
+/// where nearly all succeed, as under web search, the rare wide one still gets room).
+const BN_ITERS: usize = 12;
+const BN_SCAN_PER_FLOW: usize = 8;
+const BN_MIN_FLOWS: usize = 64;
+/// After the second failure in a row, events skipped (doubling, at most this many) before
+/// trying the bottleneck re-solve again.
+const BN_BACKOFF_MAX: u32 = 16;
+/// Relative difference within which two rates count as tied in the bottleneck checks
+/// (rounding of the water-filling; rates differ by far more when a flow is not tied).
+const BN_TIE: f64 = 1e-12;
+
 /// Local re-solves tried (each wider than the last) before re-solving all above the cut.
 const LOCAL_TRIES: usize = 6;
 
@@ -174,8 +190,18 @@ const TIGHT: f64 = 1e-9;
 
 /// A link load in fixed point (exact integer sums, so the load never drifts however many
 /// times rates change).
+///
+/// Equal to `(bps * FIXED_ONE).round() as i64` for every input, without the libm call
+/// `round` compiles to on baseline x86-64 (it was ~10% of a trace run): the truncation and
+/// the fraction `x - trunc(x)` are exact for |x| < 2^53, and above that every float is an
+/// integer.
+#[inline]
 fn fixed(bps: f64) -> i64 {
-    (bps * FIXED_ONE).round() as i64
+    let x = bps * FIXED_ONE;
+    let t = x as i64;
+    let frac = x - t as f64;
+    // Branch-free: the fraction is as likely above a half as below.
+    t.saturating_add(i64::from(frac >= 0.5) - i64::from(frac <= -0.5))
 }
 
 /// The simulator: a fabric, a workload and a policy.
@@ -224,6 +250,30 @@ pub struct Simulator<'n> {
     flow_queue: Vec<u32>,
     scratch: Vec<(f64, f64)>,
     wf: WaterFill,
+    /// Bottleneck re-solve ([`Simulator::bottleneck_resolve`]): membership stamps.
+    bmark_flow: Vec<u32>,
+    bmark_link: Vec<u32>,
+    bstamp: u32,
+    lstamp: u32,
+    /// Largest rate a flow finished at this instant carried over each link (0: none).
+    freed: Vec<f64>,
+    freed_links: Vec<u32>,
+    /// Per link: largest new rate of the re-solved flows, largest rate of the others, and
+    /// largest rate of any flow before the event.
+    lmax_c: Vec<f64>,
+    lmax_nc: Vec<f64>,
+    lmax_old: Vec<f64>,
+    badd: Vec<u32>,
+    /// Bottleneck re-solves to skip after failures (doubling back-off).
+    bn_skip: u32,
+    bn_fails: u32,
+    /// Moving average of the flows the cut-based re-solve water-fills per event (sets the
+    /// bottleneck re-solve's budget).
+    cut_work: f64,
+    /// Moving average of the bottleneck re-solve's success (1) or failure (0).
+    bn_success: f64,
+    /// Size floor of the bottleneck re-solve (`BN_MIN_FLOWS`); `None` turns it off (tests).
+    bn_min_flows: Option<usize>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -233,6 +283,10 @@ struct Stats {
     allocated_flows: u64,
     ticks: u64,
     reroutes: u64,
+    /// Bottleneck re-solves tried, applied, and their widening rounds.
+    bn_tries: u64,
+    bn_applied: u64,
+    bn_rounds: u64,
 }
 
 impl<'n> Simulator<'n> {
@@ -293,6 +347,21 @@ impl<'n> Simulator<'n> {
             flow_queue: Vec::new(),
             scratch: Vec::new(),
             wf: WaterFill::new(links),
+            bmark_flow: vec![0; n],
+            bmark_link: vec![0; links],
+            bstamp: 0,
+            lstamp: 0,
+            freed: vec![0.0; links],
+            freed_links: Vec::new(),
+            lmax_c: vec![0.0; links],
+            lmax_nc: vec![0.0; links],
+            lmax_old: vec![0.0; links],
+            badd: Vec::new(),
+            bn_skip: 0,
+            bn_fails: 0,
+            cut_work: 0.0,
+            bn_success: 1.0,
+            bn_min_flows: Some(BN_MIN_FLOWS),
             net,
             cfg,
             policy,
@@ -332,6 +401,15 @@ impl<'n> Simulator<'n> {
         (0..self.flows.len() as u32)
             .filter(|&f| self.flows.active[f as usize])
             .collect()
+    }
+
+    /// Bottleneck re-solves (`maxmin`) so far: tried, applied, and widening rounds.
+    pub fn bottleneck_stats(&self) -> (u64, u64, u64) {
+        (
+            self.stats.bn_tries,
+            self.stats.bn_applied,
+            self.stats.bn_rounds,
+        )
     }
 
     /// The policy (for inspection after a run).
@@ -528,6 +606,13 @@ impl<'n> Simulator<'n> {
             // nothing by getting more.
             if !self.incremental || self.tight(l as usize) {
                 seed_links.push(l);
+                if self.incremental {
+                    let lu = l as usize;
+                    if self.freed[lu] == 0.0 {
+                        self.freed_links.push(l);
+                    }
+                    self.freed[lu] = self.freed[lu].max(self.flows.rate[f]);
+                }
             }
             self.nact[l as usize] -= 1;
         }
@@ -777,8 +862,38 @@ impl<'n> Simulator<'n> {
     /// fabric this is a fraction of the flows the plain component holds.
     fn reallocate_maxmin(&mut self, seeds: &[u32], seed_links: &[u32]) {
         if !self.cut.is_finite() {
+            self.clear_freed();
             return;
         }
+        let done = if self.bn_min_flows.is_none() {
+            false
+        } else if self.bn_skip > 0 {
+            self.bn_skip -= 1;
+            false
+        } else if self.bottleneck_resolve(seeds, seed_links) {
+            self.bn_fails = 0;
+            self.bn_success += (1.0 - self.bn_success) / 32.0;
+            true
+        } else {
+            self.bn_success -= self.bn_success / 32.0;
+            self.bn_fails += 1;
+            if self.bn_fails >= 2 {
+                self.bn_skip = (1u32 << (self.bn_fails - 2).min(8)).min(BN_BACKOFF_MAX);
+            }
+            false
+        };
+        self.clear_freed();
+        if done {
+            return;
+        }
+        let work = self.reallocate_cut(seeds, seed_links);
+        self.cut_work += (work as f64 - self.cut_work) / 16.0;
+    }
+
+    /// The cut-based re-solve (see [`Simulator::reallocate_maxmin`]); returns the flows
+    /// water-filled, over its tries.
+    fn reallocate_cut(&mut self, seeds: &[u32], seed_links: &[u32]) -> usize {
+        let mut work = 0;
         // Ties at the cut belong above it; a margin for rounding only adds flows, which is
         // always exact. New flows (never allocated) are always in.
         let thr = self.cut * (1.0 - 1e-9);
@@ -794,13 +909,14 @@ impl<'n> Simulator<'n> {
             }
             if self.comp.is_empty() {
                 // No flow above the cut is reachable through a full link: nothing changes.
-                return;
+                return work;
             }
+            work += self.comp.len();
             match self.solve_set(thr, true) {
                 Verdict::Applied => {
                     self.stats.allocations += 1;
                     self.stats.allocated_flows += self.comp.len() as u64;
-                    return;
+                    return work;
                 }
                 Verdict::Widen => continue,
                 Verdict::GiveUp => break,
@@ -808,10 +924,266 @@ impl<'n> Simulator<'n> {
         }
         self.above_cut_set(thr);
         if !self.comp.is_empty() {
+            work += self.comp.len();
             let _ = self.solve_set(thr, false);
             self.stats.allocations += 1;
             self.stats.allocated_flows += self.comp.len() as u64;
         }
+        work
+    }
+
+    fn clear_freed(&mut self) {
+        for &l in &self.freed_links {
+            self.freed[l as usize] = 0.0;
+        }
+        self.freed_links.clear();
+    }
+
+    fn next_bstamp(&mut self) -> u32 {
+        self.bstamp = self.bstamp.wrapping_add(1);
+        if self.bstamp == 0 {
+            self.bmark_flow.iter_mut().for_each(|x| *x = 0);
+            self.bstamp = 1;
+        }
+        self.bstamp
+    }
+
+    fn next_lstamp(&mut self) -> u32 {
+        self.lstamp = self.lstamp.wrapping_add(1);
+        if self.lstamp == 0 {
+            self.bmark_link.iter_mut().for_each(|x| *x = 0);
+            self.lstamp = 1;
+        }
+        self.lstamp
+    }
+
+    /// Adds to `badd` the active flows on link `l` not in the set (`bmark_flow != st`) whose
+    /// rate is at least `min_rate`, marking them.
+    fn take_from_link(&mut self, l: u32, st: u32, min_rate: f64) {
+        let flows = &self.flows;
+        let mark = &mut self.bmark_flow;
+        for &(g, start) in &self.link_flows[l as usize] {
+            let gu = g as usize;
+            if flows.active[gu]
+                && flows.route[gu].0 == start
+                && mark[gu] != st
+                && flows.rate[gu] >= min_rate
+            {
+                mark[gu] = st;
+                self.badd.push(g);
+            }
+        }
+    }
+
+    /// Max-min rates after this instant's events by propagating along the bottleneck
+    /// structure: re-solve a set `C` of flows with every other flow held at its rate, then
+    /// check the result is the max-min allocation of all flows, and widen `C` where it is
+    /// not. Returns false (nothing applied) when `C` grows too large or the checks do not
+    /// settle; the caller then falls back to the cut-based re-solve.
+    ///
+    /// `C` starts with the new flows and, on each link a finished flow left that was full,
+    /// the flows at the largest rate there (the ones bottlenecked on it). A link crossed by
+    /// a flow of `C` is *touched*. After water-filling `C` on the capacity the others leave:
+    ///
+    /// - (a) on every touched link that was full where a flow outside `C` ran at the largest
+    ///   rate (so it may have been bottlenecked there), the link must still be full and no
+    ///   flow of `C` above it; otherwise those flows join `C`.
+    /// - (b) every flow of `C` must have a full link on which no flow (in `C` or not) runs
+    ///   faster; otherwise the faster flows outside `C` on its full links join `C`.
+    ///
+    /// Why that is the max-min allocation: a flow outside `C` keeps its bottleneck (a full
+    /// link where it is fastest): if the link is untouched, nothing on it changed; if it is
+    /// touched, (a) holds there; and a flow bottlenecked on a link a finished flow left
+    /// joined `C` at the start. A flow of `C` has its bottleneck by (b). Every link stays
+    /// within capacity. An allocation in which every flow has a bottleneck is max-min fair,
+    /// and that allocation is unique.
+    fn bottleneck_resolve(&mut self, seeds: &[u32], seed_links: &[u32]) -> bool {
+        let limit = self
+            .bn_min_flows
+            .unwrap_or(0)
+            .saturating_add((self.cut_work / 2.0 * self.bn_success.powi(4)) as usize);
+        let st = self.next_bstamp();
+        let sl = self.next_lstamp();
+        let mut comp = std::mem::take(&mut self.comp);
+        comp.clear();
+        self.badd.clear();
+        for &f in seeds {
+            let fu = f as usize;
+            if self.flows.active[fu] && self.bmark_flow[fu] != st {
+                self.bmark_flow[fu] = st;
+                comp.push(f);
+            }
+        }
+        // On each link a finished flow left full: the flows at its largest rate before.
+        for &l in seed_links {
+            let lu = l as usize;
+            if self.bmark_link[lu] == sl {
+                continue;
+            }
+            self.bmark_link[lu] = sl;
+            let flows = &self.flows;
+            let list = &mut self.link_flows[lu];
+            list.retain(|&(g, start)| {
+                flows.active[g as usize] && flows.route[g as usize].0 == start
+            });
+            let mut m = self.freed[lu];
+            for &(g, _) in list.iter() {
+                m = m.max(flows.rate[g as usize]);
+            }
+            self.take_from_link(l, st, m * (1.0 - 1e-9));
+        }
+        comp.extend_from_slice(&self.badd);
+        self.badd.clear();
+        let mut rates = std::mem::take(&mut self.rates);
+        let mut ok = false;
+        // Flows re-solved over the rounds, plus link entries scanned / `BN_SCAN_PER_FLOW`.
+        let mut work = 0usize;
+        let mut scanned = 0usize;
+        self.stats.bn_tries += 1;
+        for _ in 0..BN_ITERS {
+            self.stats.bn_rounds += 1;
+            if comp.is_empty() {
+                ok = true;
+                break;
+            }
+            if work + comp.len() + scanned / BN_SCAN_PER_FLOW > limit {
+                break;
+            }
+            // Links of `C` (a new stamp: `C` only grows, so this recomputes them all).
+            let lst = self.next_lstamp();
+            self.comp_links.clear();
+            for &f in &comp {
+                let fu = f as usize;
+                let r = self.flows.rate[fu];
+                let (a, n) = self.flows.route[fu];
+                for h in &self.flows.arena[a as usize..(a + n) as usize] {
+                    let lu = h.link as usize;
+                    if self.bmark_link[lu] != lst {
+                        self.bmark_link[lu] = lst;
+                        self.comp_links.push(h.link);
+                        self.accq[lu] = self.loadq[lu];
+                        self.lmax_c[lu] = 0.0;
+                        self.lmax_nc[lu] = 0.0;
+                        self.lmax_old[lu] = self.freed[lu];
+                    }
+                    self.accq[lu] -= fixed(r * h.coef);
+                    self.lmax_old[lu] = self.lmax_old[lu].max(r);
+                }
+            }
+            for &l in &self.comp_links {
+                let lu = l as usize;
+                self.avail[lu] = (self.net.cap[lu] - self.accq[lu] as f64 / FIXED_ONE).max(0.0);
+            }
+            // The other flows on the touched links.
+            let budget = (limit - work - comp.len()).saturating_mul(BN_SCAN_PER_FLOW);
+            let mut over = false;
+            for &l in &self.comp_links {
+                if scanned > budget {
+                    // Out of budget: stop here (`lmax_nc` is incomplete, nothing is checked).
+                    over = true;
+                    break;
+                }
+                let lu = l as usize;
+                let flows = &self.flows;
+                let mark = &self.bmark_flow;
+                let list = &mut self.link_flows[lu];
+                list.retain(|&(g, start)| {
+                    flows.active[g as usize] && flows.route[g as usize].0 == start
+                });
+                scanned += list.len();
+                let mut m = 0.0f64;
+                for &(g, _) in list.iter() {
+                    if mark[g as usize] != st {
+                        m = m.max(flows.rate[g as usize]);
+                    }
+                }
+                self.lmax_nc[lu] = m;
+                self.lmax_old[lu] = self.lmax_old[lu].max(m);
+            }
+            work += comp.len();
+            if over || work + scanned / BN_SCAN_PER_FLOW > limit {
+                break;
+            }
+            rates.clear();
+            rates.resize(comp.len(), 0.0);
+            let flows = &self.flows;
+            self.wf.fill(
+                &mut self.avail,
+                comp.len(),
+                |k| flows.hops(comp[k] as usize),
+                |_| 1.0,
+                |_| f64::INFINITY,
+                &mut rates,
+            );
+            for (k, &f) in comp.iter().enumerate() {
+                for h in self.flows.hops(f as usize) {
+                    let lu = h.link as usize;
+                    self.lmax_c[lu] = self.lmax_c[lu].max(rates[k]);
+                }
+            }
+            // (a) Flows outside `C` keep their bottlenecks.
+            for i in 0..self.comp_links.len() {
+                let l = self.comp_links[i];
+                let lu = l as usize;
+                let nc = self.lmax_nc[lu];
+                if nc > 0.0 && nc >= self.lmax_old[lu] * (1.0 - 1e-9) && self.tight(lu) {
+                    let full = self.avail[lu] <= TIGHT * self.net.cap[lu];
+                    if !full || self.lmax_c[lu] > nc * (1.0 + BN_TIE) {
+                        self.take_from_link(l, st, nc * (1.0 - 1e-9));
+                    }
+                }
+            }
+            // (b) Flows of `C` have bottlenecks.
+            let mut stuck = false;
+            for (k, &f) in comp.iter().enumerate() {
+                let x = rates[k] * (1.0 + BN_TIE);
+                let hops = self.flows.hops(f as usize);
+                let has = hops.iter().any(|h| {
+                    let lu = h.link as usize;
+                    self.avail[lu] <= TIGHT * self.net.cap[lu]
+                        && x >= self.lmax_c[lu]
+                        && x >= self.lmax_nc[lu]
+                });
+                if has {
+                    continue;
+                }
+                let mut faster = false;
+                let (a, n) = self.flows.route[f as usize];
+                for i in a..a + n {
+                    let h = self.flows.arena[i as usize];
+                    let lu = h.link as usize;
+                    if self.avail[lu] <= TIGHT * self.net.cap[lu] && self.lmax_nc[lu] > x {
+                        faster = true;
+                        self.take_from_link(h.link, st, x);
+                    }
+                }
+                // No bottleneck and nobody to pull in (rounding inside `C`): give up.
+                stuck |= !faster;
+            }
+            if stuck {
+                break;
+            }
+            if self.badd.is_empty() {
+                ok = true;
+                break;
+            }
+            comp.extend_from_slice(&self.badd);
+            self.badd.clear();
+        }
+        if ok && !comp.is_empty() {
+            for &f in &comp {
+                self.settle(f as usize);
+            }
+            self.apply(&comp, &rates);
+            self.stats.allocations += 1;
+            self.stats.allocated_flows += comp.len() as u64;
+        }
+        if ok {
+            self.stats.bn_applied += 1;
+        }
+        self.rates = rates;
+        self.comp = comp;
+        ok
     }
 
     /// Whether link `l` was full before this instant's changes (or must be treated so).
@@ -1238,6 +1610,41 @@ mod tests {
     use dctc_num::{maxmin::weighted_max_min, Csr};
     use rand::{Rng, SeedableRng};
 
+    #[test]
+    fn fixed_point_rounding_equals_round() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        let mut xs: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            2.5,
+            -2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            4503599627370495.5,
+            4503599627370497.0,
+            9007199254740993.0,
+            1e19,
+            -1e19,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MAX,
+        ];
+        for _ in 0..100_000 {
+            xs.push(rng.random_range(-1e12..1e12));
+            xs.push(rng.random_range(0.0..1e11) / FIXED_ONE);
+            xs.push(f64::from_bits(rng.random::<u64>()));
+        }
+        for &x in &xs {
+            let b = x / FIXED_ONE;
+            assert_eq!(fixed(b), (b * FIXED_ONE).round() as i64, "{x:e}");
+        }
+    }
+
     /// Incremental `maxmin` against a from-scratch water-filling (crate `num`) of every active
     /// flow, after every event of a random run with coflows arriving and flows finishing.
     #[test]
@@ -1257,7 +1664,19 @@ mod tests {
         })
         .unwrap();
         let net = Net::new(topo).unwrap();
-        for (seed, routing) in [(3u64, RoutingMode::Ecmp), (4, RoutingMode::Drill)] {
+        // Bottleneck re-solve off (the cut-based path alone), on as in runs, and with no size
+        // limit (it then settles nearly every event itself, widening as far as needed).
+        // A tiny size floor exercises the give-ups (out of budget mid-round).
+        let modes = [None, Some(BN_MIN_FLOWS), Some(usize::MAX / 2), Some(2)];
+        let runs = [
+            (3u64, RoutingMode::Ecmp),
+            (4, RoutingMode::Drill),
+            (5, RoutingMode::Conga),
+        ];
+        for ((seed, routing), bn) in runs
+            .iter()
+            .flat_map(|r| modes.iter().map(move |&m| (r.clone(), m)))
+        {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
             let coflows: Vec<CoflowInput> = (0..60)
                 .map(|i| CoflowInput {
@@ -1283,6 +1702,7 @@ mod tests {
             };
             let mut sim = Simulator::new(&net, coflows, policy, cfg);
             assert!(sim.incremental);
+            sim.bn_min_flows = bn;
             let mut checked = 0;
             loop {
                 let te = sim.events.peek().map(|e| e.0 .0).unwrap_or(u64::MAX);
@@ -1336,6 +1756,16 @@ mod tests {
                 checked += 1;
             }
             assert!(checked > 100, "{checked} instants checked");
+            let st = &sim.stats;
+            match bn {
+                None => assert_eq!(st.bn_tries, 0),
+                Some(BN_MIN_FLOWS) => assert!(st.bn_applied > 0, "{st:?}"),
+                Some(2) => assert!(st.bn_applied < st.bn_tries, "{st:?}"),
+                Some(_) => assert!(
+                    st.bn_applied * 10 >= st.bn_tries * 9 && st.bn_rounds > st.bn_tries,
+                    "{st:?}"
+                ),
+            }
             assert!(sim.coflows.finish.iter().all(|&t| t != SimTime::NEVER));
         }
     }
