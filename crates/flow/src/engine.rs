@@ -86,6 +86,9 @@ pub struct Flows {
     pub finish: Vec<SimTime>,
     route: Vec<(u32, u32)>,
     arena: Vec<Hop>,
+    /// Per hop of `arena`: what the flow adds to the link's fixed-point load,
+    /// `fixed(rate * coef)` at its current rate (kept so each rate change rounds once per hop).
+    arena_q: Vec<i64>,
     tlast: Vec<u64>,
     version: Vec<u32>,
     sent: Vec<f64>,
@@ -569,6 +572,9 @@ impl<'n> Simulator<'n> {
     fn set_route(&mut self, f: usize, hops: &[Hop]) {
         let start = self.flows.arena.len() as u32;
         self.flows.arena.extend_from_slice(hops);
+        // The flow's rate is 0 here (new, or set to 0 before a reroute).
+        debug_assert_eq!(self.flows.rate[f], 0.0);
+        self.flows.arena_q.resize(self.flows.arena.len(), 0);
         self.flows.route[f] = (start, hops.len() as u32);
         for h in hops {
             self.link_flows[h.link as usize].push((f as u32, start));
@@ -646,10 +652,15 @@ impl<'n> Simulator<'n> {
         let old = self.flows.rate[f];
         if old != r {
             let (a, n) = self.flows.route[f];
-            for h in &self.flows.arena[a as usize..(a + n) as usize] {
+            let (a, b) = (a as usize, (a + n) as usize);
+            let hops = &self.flows.arena[a..b];
+            let qs = &mut self.flows.arena_q[a..b];
+            for (h, q) in hops.iter().zip(qs) {
                 let l = h.link as usize;
                 self.load[l] += (r - old) * h.coef;
-                self.loadq[l] += fixed(r * h.coef) - fixed(old * h.coef);
+                let nq = fixed(r * h.coef);
+                self.loadq[l] += nq - *q;
+                *q = nq;
             }
             self.flows.rate[f] = r;
         }
@@ -1056,7 +1067,8 @@ impl<'n> Simulator<'n> {
                 let fu = f as usize;
                 let r = self.flows.rate[fu];
                 let (a, n) = self.flows.route[fu];
-                for h in &self.flows.arena[a as usize..(a + n) as usize] {
+                let (a, b) = (a as usize, (a + n) as usize);
+                for (h, q) in self.flows.arena[a..b].iter().zip(&self.flows.arena_q[a..b]) {
                     let lu = h.link as usize;
                     if self.bmark_link[lu] != lst {
                         self.bmark_link[lu] = lst;
@@ -1066,7 +1078,7 @@ impl<'n> Simulator<'n> {
                         self.lmax_nc[lu] = 0.0;
                         self.lmax_old[lu] = self.freed[lu];
                     }
-                    self.accq[lu] -= fixed(r * h.coef);
+                    self.accq[lu] -= *q;
                     self.lmax_old[lu] = self.lmax_old[lu].max(r);
                 }
             }
@@ -1294,16 +1306,16 @@ impl<'n> Simulator<'n> {
         // each link less what the re-solved flows carry.
         for &f in &self.comp {
             let fu = f as usize;
-            let r = self.flows.rate[fu];
             let (a, n) = self.flows.route[fu];
-            for h in &self.flows.arena[a as usize..(a + n) as usize] {
+            let (a, b) = (a as usize, (a + n) as usize);
+            for (h, q) in self.flows.arena[a..b].iter().zip(&self.flows.arena_q[a..b]) {
                 let lu = h.link as usize;
                 if self.visit_link[lu] != ep {
                     self.visit_link[lu] = ep;
                     self.comp_links.push(h.link);
                     self.accq[lu] = self.loadq[lu];
                 }
-                self.accq[lu] -= fixed(r * h.coef);
+                self.accq[lu] -= *q;
             }
         }
         for &l in &self.comp_links {
