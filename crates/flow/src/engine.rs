@@ -267,6 +267,8 @@ pub struct Simulator<'n> {
     lmax_nc: Vec<f64>,
     lmax_old: Vec<f64>,
     badd: Vec<u32>,
+    /// This instant's arrivals: each link they cross and its level from `arrival_cut`.
+    arrival_levels: Vec<(u32, f64)>,
     /// Bottleneck re-solves to skip after failures (doubling back-off).
     bn_skip: u32,
     bn_fails: u32,
@@ -360,6 +362,7 @@ impl<'n> Simulator<'n> {
             lmax_nc: vec![0.0; links],
             lmax_old: vec![0.0; links],
             badd: Vec::new(),
+            arrival_levels: Vec::new(),
             bn_skip: 0,
             bn_fails: 0,
             cut_work: 0.0,
@@ -443,6 +446,7 @@ impl<'n> Simulator<'n> {
             }
             self.now = SimTime(t);
             self.cut = f64::INFINITY;
+            self.arrival_levels.clear();
             seeds.clear();
             seed_links.clear();
             new_flows.clear();
@@ -805,6 +809,7 @@ impl<'n> Simulator<'n> {
     /// the smallest `lambda` with `sum_i c_i min(x_i, lambda) + lambda sum_new c = capacity`.
     fn arrival_cut(&mut self, new_flows: &[u32]) {
         let ep = self.next_epoch();
+        self.arrival_levels.clear();
         let mut pairs = std::mem::take(&mut self.scratch);
         for &f in new_flows {
             let (a, n) = self.flows.route[f as usize];
@@ -849,6 +854,7 @@ impl<'n> Simulator<'n> {
                     lambda = (self.net.cap[lu] - frozen) / w_new;
                 }
                 self.cut = self.cut.min(lambda.max(0.0));
+                self.arrival_levels.push((l, lambda.max(0.0)));
             }
         }
         self.scratch = pairs;
@@ -1042,6 +1048,12 @@ impl<'n> Simulator<'n> {
                 m = m.max(flows.rate[g as usize]);
             }
             self.take_from_link(l, st, m * (1.0 - 1e-9));
+        }
+        // On each link a new flow crosses: the flows above the level at which it fills with
+        // the new flows added (`arrival_cut`); they must slow down.
+        for i in 0..self.arrival_levels.len() {
+            let (l, lambda) = self.arrival_levels[i];
+            self.take_from_link(l, st, lambda * (1.0 - 1e-9));
         }
         comp.extend_from_slice(&self.badd);
         self.badd.clear();
