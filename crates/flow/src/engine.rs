@@ -176,7 +176,7 @@ enum Verdict {
 /// as on the Facebook trace where a completion moves thousands of rates, failing costs little;
 /// where nearly all succeed, as under web search, the rare wide one still gets room).
 const BN_ITERS: usize = 12;
-const BN_SCAN_PER_FLOW: usize = 8;
+const BN_SCAN_PER_FLOW: usize = 32;
 const BN_MIN_FLOWS: usize = 64;
 /// After the second failure in a row, events skipped (doubling, at most this many) before
 /// trying the bottleneck re-solve again.
@@ -267,6 +267,8 @@ pub struct Simulator<'n> {
     lmax_nc: Vec<f64>,
     lmax_old: Vec<f64>,
     badd: Vec<u32>,
+    bseen_link: Vec<u32>,
+    dirty_links: Vec<u32>,
     /// This instant's arrivals: each link they cross and its level from `arrival_cut`.
     arrival_levels: Vec<(u32, f64)>,
     /// Bottleneck re-solves to skip after failures (doubling back-off).
@@ -362,6 +364,8 @@ impl<'n> Simulator<'n> {
             lmax_nc: vec![0.0; links],
             lmax_old: vec![0.0; links],
             badd: Vec::new(),
+            bseen_link: vec![0; links],
+            dirty_links: Vec::new(),
             arrival_levels: Vec::new(),
             bn_skip: 0,
             bn_fails: 0,
@@ -969,6 +973,7 @@ impl<'n> Simulator<'n> {
         self.lstamp = self.lstamp.wrapping_add(1);
         if self.lstamp == 0 {
             self.bmark_link.iter_mut().for_each(|x| *x = 0);
+            self.bseen_link.iter_mut().for_each(|x| *x = 0);
             self.lstamp = 1;
         }
         self.lstamp
@@ -1063,6 +1068,13 @@ impl<'n> Simulator<'n> {
         let mut work = 0usize;
         let mut scanned = 0usize;
         self.stats.bn_tries += 1;
+        // Links of `C` (`bseen_link == sc`), kept over the rounds: `C` only grows, so each
+        // round adds the new flows' shares to the links' state and rescans only the links
+        // those flows cross (`dirty`).
+        let sc = self.next_lstamp();
+        self.comp_links.clear();
+        let mut dirty = std::mem::take(&mut self.dirty_links);
+        let mut fresh = 0usize;
         for _ in 0..BN_ITERS {
             self.stats.bn_rounds += 1;
             if comp.is_empty() {
@@ -1072,36 +1084,39 @@ impl<'n> Simulator<'n> {
             if work + comp.len() + scanned / BN_SCAN_PER_FLOW > limit {
                 break;
             }
-            // Links of `C` (a new stamp: `C` only grows, so this recomputes them all).
             let lst = self.next_lstamp();
-            self.comp_links.clear();
-            for &f in &comp {
+            dirty.clear();
+            for &f in &comp[fresh..] {
                 let fu = f as usize;
                 let r = self.flows.rate[fu];
                 let (a, n) = self.flows.route[fu];
                 let (a, b) = (a as usize, (a + n) as usize);
                 for (h, q) in self.flows.arena[a..b].iter().zip(&self.flows.arena_q[a..b]) {
                     let lu = h.link as usize;
-                    if self.bmark_link[lu] != lst {
-                        self.bmark_link[lu] = lst;
+                    if self.bseen_link[lu] != sc {
+                        self.bseen_link[lu] = sc;
                         self.comp_links.push(h.link);
                         self.accq[lu] = self.loadq[lu];
-                        self.lmax_c[lu] = 0.0;
-                        self.lmax_nc[lu] = 0.0;
                         self.lmax_old[lu] = self.freed[lu];
+                    }
+                    if self.bmark_link[lu] != lst {
+                        self.bmark_link[lu] = lst;
+                        dirty.push(h.link);
                     }
                     self.accq[lu] -= *q;
                     self.lmax_old[lu] = self.lmax_old[lu].max(r);
                 }
             }
+            fresh = comp.len();
             for &l in &self.comp_links {
                 let lu = l as usize;
                 self.avail[lu] = (self.net.cap[lu] - self.accq[lu] as f64 / FIXED_ONE).max(0.0);
+                self.lmax_c[lu] = 0.0;
             }
-            // The other flows on the touched links.
+            // The other flows on the links whose membership changed.
             let budget = (limit - work - comp.len()).saturating_mul(BN_SCAN_PER_FLOW);
             let mut over = false;
-            for &l in &self.comp_links {
+            for &l in &dirty {
                 if scanned > budget {
                     // Out of budget: stop here (`lmax_nc` is incomplete, nothing is checked).
                     over = true;
@@ -1205,6 +1220,7 @@ impl<'n> Simulator<'n> {
         if ok {
             self.stats.bn_applied += 1;
         }
+        self.dirty_links = dirty;
         self.rates = rates;
         self.comp = comp;
         ok
