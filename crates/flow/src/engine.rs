@@ -867,6 +867,10 @@ impl<'n> Simulator<'n> {
     /// Max-min fair rates after this instant's arrivals and completions, re-solving only what
     /// can change.
     ///
+    /// First tries [`Simulator::bottleneck_resolve`] (re-solves only the flows whose
+    /// bottleneck moves, within a work budget); if it gives up, the cut-based re-solve below
+    /// ([`Simulator::reallocate_cut`]) runs.
+    ///
     /// (The flows above the cut are taken from the active list rather than from the
     /// component of the event: on the loaded fabrics of the benchmarks that component held
     /// nearly all of them anyway, and max-min splits over components, so solving a union of
