@@ -14,7 +14,16 @@ fn main() {
     );
     let r = dctc_flow::bench::bench(&name, std::path::Path::new(trace), scale).expect("bench");
     println!(
-        "{} scale {scale}: wall {:.2} s (setup {:.2} s), {} flows, {} events, {:.3} simulated s, avg CCT {:.4} s",
-        r.name, r.wall_s, r.setup_s, r.flows, r.events, r.sim_s, r.avg_cct_s
+        "{} scale {scale}: wall {:.2} s (setup {:.2} s), {} flows, {} events, {:.3} simulated s, avg CCT {:.4} s, {} flows re-solved, bottleneck re-solves {} of {}",
+        r.name,
+        r.wall_s,
+        r.setup_s,
+        r.flows,
+        r.events,
+        r.sim_s,
+        r.avg_cct_s,
+        r.allocated_flows,
+        r.bottleneck.1,
+        r.bottleneck.0
     );
 }

@@ -29,6 +29,10 @@ pub struct BenchResult {
     pub sim_s: f64,
     /// Average CCT, seconds.
     pub avg_cct_s: f64,
+    /// Flows re-solved, summed over the allocations.
+    pub allocated_flows: u64,
+    /// `maxmin` bottleneck re-solves tried and applied (the rest fell back to the cut).
+    pub bottleneck: (u64, u64),
 }
 
 /// The benchmarks: `trace-maxmin`, `trace-dba`, `websearch-1m`.
@@ -115,6 +119,7 @@ pub fn bench(name: &str, trace: &Path, scale: f64) -> Result<BenchResult, FlowEr
     let mut sim = Simulator::new(&net, coflows, policy, SimConfig::default());
     let res = sim.run(|_| {});
     let wall_s = t1.elapsed().as_secs_f64();
+    let (tries, applied, _) = sim.bottleneck_stats();
     Ok(BenchResult {
         name: name.to_string(),
         wall_s,
@@ -123,5 +128,7 @@ pub fn bench(name: &str, trace: &Path, scale: f64) -> Result<BenchResult, FlowEr
         events: res.events,
         sim_s: res.end_s,
         avg_cct_s: res.summary().avg_cct_s,
+        allocated_flows: res.allocated_flows,
+        bottleneck: (tries, applied),
     })
 }

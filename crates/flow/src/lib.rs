@@ -15,7 +15,7 @@
 //! - [`policy`]: `maxmin`, `varys`, `baraat`, `fastpass-f`, `fastpass-c`, `dba-ideal`, `dba`, `num` (any dctc-num utility).
 //! - [`metrics`]: CCT statistics, CDFs, throughput.
 //! - [`convergence`]: DBA's per-iteration rates against the optimum (Fig. 7).
-//! - [`bench`]: the speed benchmarks `dctc bench flow` runs.
+//! - [`bench`](mod@bench): the speed benchmarks `dctc bench flow` runs.
 
 pub mod alloc;
 pub mod bench;
