@@ -54,6 +54,18 @@ pub const BENCHES: &[(&str, &str)] = &[
 /// Runs benchmark `name`; `trace` is the coflow trace file; `scale` in (0, 1] shrinks the
 /// run (fraction of coflows or flows) for quick checks.
 pub fn bench(name: &str, trace: &Path, scale: f64) -> Result<BenchResult, FlowError> {
+    bench_with_progress(name, trace, scale, |_| {}, |_| {})
+}
+
+/// [`bench`], telling `start` the last arrival time once the workload is built (a run's
+/// natural progress target) and `progress` the simulated time every few thousand events.
+pub fn bench_with_progress(
+    name: &str,
+    trace: &Path,
+    scale: f64,
+    start: impl FnOnce(SimTime),
+    progress: impl FnMut(SimTime),
+) -> Result<BenchResult, FlowError> {
     let t0 = Instant::now();
     let (net, coflows, policy) = match name {
         "trace-maxmin" | "trace-dba" => {
@@ -115,9 +127,16 @@ pub fn bench(name: &str, trace: &Path, scale: f64) -> Result<BenchResult, FlowEr
         .collect();
     let policy = make_policy(&PolicyConfig::named(policy), &net, &sizes)?;
     let setup_s = t0.elapsed().as_secs_f64();
+    start(
+        coflows
+            .iter()
+            .map(|c| c.arrival)
+            .max()
+            .unwrap_or(SimTime::ZERO),
+    );
     let t1 = Instant::now();
     let mut sim = Simulator::new(&net, coflows, policy, SimConfig::default());
-    let res = sim.run(|_| {});
+    let res = sim.run(progress);
     let wall_s = t1.elapsed().as_secs_f64();
     let (tries, applied, _) = sim.bottleneck_stats();
     Ok(BenchResult {

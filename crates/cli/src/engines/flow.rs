@@ -803,9 +803,23 @@ pub(crate) fn bench() -> Result<()> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1.0);
+    if scale >= 1.0 {
+        eprintln!(
+            "note: at full size the trace benchmarks take tens of minutes (maxmin) to hours \
+             (dba); DCTC_FLOW_BENCH_SCALE=0.05 runs 5% of each"
+        );
+    }
+    let progress = Progress::new(true);
     for (name, what) in dctc_flow::bench::BENCHES {
         println!("flow engine: {what} (scale {scale}), one core");
-        let r = dctc_flow::bench::bench(name, &trace, scale)?;
+        let r = dctc_flow::bench::bench_with_progress(
+            name,
+            &trace,
+            scale,
+            |last| progress.begin(name, last.ps().max(1)),
+            |t| progress.set(t.ps()),
+        )?;
+        progress.finish();
         println!("  flows              {}", r.flows);
         println!("  events             {}", r.events);
         println!("  simulated          {:.3} s", r.sim_s);
