@@ -47,6 +47,11 @@ impl CsvOut {
     }
 }
 
+/// A CSV field for an optional number: the number as Rust prints it, empty when absent.
+pub(crate) fn csv_opt(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
 /// An engine's results for one scenario.
 pub(crate) struct RunOutput {
     /// Engine summary; the frame adds `scenario` (the echoed input) and `paper`.

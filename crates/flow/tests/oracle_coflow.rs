@@ -2,7 +2,7 @@
 //! (Varys SEBF + MADD, Fastpass-f / Fastpass-c as flow / coflow MRTF, DBA Fig. 1).
 
 mod common;
-use common::{fig1_fabric, gbps, star};
+use common::{fig1_fabric, gbps, parking_lot, star};
 use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, SimTime};
 use dctc_flow::engine::simulate;
@@ -311,19 +311,7 @@ fn greedy_mrtf_gives_lower_priorities_what_the_top_flow_cannot_use() {
     // (4 units on L2, T = 2). MRTF: long first at 1 Gb/s (its L1 limit); x gets nothing on L1;
     // y must still get L2's other 1 Gb/s. [0,1): long done at 1, y has 3 left. Then x at
     // 1 Gb/s ends at 3, y at 2 Gb/s ends at 2.5.
-    let mut t = Topology::new("parking-lot", Delta::ZERO);
-    let s: Vec<_> = (0..3)
-        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("s{i}")))
-        .collect();
-    for (i, &sw) in s.iter().enumerate() {
-        for j in 0..2 {
-            let h = t.add_node(NodeKind::Host, format!("h{}", 2 * i + j));
-            t.add_cable(h, sw, gbps(100.0), Delta::from_us(1), 100_000, 100_000);
-        }
-    }
-    t.add_cable(s[0], s[1], gbps(1.0), Delta::from_us(1), 100_000, 100_000);
-    t.add_cable(s[1], s[2], gbps(2.0), Delta::from_us(1), 100_000, 100_000);
-    let net = Net::new(t).unwrap();
+    let net = parking_lot(1.0, 2.0);
     for name in ["fastpass-f", "fastpass-c"] {
         let cf = vec![
             coflow(0, 0.0, &[(0, 4, 1.0)]),

@@ -2,7 +2,7 @@
 //! price-trajectory diagnostic behind the README's "Known gaps" is the example
 //! `dba_trajectory`.)
 
-use dctc_core::topology::{NodeKind, Topology};
+mod common;
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_flow::engine::{SimConfig, Simulator};
 use dctc_flow::make_policy;
@@ -13,20 +13,7 @@ use dctc_flow::{CoflowInput, Net, PolicyConfig};
 /// 2, 3 on S1; 4, 5 on S2). Flows: long 0 -> 4 (2e9 B), 1 -> 2 (1e9 B), 3 -> 5 (3e9 B), each
 /// its own coflow. Both inner links are saturated at the optimum; the 100 Gb/s host links
 /// are not (their prices must be 0, KKT 7(b)).
-fn parking_lot() -> (Net, Vec<CoflowInput>) {
-    let gbps = |g: f64| Rate((g * 1e9) as u64);
-    let mut t = Topology::new("parking-lot", Delta::ZERO);
-    let s: Vec<_> = (0..3)
-        .map(|i| t.add_node(NodeKind::Switch { tier: 1 }, format!("s{i}")))
-        .collect();
-    for (i, &sw) in s.iter().enumerate() {
-        for j in 0..2 {
-            let h = t.add_node(NodeKind::Host, format!("h{}", 2 * i + j));
-            t.add_cable(h, sw, gbps(100.0), Delta::from_us(1), 100_000, 100_000);
-        }
-    }
-    t.add_cable(s[0], s[1], gbps(1.0), Delta::from_us(1), 100_000, 100_000);
-    t.add_cable(s[1], s[2], gbps(2.0), Delta::from_us(1), 100_000, 100_000);
+fn parking_lot_flows() -> (Net, Vec<CoflowInput>) {
     let cf = [(0, 4, 2e9), (1, 2, 1e9), (3, 5, 3e9)]
         .iter()
         .enumerate()
@@ -36,7 +23,7 @@ fn parking_lot() -> (Net, Vec<CoflowInput>) {
             flows: vec![FlowInput { src, dst, bytes }],
         })
         .collect();
-    (Net::new(t).unwrap(), cf)
+    (common::parking_lot(1.0, 2.0), cf)
 }
 
 /// The optimum of problem (2) on the parking lot (eps 0.5; T = 16, 8, 12 s) by bisection on
@@ -59,7 +46,7 @@ fn lot_optimum() -> [f64; 3] {
 
 /// Rates after `iters` iterations on the parking lot, and the largest relative error.
 fn lot_error(cfg: &PolicyConfig, iters: u64) -> (Vec<f64>, f64) {
-    let (net, cf) = parking_lot();
+    let (net, cf) = parking_lot_flows();
     let p = make_policy(cfg, &net, &[]).unwrap();
     let mut sim = Simulator::new(&net, cf, p, SimConfig::default());
     let rtt = net.rtt.ps();

@@ -26,7 +26,7 @@
 //! Summary: `schemes.<label>.load_<pct>.{max_over_allocation_gbps, mean_over_allocation_gbps,
 //! f_norm_fraction, u_norm_fraction, raw_fraction, completed, notifications_per_flowlet}`.
 
-use crate::output::{CsvOut, RunOutput};
+use crate::output::{csv_opt, CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
@@ -411,11 +411,7 @@ fn output(
                     (st.raw_bps / 1e9).to_string(),
                     (st.f_norm_bps / 1e9).to_string(),
                     (st.u_norm_bps / 1e9).to_string(),
-                    if st.optimal_bps.is_nan() {
-                        String::new()
-                    } else {
-                        (st.optimal_bps / 1e9).to_string()
-                    },
+                    csv_opt((!st.optimal_bps.is_nan()).then(|| st.optimal_bps / 1e9)),
                 ]);
             }
             if *load == top {

@@ -26,7 +26,7 @@
 //! for a sweep (`load_100` = load 1.0); `relative.<a>_vs_<b>.avg_cct` (= a / b - 1; likewise
 //! `p99_cct`, `throughput`) per load (`relative.load_<pct>....` in a sweep).
 
-use crate::output::{CsvOut, RunOutput};
+use crate::output::{csv_opt, CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
@@ -462,10 +462,6 @@ fn relative(runs: &[&Run]) -> Value {
     Value::Object(m)
 }
 
-fn fmt_opt(v: Option<f64>) -> String {
-    v.map(|x| format!("{x}")).unwrap_or_default()
-}
-
 fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     let sweep = p.loads.len() > 1 || p.loads[0].is_some();
     let mut schemes = Map::new();
@@ -522,11 +518,11 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
         for c in &r.result.coflows {
             coflows.row([
                 r.label.clone(),
-                fmt_opt(r.load),
+                csv_opt(r.load),
                 c.id.to_string(),
                 c.arrival_s.to_string(),
-                fmt_opt(c.finish_s),
-                fmt_opt(c.cct_s),
+                csv_opt(c.finish_s),
+                csv_opt(c.cct_s),
                 c.ideal_s.to_string(),
                 c.flows.to_string(),
                 c.bytes.to_string(),
@@ -543,15 +539,15 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
             for f in &r.result.flows {
                 flows.row([
                     r.label.clone(),
-                    fmt_opt(r.load),
+                    csv_opt(r.load),
                     f.id.to_string(),
                     f.coflow.to_string(),
                     f.src.to_string(),
                     f.dst.to_string(),
                     f.bytes.to_string(),
                     f.start_s.to_string(),
-                    fmt_opt(f.finish_s),
-                    fmt_opt(f.fct_s),
+                    csv_opt(f.finish_s),
+                    csv_opt(f.fct_s),
                     f.ideal_s.to_string(),
                 ]);
             }

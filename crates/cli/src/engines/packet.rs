@@ -2,7 +2,7 @@
 //! `[output]`, runs every scheme on the identical flows, and turns the runs into
 //! `summary.json`, CSV tables, a console comparison and report sections.
 
-use crate::output::{CsvOut, RunOutput};
+use crate::output::{csv_opt, CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
@@ -270,10 +270,6 @@ fn scheme_summary(p: &Plan, scheme: &Scheme, r: &RunResult) -> Value {
     })
 }
 
-fn fmt_opt(v: Option<f64>) -> String {
-    v.map(|x| format!("{x}")).unwrap_or_default()
-}
-
 /// `flows.csv`: one row per flow (the columns), plus the sender count for incast
 /// sweeps. Written with the csv crate so that a scheme label holding a comma or a quote stays
 /// one field.
@@ -306,10 +302,10 @@ fn flows_csv<'a>(
             f.dst.to_string(),
             f.size.to_string(),
             f.start_us.to_string(),
-            fmt_opt(f.finish_us),
-            fmt_opt(f.fct_us),
+            csv_opt(f.finish_us),
+            csv_opt(f.fct_us),
             f.ideal_fct_us.to_string(),
-            fmt_opt(f.slowdown),
+            csv_opt(f.slowdown),
             f.retransmitted_bytes.to_string(),
             f.timeouts.to_string(),
             f.scheme.clone(),
