@@ -2,8 +2,7 @@
 //! (Varys SEBF + MADD, Fastpass-f / Fastpass-c as flow / coflow MRTF, DBA Fig. 1).
 
 mod common;
-use common::{fig1_fabric, gbps, parking_lot, star};
-use dctc_core::topology::{NodeKind, Topology};
+use common::{fig1_fabric, parking_lot, star};
 use dctc_core::units::{Delta, SimTime};
 use dctc_flow::engine::simulate;
 use dctc_flow::{make_policy, CoflowInput, FlowInput, Net, PolicyConfig, RunResult, SimConfig};

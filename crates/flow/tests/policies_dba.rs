@@ -3,7 +3,7 @@
 //! `dba_trajectory`.)
 
 mod common;
-use dctc_core::units::{Delta, Rate, SimTime};
+use dctc_core::units::SimTime;
 use dctc_flow::engine::{SimConfig, Simulator};
 use dctc_flow::make_policy;
 use dctc_flow::FlowInput;
