@@ -157,3 +157,37 @@ fn walk(root: &Path) -> Vec<(String, Vec<u8>)> {
     }
     out
 }
+
+#[test]
+fn unknown_trace_size_model_exits_2_and_lists_the_valid_ones() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(repo.join("scenarios/dba/fig7.toml")).unwrap();
+    let trace = repo
+        .join("data/coflow/FB2010-1Hr-150-0.txt")
+        .canonicalize()
+        .unwrap();
+    let bad = text
+        .replace(
+            "kind = \"coflow-trace\"\n",
+            "kind = \"coflow-trace\"\nsizes = \"reducer-means\"\n",
+        )
+        .replace(
+            "\"../../data/coflow/FB2010-1Hr-150-0.txt\"",
+            &format!("{:?}", trace.display().to_string()),
+        );
+    assert!(
+        bad.contains("reducer-means") && !bad.contains("../../data"),
+        "fig7.toml changed shape"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), bad).unwrap();
+    let o = dctc(&["validate", "s.toml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("s.toml")
+            && err.contains("reducer-means")
+            && err.contains("`coflow-mean`, `reducer-mean`"),
+        "{err}"
+    );
+}
