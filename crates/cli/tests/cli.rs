@@ -191,3 +191,22 @@ fn unknown_trace_size_model_exits_2_and_lists_the_valid_ones() {
         "{err}"
     );
 }
+
+#[test]
+fn bad_flow_bench_scale_exits_2_instead_of_running_full_size() {
+    for bad in ["abc", "0", "1.5", "-0.1"] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_dctc"))
+            .args(["bench", "flow"])
+            .env("DCTC_FLOW_BENCH_SCALE", bad)
+            .current_dir(dir.path())
+            .output()
+            .expect("dctc runs");
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("DCTC_FLOW_BENCH_SCALE") && err.contains(&format!("`{bad}`")),
+            "{err}"
+        );
+    }
+}

@@ -795,10 +795,16 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
 pub(crate) fn bench() -> Result<()> {
     let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../data/coflow/FB2010-1Hr-150-0.txt");
-    let scale: f64 = std::env::var("DCTC_FLOW_BENCH_SCALE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1.0);
+    let scale: f64 = match std::env::var("DCTC_FLOW_BENCH_SCALE") {
+        Err(_) => 1.0,
+        Ok(v) => match v.parse::<f64>() {
+            Ok(x) if x > 0.0 && x <= 1.0 => x,
+            _ => anyhow::bail!(
+                "DCTC_FLOW_BENCH_SCALE: `{v}` is not a fraction in (0, 1] (the share of the \
+                 trace's coflows or of the million flows to run)"
+            ),
+        },
+    };
     if scale >= 1.0 {
         eprintln!(
             "note: at full size the trace benchmarks take tens of minutes (maxmin) to hours \
