@@ -394,7 +394,7 @@ fn multipath_reference_satisfies_kkt() {
 
 /// NED on multipath instances: whenever it reports `Converged`, its flow totals are within
 /// 1e-3 of the reference (subflow splits may differ where the optimum's split is not unique)
-/// and KKT holds at its own point. (Whether it converges at all: see the ignored tests below.)
+/// and KKT holds at its own point. (That it converges on every instance: the next two tests.)
 #[test]
 fn multipath_ned_is_right_when_it_says_converged() {
     let mut rng = Rng::new(0x5eed_0004);
