@@ -5,16 +5,19 @@
 //! so that every thread has about the same number of position rows). One iteration, per
 //! thread:
 //!
-//! 1. flow pass over its flows, reading its own copy of the link and tail prices, writing its
-//!    heads' sums into the shared head array and its flows' contributions to each tail into
-//!    its own tail array (the *aggregate* step of §5 is these per-thread tail arrays);
-//! 2. barrier;
-//! 3. link pass over *every* link into its own copy of prices and ratios: the *distribute*
-//!    step of §5 becomes a redundant computation (every thread derives the same prices from
-//!    the same sums in the same order, so the copies stay identical).
+//! 1. flow pass over its flows, reading its own copy of the link prices and ratios, writing its
+//!    heads' sums and its flows' contributions to each tail into arrays of its own;
+//! 2. the summing half of the link pass over its own arrays: every link's partial sums (the
+//!    *aggregate* step of §5), written to a shared per-thread array of one entry per link;
+//! 3. barrier;
+//! 4. the updating half over *every* link into its own copy of prices and ratios: the threads'
+//!    partial sums added in thread order, so every copy is the same (the *distribute* step of
+//!    §5 becomes a redundant computation).
 //!
-//! The head and tail arrays are double-buffered by iteration parity, so a thread may start
-//! the next flow pass while others still read the last sums: one barrier per iteration.
+//! Only the per-link partial sums cross between cores (16 bytes per link per thread), not the
+//! per-head and per-tail sums, which outnumber the links by about 2x and 3-4x on the §6.1 Clos
+//! rows. The partial sums are double-buffered by iteration parity, so a thread may start the
+//! next iteration while others still read the last sums: one barrier per iteration.
 
 use super::layout::{Layout, LayoutError, W};
 use super::pull::{capacities, external_prices, fresh, normalized_now, params, FlowOut};
@@ -24,9 +27,13 @@ use super::{FlowSet, Real};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// One thread's copy of the link state (`[price, F-NORM ratio]` per internal link).
+/// One thread's own state: its copy of the link state (`[price, F-NORM ratio]` per internal
+/// link), its heads' sums (other threads' heads stay zero) and its tail sums, each with a zero
+/// entry for ELLPACK padding.
 struct Copy<T> {
     pr: Vec<[T; 2]>,
+    heads: Vec<[T; 4]>,
+    tails: Vec<[T; 4]>,
 }
 
 /// Multicore allocator in the pull layout.
@@ -38,10 +45,8 @@ pub struct PullParallel<T: Real> {
     split: Vec<usize>,
     rate: Shared<[T; W]>,
     normalized: Shared<[T; W]>,
-    /// Per parity: head sums (plus a zero entry).
-    head_acc: [Shared<[T; 4]>; 2],
-    /// Per parity, per thread: tail sums (plus a zero entry).
-    tails: [Vec<Shared<[T; 4]>>; 2],
+    /// Per parity, per thread: the thread's partial sums per internal link.
+    sums: [Vec<Shared<[T; 4]>>; 2],
     copies: Vec<Mutex<Copy<T>>>,
     /// Iterations run so far (selects the parity).
     done: usize,
@@ -74,12 +79,17 @@ impl<T: Real> PullParallel<T> {
         split.push(lay.slices());
         let pr = fresh::<T>(&lay);
         let copies = (0..threads)
-            .map(|_| Mutex::new(Copy { pr: pr.clone() }))
+            .map(|_| {
+                Mutex::new(Copy {
+                    pr: pr.clone(),
+                    heads: vec![[zero; 4]; lay.heads.len() + 1],
+                    tails: vec![[zero; 4]; lay.tails.len() + 1],
+                })
+            })
             .collect();
-        let heads = || Shared::new(vec![[zero; 4]; lay.heads.len() + 1]);
-        let tails = || {
+        let sums = || {
             (0..threads)
-                .map(|_| Shared::new(vec![[zero; 4]; lay.tails.len() + 1]))
+                .map(|_| Shared::new(vec![[zero; 4]; lay.links()]))
                 .collect()
         };
         Ok(PullParallel {
@@ -88,8 +98,7 @@ impl<T: Real> PullParallel<T> {
             split,
             rate: Shared::new(vec![[zero; W]; rows]),
             normalized: Shared::new(vec![[zero; W]; rows]),
-            head_acc: [heads(), heads()],
-            tails: [tails(), tails()],
+            sums: [sums(), sums()],
             copies,
             done: 0,
             kernel: kernel.supported(),
@@ -135,19 +144,16 @@ impl<T: Real> PullParallel<T> {
         let p = i % 2;
         let (k0, k1) = (self.split[t], self.split[t + 1]);
         let (r0, r1) = (self.lay.rows[k0] as usize, self.lay.rows[k1] as usize);
-        let ntails = self.lay.tails.len();
+        let links = self.lay.links();
+        let Copy { pr, heads, tails } = copy;
         // SAFETY: rows r0..r1 of `rate` and `normalized` are only ever touched by thread t
-        // during a run. Heads k0 * W..k1 * W of `head_acc[p]` and all of `tails[p][t]` are
-        // this thread's to write in iteration i: their other readers are the link passes of
-        // iteration i - 2 (finished before every thread arrived at the barrier of iteration
-        // i - 1, which this thread has passed) and of iteration i (after this iteration's
-        // barrier).
+        // during a run.
         let out = unsafe {
             FlowOut {
                 rate: self.rate.range_mut(r0, r1),
                 normalized: self.normalized.range_mut(r0, r1),
-                head_acc: self.head_acc[p].range_mut(k0 * W, k1 * W),
-                tails: self.tails[p][t].range_mut(0, ntails + 1),
+                head_acc: &mut heads[k0 * W..k1 * W],
+                tails,
             }
         };
         simd::flow_pass(
@@ -155,30 +161,22 @@ impl<T: Real> PullParallel<T> {
             &self.lay,
             k0,
             k1,
-            &copy.pr,
+            pr,
             &self.params[r0..r1],
             out,
         );
+        // SAFETY: `sums[p][t]` is this thread's to write in iteration i: its other readers are
+        // the updates of iteration i - 2 (finished before every thread arrived at the barrier of
+        // iteration i - 1, which this thread has passed) and of iteration i (after this
+        // iteration's barrier).
+        let mine = unsafe { self.sums[p][t].range_mut(0, links) };
+        simd::link_sums(self.kernel, &self.lay, heads, tails, mine);
         barrier.wait();
-        {
-            // SAFETY: parity p's sums were all written before this iteration's barrier and
-            // are next written in iteration i + 2, after the barrier of iteration i + 1, which
-            // no thread passes before this thread has finished reading here.
-            let (heads, tails): (&[[T; 4]], Vec<&[[T; 4]]>) = unsafe {
-                (
-                    self.head_acc[p].get(),
-                    self.tails[p].iter().map(|s| s.get()).collect(),
-                )
-            };
-            simd::link_pass(
-                self.kernel,
-                &self.lay,
-                &self.cap,
-                heads,
-                &tails,
-                &mut copy.pr,
-            );
-        }
+        // SAFETY: parity p's sums were all written before this iteration's barrier and are next
+        // written in iteration i + 2, after the barrier of iteration i + 1, which no thread
+        // passes before this thread has finished reading here.
+        let all: Vec<&[[T; 4]]> = unsafe { self.sums[p].iter().map(|s| s.get()).collect() };
+        simd::link_update(self.kernel, &self.lay, &self.cap, &all, pr);
     }
 
     /// F-NORM-normalized rates of the last iteration (eq. 9), per original flow.

@@ -130,8 +130,8 @@ fn sell_add<T: Real>(s: &mut [[T; 4]; W], entries: &[[u32; W]], src: &[[T; 4]]) 
     }
 }
 
-/// Link pass, first part: every link's price (eq. 4) and F-NORM ratio (`pr`) from the head
-/// sums and the tail sums (one tail array per thread, each with a zero entry past the tails).
+/// Link pass: every link's price (eq. 4) and F-NORM ratio (`pr`) from the head sums and the
+/// tail sums (one tail array per thread, each with a zero entry past the tails).
 #[inline(always)]
 pub(crate) fn link_pass<T: Real>(
     lay: &Layout,
@@ -140,43 +140,99 @@ pub(crate) fn link_pass<T: Real>(
     tails: &[&[[T; 4]]],
     pr: &mut [[T; 2]],
 ) {
-    let zero = T::of(0.0);
-    let gamma = T::of(GAMMA);
+    for k in 0..lay.link_heads.slices() {
+        let s = slice_sums(lay, k, head_acc, tails);
+        price_step(k, &s, cap, pr);
+    }
+}
+
+/// The summing half of [`link_pass`] for one thread of [`super::par::PullParallel`]: every
+/// link's `[sum x, sum d, sum s, 0]` over this thread's head and tail sums (heads of other
+/// threads are zero in `head_acc`), into `out` (one entry per internal link).
+#[inline(always)]
+pub(crate) fn link_sums<T: Real>(
+    lay: &Layout,
+    head_acc: &[[T; 4]],
+    tails: &[[T; 4]],
+    out: &mut [[T; 4]],
+) {
+    for k in 0..lay.link_heads.slices() {
+        let s = slice_sums(lay, k, head_acc, &[tails]);
+        out[k * W..(k + 1) * W].copy_from_slice(&s);
+    }
+}
+
+/// The updating half of [`link_pass`] for [`super::par::PullParallel`]: every link's sums are
+/// the threads' [`link_sums`] added in thread order (one thread: its sums as they are), then
+/// price and ratio as in [`link_pass`].
+#[inline(always)]
+pub(crate) fn link_update<T: Real>(lay: &Layout, cap: &[T], sums: &[&[[T; 4]]], pr: &mut [[T; 2]]) {
+    for k in 0..lay.link_heads.slices() {
+        let mut s: [[T; 4]; W] = sums[0][k * W..(k + 1) * W].try_into().expect("W");
+        for t in &sums[1..] {
+            for j in 0..W {
+                let v = t[k * W + j];
+                s[j] = [
+                    s[j][0] + v[0],
+                    s[j][1] + v[1],
+                    s[j][2] + v[2],
+                    s[j][3] + v[3],
+                ];
+            }
+        }
+        price_step(k, &s, cap, pr);
+    }
+}
+
+/// Link slice `k`'s sums: its heads', then each tail array's.
+#[inline(always)]
+fn slice_sums<T: Real>(
+    lay: &Layout,
+    k: usize,
+    head_acc: &[[T; 4]],
+    tails: &[&[[T; 4]]],
+) -> [[T; 4]; W] {
     let (lh, lt) = (&lay.link_heads, &lay.link_tails);
-    for k in 0..lh.slices() {
-        let mut s = [[zero; 4]; W];
+    let mut s = [[T::of(0.0); 4]; W];
+    sell_add(
+        &mut s,
+        &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize],
+        head_acc,
+    );
+    for t in tails {
         sell_add(
             &mut s,
-            &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize],
-            head_acc,
+            &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize],
+            t,
         );
-        for t in tails {
-            sell_add(
-                &mut s,
-                &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize],
-                t,
-            );
-        }
-        let cap: &[T; W] = cap[k * W..(k + 1) * W].try_into().expect("W");
-        let pr: &mut [[T; 2]; W] = (&mut pr[k * W..(k + 1) * W]).try_into().expect("W");
-        // Lanes side by side (structure of arrays), so the divisions vectorize.
-        let load: [T; W] = std::array::from_fn(|j| s[j][0]);
-        let demand: [T; W] = std::array::from_fn(|j| s[j][1]);
-        let h: [T; W] = std::array::from_fn(|j| s[j][2]);
-        let p: [T; W] = std::array::from_fn(|j| pr[j][0]);
-        let mut next = [zero; W];
-        let mut ratio = [zero; W];
-        for j in 0..W {
-            // Eq. (4); H_ll < 0 iff some flow crosses the link, otherwise the price stays
-            // (selected, not branched: the division's value is then unused).
-            let stepped = (p[j] - gamma * (demand[j] - cap[j]) / h[j]).max(zero);
-            next[j] = if h[j] < zero { stepped } else { p[j] };
-            // Reciprocal of r_l (eq. 9): F-NORM takes the minimum and multiplies.
-            ratio[j] = cap[j] / load[j];
-        }
-        for j in 0..W {
-            pr[j] = [next[j], ratio[j]];
-        }
+    }
+    s
+}
+
+/// Link slice `k`'s new prices (eq. 4) and F-NORM ratios from its sums `s`.
+#[inline(always)]
+fn price_step<T: Real>(k: usize, s: &[[T; 4]; W], cap: &[T], pr: &mut [[T; 2]]) {
+    let zero = T::of(0.0);
+    let gamma = T::of(GAMMA);
+    let cap: &[T; W] = cap[k * W..(k + 1) * W].try_into().expect("W");
+    let pr: &mut [[T; 2]; W] = (&mut pr[k * W..(k + 1) * W]).try_into().expect("W");
+    // Lanes side by side (structure of arrays), so the divisions vectorize.
+    let load: [T; W] = std::array::from_fn(|j| s[j][0]);
+    let demand: [T; W] = std::array::from_fn(|j| s[j][1]);
+    let h: [T; W] = std::array::from_fn(|j| s[j][2]);
+    let p: [T; W] = std::array::from_fn(|j| pr[j][0]);
+    let mut next = [zero; W];
+    let mut ratio = [zero; W];
+    for j in 0..W {
+        // Eq. (4); H_ll < 0 iff some flow crosses the link, otherwise the price stays
+        // (selected, not branched: the division's value is then unused).
+        let stepped = (p[j] - gamma * (demand[j] - cap[j]) / h[j]).max(zero);
+        next[j] = if h[j] < zero { stepped } else { p[j] };
+        // Reciprocal of r_l (eq. 9): F-NORM takes the minimum and multiplies.
+        ratio[j] = cap[j] / load[j];
+    }
+    for j in 0..W {
+        pr[j] = [next[j], ratio[j]];
     }
 }
 

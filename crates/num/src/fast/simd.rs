@@ -111,6 +111,46 @@ mod x86 {
         pull::link_pass(lay, cap, head_acc, tails, pr)
     }
 
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    pub(super) fn link_sums_avx512<T: Real>(
+        lay: &Layout,
+        head_acc: &[[T; 4]],
+        tails: &[[T; 4]],
+        out: &mut [[T; 4]],
+    ) {
+        pull::link_sums(lay, head_acc, tails, out)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn link_sums_avx2<T: Real>(
+        lay: &Layout,
+        head_acc: &[[T; 4]],
+        tails: &[[T; 4]],
+        out: &mut [[T; 4]],
+    ) {
+        pull::link_sums(lay, head_acc, tails, out)
+    }
+
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    pub(super) fn link_update_avx512<T: Real>(
+        lay: &Layout,
+        cap: &[T],
+        sums: &[&[[T; 4]]],
+        pr: &mut [[T; 2]],
+    ) {
+        pull::link_update(lay, cap, sums, pr)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn link_update_avx2<T: Real>(
+        lay: &Layout,
+        cap: &[T],
+        sums: &[&[[T; 4]]],
+        pr: &mut [[T; 2]],
+    ) {
+        pull::link_update(lay, cap, sums, pr)
+    }
+
     /// The flow pass for `f32` with explicit AVX-512 (VL) intrinsics: the eight tails'
     /// `[price, ratio]` in one register, the arithmetic eight lanes wide, and the tail sums added
     /// as eight 16-byte `[x, d, s, 0]` vectors after an in-register transpose. The same
@@ -272,10 +312,6 @@ mod x86 {
         assert!(cap.len() == lay.links() && pr.len() == lay.links());
         let (lh, lt) = (&lay.link_heads, &lay.link_tails);
         let heads = head_acc.as_ptr() as *const f32;
-        let gamma = _mm256_set1_ps(super::super::GAMMA as f32);
-        let zero = _mm256_setzero_ps();
-        // Lane order inside the registers below: links 0 1 4 5 | 2 3 6 7 of the slice.
-        let order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
         for k in 0..lh.slices() {
             let mut s = [_mm_setzero_ps(); W];
             for e in &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize] {
@@ -294,29 +330,130 @@ mod x86 {
                     }
                 }
             }
-            let y = |a: usize, b: usize| _mm256_set_m128(s[b], s[a]);
-            let (y0, y1, y2, y3) = (y(0, 2), y(1, 3), y(4, 6), y(5, 7));
-            let (t0, t1) = (_mm256_unpacklo_ps(y0, y1), _mm256_unpackhi_ps(y0, y1));
-            let (t2, t3) = (_mm256_unpacklo_ps(y2, y3), _mm256_unpackhi_ps(y2, y3));
-            let load = _mm256_shuffle_ps::<0b01_00_01_00>(t0, t2);
-            let demand = _mm256_shuffle_ps::<0b11_10_11_10>(t0, t2);
-            let h = _mm256_shuffle_ps::<0b01_00_01_00>(t1, t3);
-            let c = _mm256_permutevar8x32_ps(_mm256_loadu_ps(cap[k * W..].as_ptr()), order);
-            let at = pr[k * W..(k + 1) * W].as_mut_ptr() as *mut f32;
-            let (a, b) = (_mm256_loadu_ps(at), _mm256_loadu_ps(at.add(8)));
-            let p = _mm256_shuffle_ps::<0b10_00_10_00>(a, b);
-            // Eq. (4), as in `pull::link_pass`: maxps(x, 0) is `if x > 0 { x } else { 0 }`.
-            let stepped = _mm256_max_ps(
-                _mm256_sub_ps(
-                    p,
-                    _mm256_div_ps(_mm256_mul_ps(gamma, _mm256_sub_ps(demand, c)), h),
-                ),
-                zero,
-            );
-            let next = _mm256_blendv_ps(p, stepped, _mm256_cmp_ps::<_CMP_LT_OQ>(h, zero));
-            let ratio = _mm256_div_ps(c, load);
+            // SAFETY: k is a link slice, so k * W + W <= cap.len() == pr.len() (asserted).
+            unsafe { update_slice_f32(k, &s, cap, pr) };
+        }
+    }
+
+    /// Link slice `k`'s price (eq. 4) and F-NORM ratio from its eight `[x, d, s, 0]` sums, as
+    /// in `pull::price_step`.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F/VL and AVX2; `(k + 1) * W <= cap.len()` and `<= pr.len()`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    unsafe fn update_slice_f32(
+        k: usize,
+        s: &[std::arch::x86_64::__m128; W],
+        cap: &[f32],
+        pr: &mut [[f32; 2]],
+    ) {
+        use std::arch::x86_64::*;
+        let gamma = _mm256_set1_ps(super::super::GAMMA as f32);
+        let zero = _mm256_setzero_ps();
+        // Lane order inside the registers below: links 0 1 4 5 | 2 3 6 7 of the slice.
+        let order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+        let y = |a: usize, b: usize| _mm256_set_m128(s[b], s[a]);
+        let (y0, y1, y2, y3) = (y(0, 2), y(1, 3), y(4, 6), y(5, 7));
+        let (t0, t1) = (_mm256_unpacklo_ps(y0, y1), _mm256_unpackhi_ps(y0, y1));
+        let (t2, t3) = (_mm256_unpacklo_ps(y2, y3), _mm256_unpackhi_ps(y2, y3));
+        let load = _mm256_shuffle_ps::<0b01_00_01_00>(t0, t2);
+        let demand = _mm256_shuffle_ps::<0b11_10_11_10>(t0, t2);
+        let h = _mm256_shuffle_ps::<0b01_00_01_00>(t1, t3);
+        let c = _mm256_permutevar8x32_ps(_mm256_loadu_ps(cap[k * W..].as_ptr()), order);
+        let at = pr[k * W..(k + 1) * W].as_mut_ptr() as *mut f32;
+        // SAFETY: `at` points at W `[f32; 2]` pairs, 16 floats.
+        let (a, b) = unsafe { (_mm256_loadu_ps(at), _mm256_loadu_ps(at.add(8))) };
+        let p = _mm256_shuffle_ps::<0b10_00_10_00>(a, b);
+        // Eq. (4), as in `pull::price_step`: maxps(x, 0) is `if x > 0 { x } else { 0 }`.
+        let stepped = _mm256_max_ps(
+            _mm256_sub_ps(
+                p,
+                _mm256_div_ps(_mm256_mul_ps(gamma, _mm256_sub_ps(demand, c)), h),
+            ),
+            zero,
+        );
+        let next = _mm256_blendv_ps(p, stepped, _mm256_cmp_ps::<_CMP_LT_OQ>(h, zero));
+        let ratio = _mm256_div_ps(c, load);
+        // SAFETY: as above.
+        unsafe {
             _mm256_storeu_ps(at, _mm256_unpacklo_ps(next, ratio));
             _mm256_storeu_ps(at.add(8), _mm256_unpackhi_ps(next, ratio));
+        }
+    }
+
+    /// [`pull::link_sums`] for `f32` with explicit AVX-512 (VL) intrinsics (the summing loop of
+    /// [`link_pass_f32_avx512`]); the same additions in the same order.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new`; the lengths of
+    /// `head_acc`, `tails` and `out` match (asserted).
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    pub(super) unsafe fn link_sums_f32_avx512(
+        lay: &Layout,
+        head_acc: &[[f32; 4]],
+        tails: &[[f32; 4]],
+        out: &mut [[f32; 4]],
+    ) {
+        use std::arch::x86_64::*;
+        assert_eq!(head_acc.len(), lay.heads.len() + 1);
+        assert_eq!(tails.len(), lay.tails.len() + 1);
+        assert_eq!(out.len(), lay.links());
+        let (lh, lt) = (&lay.link_heads, &lay.link_tails);
+        let heads = head_acc.as_ptr() as *const f32;
+        let base = tails.as_ptr() as *const f32;
+        for k in 0..lh.slices() {
+            let mut s = [_mm_setzero_ps(); W];
+            for e in &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize] {
+                for j in 0..W {
+                    // SAFETY: e[j] <= lay.heads.len() < head_acc.len().
+                    s[j] = _mm_add_ps(s[j], unsafe { _mm_loadu_ps(heads.add(4 * e[j] as usize)) });
+                }
+            }
+            for e in &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize] {
+                for j in 0..W {
+                    // SAFETY: e[j] <= lay.tails.len() < tails.len(); 16-byte entries.
+                    s[j] = _mm_add_ps(s[j], unsafe { _mm_loadu_ps(base.add(4 * e[j] as usize)) });
+                }
+            }
+            let o = out[k * W..(k + 1) * W].as_mut_ptr() as *mut f32;
+            for (j, v) in s.iter().enumerate() {
+                // SAFETY: `o` points at W 16-byte entries.
+                unsafe { _mm_storeu_ps(o.add(4 * j), *v) };
+            }
+        }
+    }
+
+    /// [`pull::link_update`] for `f32` with explicit AVX-512 (VL) intrinsics; the same
+    /// operations in the same order.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F/VL and AVX2; `sums` is not empty and every entry, `cap` and `pr`
+    /// have `lay.links()` entries (asserted).
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    pub(super) unsafe fn link_update_f32_avx512(
+        lay: &Layout,
+        cap: &[f32],
+        sums: &[&[[f32; 4]]],
+        pr: &mut [[f32; 2]],
+    ) {
+        use std::arch::x86_64::*;
+        assert!(!sums.is_empty() && sums.iter().all(|t| t.len() == lay.links()));
+        assert!(cap.len() == lay.links() && pr.len() == lay.links());
+        for k in 0..lay.link_heads.slices() {
+            let first = sums[0][k * W..].as_ptr() as *const f32;
+            // SAFETY: W 16-byte entries from k * W, within the length asserted above.
+            let mut s: [__m128; W] =
+                std::array::from_fn(|j| unsafe { _mm_loadu_ps(first.add(4 * j)) });
+            for t in &sums[1..] {
+                let p = t[k * W..].as_ptr() as *const f32;
+                for (j, v) in s.iter_mut().enumerate() {
+                    // SAFETY: as above.
+                    *v = _mm_add_ps(*v, unsafe { _mm_loadu_ps(p.add(4 * j)) });
+                }
+            }
+            // SAFETY: (k + 1) * W <= lay.links() == cap.len() == pr.len().
+            unsafe { update_slice_f32(k, &s, cap, pr) };
         }
     }
 }
@@ -392,5 +529,68 @@ pub(crate) fn link_pass<T: Real>(
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => unsafe { x86::link_pass_avx2(lay, cap, head_acc, tails, pr) },
         _ => pull::link_pass(lay, cap, head_acc, tails, pr),
+    }
+}
+
+/// [`pull::link_sums`] compiled for `kernel` (which must come from [`Kernel::supported`]).
+pub(crate) fn link_sums<T: Real>(
+    kernel: Kernel,
+    lay: &Layout,
+    head_acc: &[[T; 4]],
+    tails: &[[T; 4]],
+    out: &mut [[T; 4]],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Avx512 && TypeId::of::<T>() == TypeId::of::<f32>() {
+        // SAFETY: T is f32, so every cast below is the identity; `Kernel::supported` returned
+        // Avx512 only after detecting the features; `lay` comes from `Layout::new` and the
+        // lengths are asserted inside.
+        unsafe {
+            let head_acc = &*(head_acc as *const [[T; 4]] as *const [[f32; 4]]);
+            let tails = &*(tails as *const [[T; 4]] as *const [[f32; 4]]);
+            let out = &mut *(out as *mut [[T; 4]] as *mut [[f32; 4]]);
+            x86::link_sums_f32_avx512(lay, head_acc, tails, out);
+        }
+        return;
+    }
+    match kernel {
+        // SAFETY: `Kernel::supported` detected every feature this function enables.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe { x86::link_sums_avx512(lay, head_acc, tails, out) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { x86::link_sums_avx2(lay, head_acc, tails, out) },
+        _ => pull::link_sums(lay, head_acc, tails, out),
+    }
+}
+
+/// [`pull::link_update`] compiled for `kernel` (which must come from [`Kernel::supported`]).
+pub(crate) fn link_update<T: Real>(
+    kernel: Kernel,
+    lay: &Layout,
+    cap: &[T],
+    sums: &[&[[T; 4]]],
+    pr: &mut [[T; 2]],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Avx512 && TypeId::of::<T>() == TypeId::of::<f32>() {
+        // SAFETY: T is f32, so every cast below is the identity; `Kernel::supported` returned
+        // Avx512 only after detecting the features; the lengths are asserted inside.
+        unsafe {
+            let cap = &*(cap as *const [T] as *const [f32]);
+            let sums = &*(sums as *const [&[[T; 4]]] as *const [&[[f32; 4]]]);
+            let pr = &mut *(pr as *mut [[T; 2]] as *mut [[f32; 2]]);
+            x86::link_update_f32_avx512(lay, cap, sums, pr);
+        }
+        return;
+    }
+    match kernel {
+        // SAFETY: `Kernel::supported` detected every feature this function enables.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe { x86::link_update_avx512(lay, cap, sums, pr) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { x86::link_update_avx2(lay, cap, sums, pr) },
+        _ => pull::link_update(lay, cap, sums, pr),
     }
 }

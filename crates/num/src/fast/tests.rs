@@ -285,6 +285,28 @@ fn every_kernel_gives_the_portable_results_bit_for_bit() {
 }
 
 #[test]
+fn every_kernel_gives_the_portable_results_bit_for_bit_on_several_threads() {
+    // The parallel split of the link pass (per-thread link sums, then their sum per link) has
+    // explicit AVX-512 kernels of its own; they must match the portable code too.
+    for (flows, links, seed) in [(1003, 150, 16), (5000, 700, 17)] {
+        let set = random_set(flows, links, seed);
+        for threads in [2, 3] {
+            let run = |k: Kernel| {
+                let mut p = PullParallel::<f32>::with_kernel(&set, threads, k).unwrap();
+                p.run(7);
+                p.run(13);
+                (p.normalized(), p.prices(0), p.prices(threads - 1))
+            };
+            let a = run(Kernel::Portable);
+            assert_eq!(a.1, a.2, "copies differ");
+            for k in [Kernel::Avx2, Kernel::Avx512] {
+                assert_eq!(a, run(k), "{k:?}, {threads} threads");
+            }
+        }
+    }
+}
+
+#[test]
 fn pull_parallel_matches_single_thread() {
     for set in [
         Clos::for_nodes(384, 1).random_flows(3072, 5),
