@@ -62,6 +62,25 @@ impl Sell {
     pub fn slices(&self) -> usize {
         self.rows.len() - 1
     }
+
+    /// The same rows keeping only the entries for which `keep` holds (each row padded with
+    /// `pad` to its slice's new longest row; a slice may end up with no entries).
+    pub fn filtered(&self, keep: impl Fn(u32) -> bool, pad: u32) -> Sell {
+        let mut lists = Vec::with_capacity(self.slices() * W);
+        for k in 0..self.slices() {
+            let entries = &self.idx[self.rows[k] as usize..self.rows[k + 1] as usize];
+            for j in 0..W {
+                lists.push(
+                    entries
+                        .iter()
+                        .map(|e| e[j])
+                        .filter(|&c| c != pad && keep(c))
+                        .collect(),
+                );
+            }
+        }
+        Sell::new(&lists, pad)
+    }
 }
 
 /// Flows arranged head by head, paths split into shared halves, links renumbered (see the

@@ -19,7 +19,7 @@
 //! rows. The partial sums are double-buffered by iteration parity, so a thread may start the
 //! next iteration while others still read the last sums: one barrier per iteration.
 
-use super::layout::{Layout, LayoutError, W};
+use super::layout::{Layout, LayoutError, Sell, W};
 use super::pull::{capacities, external_prices, fresh, normalized_now, params, FlowOut};
 use super::shared::{Shared, SpinBarrier};
 use super::simd::{self, Kernel};
@@ -43,6 +43,8 @@ pub struct PullParallel<T: Real> {
     cap: Vec<T>,
     /// Thread `t` owns head slices `split[t]..split[t + 1]`.
     split: Vec<usize>,
+    /// Per thread: the link-to-heads incidence restricted to its own heads.
+    link_heads: Vec<Sell>,
     rate: Shared<[T; W]>,
     normalized: Shared<[T; W]>,
     /// Per parity, per thread: the thread's partial sums per internal link.
@@ -87,6 +89,13 @@ impl<T: Real> PullParallel<T> {
                 })
             })
             .collect();
+        let pad = lay.heads.len() as u32;
+        let link_heads = (0..threads)
+            .map(|t| {
+                let (h0, h1) = ((split[t] * W) as u32, (split[t + 1] * W) as u32);
+                lay.link_heads.filtered(|h| (h0..h1).contains(&h), pad)
+            })
+            .collect();
         let sums = || {
             (0..threads)
                 .map(|_| Shared::new(vec![[zero; 4]; lay.links()]))
@@ -96,6 +105,7 @@ impl<T: Real> PullParallel<T> {
             params: params(set, &lay),
             cap: capacities(set, &lay),
             split,
+            link_heads,
             rate: Shared::new(vec![[zero; W]; rows]),
             normalized: Shared::new(vec![[zero; W]; rows]),
             sums: [sums(), sums()],
@@ -170,7 +180,14 @@ impl<T: Real> PullParallel<T> {
         // iteration i - 1, which this thread has passed) and of iteration i (after this
         // iteration's barrier).
         let mine = unsafe { self.sums[p][t].range_mut(0, links) };
-        simd::link_sums(self.kernel, &self.lay, heads, tails, mine);
+        simd::link_sums(
+            self.kernel,
+            &self.lay,
+            &self.link_heads[t],
+            heads,
+            tails,
+            mine,
+        );
         barrier.wait();
         // SAFETY: parity p's sums were all written before this iteration's barrier and are next
         // written in iteration i + 2, after the barrier of iteration i + 1, which no thread

@@ -17,7 +17,7 @@
 //! multicore [`super::par::PullParallel`]; `#[inline(always)]` lets [`super::simd`] compile
 //! them again with AVX-512 or AVX2 enabled.
 
-use super::layout::{Layout, W};
+use super::layout::{Layout, Sell, W};
 use super::{FlowSet, Real, DEMAND, GAMMA};
 
 /// Per position row: `[w, 1 / w, line rate]` per lane (padding: all 0).
@@ -141,23 +141,25 @@ pub(crate) fn link_pass<T: Real>(
     pr: &mut [[T; 2]],
 ) {
     for k in 0..lay.link_heads.slices() {
-        let s = slice_sums(lay, k, head_acc, tails);
+        let s = slice_sums(&lay.link_heads, &lay.link_tails, k, head_acc, tails);
         price_step(k, &s, cap, pr);
     }
 }
 
 /// The summing half of [`link_pass`] for one thread of [`super::par::PullParallel`]: every
 /// link's `[sum x, sum d, sum s, 0]` over this thread's head and tail sums (heads of other
-/// threads are zero in `head_acc`), into `out` (one entry per internal link).
+/// threads are zero in `head_acc`, and `link_heads`, the thread's part of `lay.link_heads`,
+/// skips them), into `out` (one entry per internal link).
 #[inline(always)]
 pub(crate) fn link_sums<T: Real>(
     lay: &Layout,
+    link_heads: &Sell,
     head_acc: &[[T; 4]],
     tails: &[[T; 4]],
     out: &mut [[T; 4]],
 ) {
     for k in 0..lay.link_heads.slices() {
-        let s = slice_sums(lay, k, head_acc, &[tails]);
+        let s = slice_sums(link_heads, &lay.link_tails, k, head_acc, &[tails]);
         out[k * W..(k + 1) * W].copy_from_slice(&s);
     }
 }
@@ -187,12 +189,12 @@ pub(crate) fn link_update<T: Real>(lay: &Layout, cap: &[T], sums: &[&[[T; 4]]], 
 /// Link slice `k`'s sums: its heads', then each tail array's.
 #[inline(always)]
 fn slice_sums<T: Real>(
-    lay: &Layout,
+    lh: &Sell,
+    lt: &Sell,
     k: usize,
     head_acc: &[[T; 4]],
     tails: &[&[[T; 4]]],
 ) -> [[T; 4]; W] {
-    let (lh, lt) = (&lay.link_heads, &lay.link_tails);
     let mut s = [[T::of(0.0); 4]; W];
     sell_add(
         &mut s,

@@ -5,7 +5,7 @@
 //! does the same operations in the same order and gives the same bits (tested). All the
 //! `unsafe` of the fast path that concerns CPU features is in this module.
 
-use super::layout::{Layout, W};
+use super::layout::{Layout, Sell, W};
 use super::pull::{self, FlowOut};
 use super::Real;
 #[cfg(target_arch = "x86_64")]
@@ -114,21 +114,23 @@ mod x86 {
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
     pub(super) fn link_sums_avx512<T: Real>(
         lay: &Layout,
+        link_heads: &Sell,
         head_acc: &[[T; 4]],
         tails: &[[T; 4]],
         out: &mut [[T; 4]],
     ) {
-        pull::link_sums(lay, head_acc, tails, out)
+        pull::link_sums(lay, link_heads, head_acc, tails, out)
     }
 
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn link_sums_avx2<T: Real>(
         lay: &Layout,
+        link_heads: &Sell,
         head_acc: &[[T; 4]],
         tails: &[[T; 4]],
         out: &mut [[T; 4]],
     ) {
-        pull::link_sums(lay, head_acc, tails, out)
+        pull::link_sums(lay, link_heads, head_acc, tails, out)
     }
 
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
@@ -386,11 +388,13 @@ mod x86 {
     /// [`link_pass_f32_avx512`]); the same additions in the same order.
     ///
     /// # Safety
-    /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new`; the lengths of
-    /// `head_acc`, `tails` and `out` match (asserted).
+    /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new`; `link_heads` has
+    /// its slices and entries within the heads, and the lengths of `head_acc`, `tails` and
+    /// `out` match (all asserted).
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
     pub(super) unsafe fn link_sums_f32_avx512(
         lay: &Layout,
+        link_heads: &Sell,
         head_acc: &[[f32; 4]],
         tails: &[[f32; 4]],
         out: &mut [[f32; 4]],
@@ -399,7 +403,13 @@ mod x86 {
         assert_eq!(head_acc.len(), lay.heads.len() + 1);
         assert_eq!(tails.len(), lay.tails.len() + 1);
         assert_eq!(out.len(), lay.links());
-        let (lh, lt) = (&lay.link_heads, &lay.link_tails);
+        assert_eq!(link_heads.slices(), lay.link_tails.slices());
+        assert!(link_heads
+            .idx
+            .iter()
+            .flatten()
+            .all(|&e| e as usize <= lay.heads.len()));
+        let (lh, lt) = (link_heads, &lay.link_tails);
         let heads = head_acc.as_ptr() as *const f32;
         let base = tails.as_ptr() as *const f32;
         for k in 0..lh.slices() {
@@ -536,6 +546,7 @@ pub(crate) fn link_pass<T: Real>(
 pub(crate) fn link_sums<T: Real>(
     kernel: Kernel,
     lay: &Layout,
+    link_heads: &Sell,
     head_acc: &[[T; 4]],
     tails: &[[T; 4]],
     out: &mut [[T; 4]],
@@ -549,18 +560,18 @@ pub(crate) fn link_sums<T: Real>(
             let head_acc = &*(head_acc as *const [[T; 4]] as *const [[f32; 4]]);
             let tails = &*(tails as *const [[T; 4]] as *const [[f32; 4]]);
             let out = &mut *(out as *mut [[T; 4]] as *mut [[f32; 4]]);
-            x86::link_sums_f32_avx512(lay, head_acc, tails, out);
+            x86::link_sums_f32_avx512(lay, link_heads, head_acc, tails, out);
         }
         return;
     }
     match kernel {
         // SAFETY: `Kernel::supported` detected every feature this function enables.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => unsafe { x86::link_sums_avx512(lay, head_acc, tails, out) },
+        Kernel::Avx512 => unsafe { x86::link_sums_avx512(lay, link_heads, head_acc, tails, out) },
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe { x86::link_sums_avx2(lay, head_acc, tails, out) },
-        _ => pull::link_sums(lay, head_acc, tails, out),
+        Kernel::Avx2 => unsafe { x86::link_sums_avx2(lay, link_heads, head_acc, tails, out) },
+        _ => pull::link_sums(lay, link_heads, head_acc, tails, out),
     }
 }
 
