@@ -92,6 +92,8 @@ pub struct Flows {
     tlast: Vec<u64>,
     version: Vec<u32>,
     sent: Vec<f64>,
+    /// Bumped whenever a route is set (arrival or reroute).
+    route_epoch: u64,
 }
 
 impl Flows {
@@ -104,6 +106,12 @@ impl Flows {
     /// Number of flows in the workload.
     pub fn len(&self) -> usize {
         self.size.len()
+    }
+
+    /// A number that changes whenever any flow's route is set (arrival or reroute): two calls
+    /// that see the same number see the same routes.
+    pub fn route_epoch(&self) -> u64 {
+        self.route_epoch
     }
 
     /// Whether there are no flows.
@@ -207,6 +215,23 @@ fn fixed(bps: f64) -> i64 {
     t.saturating_add(i64::from(frac >= 0.5) - i64::from(frac <= -0.5))
 }
 
+/// `x.ceil()` for `x >= 0` (and for `+inf`), without the libm call `ceil` compiles to on
+/// baseline x86-64: below 2^52 the truncation is exact and one more than it is the ceiling
+/// when it falls short; from 2^52 on every float is an integer.
+#[inline]
+fn ceil_pos(x: f64) -> f64 {
+    debug_assert!(x >= 0.0, "{x}");
+    if x >= 4_503_599_627_370_496.0 {
+        return x;
+    }
+    let t = (x as i64) as f64;
+    if t < x {
+        t + 1.0
+    } else {
+        t
+    }
+}
+
 /// The simulator: a fabric, a workload and a policy.
 pub struct Simulator<'n> {
     net: &'n Net,
@@ -234,6 +259,8 @@ pub struct Simulator<'n> {
     stats: Stats,
     /// `maxmin` is re-solved here, incrementally (see [`Simulator::reallocate_maxmin`]).
     incremental: bool,
+    /// Whether `load` is kept (CONGA's path choice reads it).
+    track_load: bool,
     /// Lowest level at which this instant's events can change the max-min water-filling.
     cut: f64,
     /// Active flows on each link.
@@ -338,8 +365,10 @@ impl<'n> Simulator<'n> {
         let n = fl.size.len();
         let links = net.links();
         let incremental = policy.name() == "maxmin" && policy.coupling() == Coupling::Links;
+        let track_load = matches!(cfg.routing, RoutingMode::Conga);
         Simulator {
             incremental,
+            track_load,
             cut: f64::INFINITY,
             nact: vec![0; links],
             loadq: vec![0; links],
@@ -584,6 +613,7 @@ impl<'n> Simulator<'n> {
         debug_assert_eq!(self.flows.rate[f], 0.0);
         self.flows.arena_q.resize(self.flows.arena.len(), 0);
         self.flows.route[f] = (start, hops.len() as u32);
+        self.flows.route_epoch += 1;
         for h in hops {
             self.link_flows[h.link as usize].push((f as u32, start));
             self.nact[h.link as usize] += 1;
@@ -656,19 +686,37 @@ impl<'n> Simulator<'n> {
         }
     }
 
+    /// Sets flow `f`'s rate, keeping the per-link loads that something reads: the float load
+    /// (`load`) only under CONGA (its path choice is the only reader), the fixed-point load
+    /// (`loadq`, `arena_q`) only for the incremental `maxmin`.
     fn set_rate(&mut self, f: usize, r: f64) {
         let old = self.flows.rate[f];
         if old != r {
-            let (a, n) = self.flows.route[f];
-            let (a, b) = (a as usize, (a + n) as usize);
-            let hops = &self.flows.arena[a..b];
-            let qs = &mut self.flows.arena_q[a..b];
-            for (h, q) in hops.iter().zip(qs) {
-                let l = h.link as usize;
-                self.load[l] += (r - old) * h.coef;
-                let nq = fixed(r * h.coef);
-                self.loadq[l] += nq - *q;
-                *q = nq;
+            if self.track_load || self.incremental {
+                let (a, n) = self.flows.route[f];
+                let (a, b) = (a as usize, (a + n) as usize);
+                if self.track_load {
+                    for h in &self.flows.arena[a..b] {
+                        self.load[h.link as usize] += (r - old) * h.coef;
+                    }
+                }
+                if self.incremental {
+                    let hops = &self.flows.arena[a..b];
+                    let qs = &mut self.flows.arena_q[a..b];
+                    // `r * 1.0 == r` exactly: a whole-rate hop (every hop but DRILL's) shares
+                    // one rounding.
+                    let whole = fixed(r);
+                    for (h, q) in hops.iter().zip(qs) {
+                        let nq = if h.coef == 1.0 {
+                            whole
+                        } else {
+                            fixed(r * h.coef)
+                        };
+                        let l = h.link as usize;
+                        self.loadq[l] += nq - *q;
+                        *q = nq;
+                    }
+                }
             }
             self.flows.rate[f] = r;
         }
@@ -681,7 +729,7 @@ impl<'n> Simulator<'n> {
         let at = if rem <= 1e-6 {
             self.now.ps()
         } else if rate > 0.0 {
-            let dt = (rem * 8.0 / rate * 1e12).ceil();
+            let dt = ceil_pos(rem * 8.0 / rate * 1e12);
             if dt >= (u64::MAX - self.now.ps()) as f64 {
                 self.done.remove(f as u32);
                 return;
@@ -1686,6 +1734,39 @@ mod tests {
         for &x in &xs {
             let b = x / FIXED_ONE;
             assert_eq!(fixed(b), (b * FIXED_ONE).round() as i64, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn ceil_pos_equals_ceil() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(10);
+        let mut xs: Vec<f64> = vec![
+            0.0,
+            0.5,
+            1.0,
+            1.0 + f64::EPSILON,
+            0.49999999999999994,
+            4503599627370495.5,
+            4503599627370496.0,
+            4503599627370497.0,
+            9007199254740993.0,
+            1e19,
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::MIN_POSITIVE,
+            5e-324,
+        ];
+        for _ in 0..100_000 {
+            xs.push(rng.random_range(0.0..1e12));
+            xs.push(rng.random_range(0.0..4.0));
+            xs.push(f64::from_bits(rng.random::<u64>() >> 1));
+        }
+        for &x in &xs {
+            if x.is_nan() {
+                continue;
+            }
+            assert_eq!(ceil_pos(x).to_bits(), x.ceil().to_bits(), "{x:e}");
         }
     }
 

@@ -40,16 +40,14 @@ impl IndexedHeap {
         if p == NONE {
             self.heap.push((key, item));
             let i = self.heap.len() - 1;
-            self.pos[item as usize] = i as u32;
-            self.up(i);
+            self.up(i, (key, item));
         } else {
             let i = p as usize;
             let old = self.heap[i].0;
-            self.heap[i].0 = key;
             if key < old {
-                self.up(i);
-            } else {
-                self.down(i);
+                self.up(i, (key, item));
+            } else if key > old {
+                self.down(i, (key, item));
             }
         }
     }
@@ -61,13 +59,15 @@ impl IndexedHeap {
             return;
         }
         let i = p as usize;
-        let last = self.heap.len() - 1;
-        self.swap(i, last);
-        self.heap.pop();
         self.pos[item as usize] = NONE;
+        let last = self.heap.pop().expect("non-empty");
         if i < self.heap.len() {
-            self.up(i);
-            self.down(i);
+            // The last entry fills the hole: it moves up or down from there.
+            if i > 0 && last < self.heap[(i - 1) / 2] {
+                self.up(i, last);
+            } else {
+                self.down(i, last);
+            }
         }
     }
 
@@ -78,25 +78,25 @@ impl IndexedHeap {
         Some(top)
     }
 
-    fn swap(&mut self, a: usize, b: usize) {
-        self.heap.swap(a, b);
-        self.pos[self.heap[a].1 as usize] = a as u32;
-        self.pos[self.heap[b].1 as usize] = b as u32;
-    }
-
-    fn up(&mut self, mut i: usize) {
+    /// Places `e` at hole `i` or above, moving larger parents down.
+    fn up(&mut self, mut i: usize, e: (u64, u32)) {
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.heap[i] < self.heap[parent] {
-                self.swap(i, parent);
+            let pe = self.heap[parent];
+            if e < pe {
+                self.heap[i] = pe;
+                self.pos[pe.1 as usize] = i as u32;
                 i = parent;
             } else {
                 break;
             }
         }
+        self.heap[i] = e;
+        self.pos[e.1 as usize] = i as u32;
     }
 
-    fn down(&mut self, mut i: usize) {
+    /// Places `e` at hole `i` or below, moving smaller children up.
+    fn down(&mut self, mut i: usize, e: (u64, u32)) {
         let n = self.heap.len();
         loop {
             let l = 2 * i + 1;
@@ -109,13 +109,17 @@ impl IndexedHeap {
             } else {
                 l
             };
-            if self.heap[c] < self.heap[i] {
-                self.swap(i, c);
+            let ce = self.heap[c];
+            if ce < e {
+                self.heap[i] = ce;
+                self.pos[ce.1 as usize] = i as u32;
                 i = c;
             } else {
                 break;
             }
         }
+        self.heap[i] = e;
+        self.pos[e.1 as usize] = i as u32;
     }
 }
 
@@ -134,5 +138,38 @@ mod tests {
         h.remove(3);
         let order: Vec<u32> = std::iter::from_fn(|| h.pop().map(|x| x.1)).collect();
         assert_eq!(order, vec![0, 4, 2, 1, 5]);
+    }
+
+    #[test]
+    fn random_operations_pop_in_key_then_item_order() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let n = 64u32;
+        let mut h = IndexedHeap::new(n as usize);
+        let mut model: std::collections::BTreeMap<u32, u64> = Default::default();
+        for _ in 0..20_000 {
+            let item = rng.random_range(0..n);
+            match rng.random_range(0..4) {
+                0 => {
+                    h.remove(item);
+                    model.remove(&item);
+                }
+                1 => {
+                    let want = model.iter().map(|(&i, &k)| (k, i)).min();
+                    assert_eq!(h.pop(), want);
+                    if let Some((_, i)) = want {
+                        model.remove(&i);
+                    }
+                }
+                _ => {
+                    // Few distinct keys: ties broken by item.
+                    let key = rng.random_range(0..16u64);
+                    h.set(item, key);
+                    model.insert(item, key);
+                }
+            }
+            assert_eq!(h.len(), model.len());
+            assert_eq!(h.peek(), model.iter().map(|(&i, &k)| (k, i)).min());
+        }
     }
 }

@@ -382,9 +382,11 @@ impl Dba {
         self.avail.extend_from_slice(&v.net.cap);
         let weight = &self.weight;
         let caps = &self.caps;
-        self.wf.fill(
+        // Between arrivals and completions the ticks see the same flows and routes.
+        self.wf.fill_cached(
             &mut self.avail,
-            comp.len(),
+            comp,
+            v.flows.route_epoch(),
             |k| v.flows.hops(comp[k] as usize),
             |k| weight[comp[k] as usize],
             |k| caps[k],
