@@ -252,6 +252,15 @@ pub struct Simulator<'n> {
     epoch: u32,
     active_list: Vec<u32>,
     tick_pending: bool,
+    /// Time of the pending tick (while `tick_pending`).
+    tick_at: u64,
+    /// Deferred completions (ticking policies): a flow whose completion falls after the next
+    /// tick has no heap entry; its completion time is kept as the inputs it was computed from
+    /// (bytes left and the time), and the next tick, which revisits every active flow, files
+    /// it (or defers it again) if its rate did not change. `None` turns this off (tests).
+    defer: Option<Deferred>,
+    /// While a tick applies its rates: the next tick's time, if one will follow.
+    tick_horizon: Option<u64>,
     reroute_pending: bool,
     arrivals_left: usize,
     comp: Vec<u32>,
@@ -310,8 +319,46 @@ pub struct Simulator<'n> {
     bn_min_flows: Option<usize>,
 }
 
+/// Per flow: whether its completion is deferred, and the bytes left and the time its
+/// completion time was computed from.
+#[derive(Clone, Debug, Default)]
+struct Deferred {
+    on: Vec<bool>,
+    rem: Vec<f64>,
+    at: Vec<u64>,
+}
+
+/// Whether a flow with `rem` bytes left (> 1e-6) at rate `rate` (> 0) from time `now` surely
+/// completes after `horizon`: `ceil(rem * 8 / rate * 1e12) > horizon - now`, checked with a
+/// margin far above the rounding of either side.
+#[inline]
+fn surely_after(rem: f64, rate: f64, now: u64, horizon: u64) -> bool {
+    let h = horizon.saturating_sub(now) as f64;
+    rem * 8.0 * 1e12 > rate * h * (1.0 + 1e-9)
+}
+
+/// The completion time of a flow with `rem` bytes left at `rate` from `now`, ps (`None`:
+/// never, or beyond the clock).
+#[inline]
+fn completion_at(rem: f64, rate: f64, now: u64) -> Option<u64> {
+    if rem <= 1e-6 {
+        Some(now)
+    } else if rate > 0.0 {
+        let dt = ceil_pos(rem * 8.0 / rate * 1e12);
+        if dt >= (u64::MAX - now) as f64 {
+            None
+        } else {
+            Some(now + (dt as u64).max(1))
+        }
+    } else {
+        None
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct Stats {
+    /// Completions deferred to the next tick.
+    deferrals: u64,
     events: u64,
     allocations: u64,
     allocated_flows: u64,
@@ -415,6 +462,13 @@ impl<'n> Simulator<'n> {
             epoch: 0,
             active_list: Vec::new(),
             tick_pending: false,
+            tick_at: 0,
+            defer: Some(Deferred {
+                on: vec![false; n],
+                rem: vec![0.0; n],
+                at: vec![0; n],
+            }),
+            tick_horizon: None,
             reroute_pending: false,
             arrivals_left: coflows.len(),
             comp: Vec::new(),
@@ -550,12 +604,11 @@ impl<'n> Simulator<'n> {
         if self.active_list.is_empty() {
             return;
         }
-        if let Some(period) = self.policy.tick_period() {
-            if !self.tick_pending && self.policy.wants_tick() {
-                let p = period.ps().max(1);
-                let next = (self.now.ps() / p + 1) * p;
+        if !self.tick_pending {
+            if let Some(next) = self.next_tick_time() {
                 self.events.push(Reverse((next, EV_TICK, 0, 0)));
                 self.tick_pending = true;
+                self.tick_at = next;
             }
         }
         if let RoutingMode::Hedera { period, .. } = self.cfg.routing {
@@ -566,6 +619,16 @@ impl<'n> Simulator<'n> {
                 self.reroute_pending = true;
             }
         }
+    }
+
+    /// When the next tick would be, if the policy wants one.
+    fn next_tick_time(&self) -> Option<u64> {
+        let period = self.policy.tick_period()?;
+        if !self.policy.wants_tick() {
+            return None;
+        }
+        let p = period.ps().max(1);
+        Some((self.now.ps() / p + 1) * p)
     }
 
     fn arrive(&mut self, c: usize, new_flows: &mut Vec<u32>) {
@@ -641,6 +704,9 @@ impl<'n> Simulator<'n> {
         self.flows.active[f] = false;
         self.live -= 1;
         self.done.remove(f as u32);
+        if let Some(d) = self.defer.as_mut() {
+            d.on[f] = false;
+        }
         self.flows.finish[f] = self.now;
         self.cut = self.cut.min(self.flows.rate[f]);
         let (a, n) = self.flows.route[f];
@@ -722,24 +788,48 @@ impl<'n> Simulator<'n> {
         }
     }
 
-    fn schedule_done(&mut self, f: usize) {
+    /// Files flow `f`'s completion from its current bytes left and rate (after a rate
+    /// change), or defers it when it surely falls after `horizon` (the next tick).
+    fn schedule_done(&mut self, f: usize, horizon: Option<u64>) {
         self.flows.version[f] = self.flows.version[f].wrapping_add(1);
         let rate = self.flows.rate[f];
         let rem = self.flows.rem[f].max(0.0);
-        let at = if rem <= 1e-6 {
-            self.now.ps()
-        } else if rate > 0.0 {
-            let dt = ceil_pos(rem * 8.0 / rate * 1e12);
-            if dt >= (u64::MAX - self.now.ps()) as f64 {
+        let now = self.now.ps();
+        if let (Some(h), Some(d)) = (horizon, self.defer.as_mut()) {
+            if rem > 1e-6 && rate > 0.0 && surely_after(rem, rate, now, h) {
                 self.done.remove(f as u32);
+                self.stats.deferrals += 1;
+                d.on[f] = true;
+                d.rem[f] = rem;
+                d.at[f] = now;
                 return;
             }
-            self.now.ps() + (dt as u64).max(1)
-        } else {
-            self.done.remove(f as u32);
+            d.on[f] = false;
+        }
+        self.file_done(f, rem, rate, now);
+    }
+
+    /// A deferred flow whose rate did not change: files the completion time computed when it
+    /// was deferred, or keeps it deferred while it surely falls after `horizon`.
+    fn refile_done(&mut self, f: usize, horizon: Option<u64>) {
+        let Some(d) = self.defer.as_mut() else {
             return;
         };
-        self.done.set(f as u32, at);
+        let (rem, at, rate) = (d.rem[f], d.at[f], self.flows.rate[f]);
+        if let Some(h) = horizon {
+            if surely_after(rem, rate, at, h) {
+                return;
+            }
+        }
+        d.on[f] = false;
+        self.file_done(f, rem, rate, at);
+    }
+
+    fn file_done(&mut self, f: usize, rem: f64, rate: f64, now: u64) {
+        match completion_at(rem, rate, now) {
+            Some(at) => self.done.set(f as u32, at),
+            None => self.done.remove(f as u32),
+        }
     }
 
     fn next_epoch(&mut self) -> u32 {
@@ -1474,6 +1564,15 @@ impl<'n> Simulator<'n> {
     }
 
     fn apply(&mut self, comp: &[u32], rates: &[f64]) {
+        // Completions after the next tick wait for it (see `defer`): during a tick, the tick
+        // that will follow it; otherwise the pending one.
+        let horizon = if self.tick_horizon.is_some() {
+            self.tick_horizon
+        } else if self.tick_pending {
+            Some(self.tick_at)
+        } else {
+            None
+        };
         for (k, &f) in comp.iter().enumerate() {
             let f = f as usize;
             let r = rates[k].max(0.0);
@@ -1481,11 +1580,33 @@ impl<'n> Simulator<'n> {
             let changed = r != self.flows.rate[f];
             self.set_rate(f, r);
             if changed || self.flows.version[f] == 0 {
-                self.schedule_done(f);
+                self.schedule_done(f, horizon);
+            } else if self.defer.as_ref().is_some_and(|d| d.on[f]) {
+                self.refile_done(f, horizon);
             }
         }
         if self.cfg.audit {
             self.audit_links(comp);
+            self.audit_deferred(comp, horizon);
+        }
+    }
+
+    /// Every deferred flow of `comp` completes after `horizon` (so no completion is missed),
+    /// and no flow has no completion filed while it has a rate and bytes left.
+    fn audit_deferred(&self, comp: &[u32], horizon: Option<u64>) {
+        let Some(d) = self.defer.as_ref() else {
+            return;
+        };
+        for &f in comp {
+            let f = f as usize;
+            if d.on[f] {
+                let h = horizon.expect("a deferred completion without a next tick");
+                let at = completion_at(d.rem[f], self.flows.rate[f], d.at[f]);
+                assert!(
+                    at.is_none_or(|at| at > h),
+                    "flow {f}: deferred completion {at:?} not after the next tick {h}"
+                );
+            }
         }
     }
 
@@ -1529,7 +1650,11 @@ impl<'n> Simulator<'n> {
             coflows: &self.coflows,
         };
         self.policy.tick(&v, &comp, &mut rates);
+        // The tick after this one (`schedule_timers` files it): every active flow is applied
+        // again then, so completions after it can wait.
+        self.tick_horizon = self.next_tick_time();
         self.apply(&comp, &rates);
+        self.tick_horizon = None;
         self.stats.ticks += 1;
         self.rates = rates;
         self.active_list = comp;
@@ -1767,6 +1892,74 @@ mod tests {
                 continue;
             }
             assert_eq!(ceil_pos(x).to_bits(), x.ceil().to_bits(), "{x:e}");
+        }
+    }
+
+    /// Deferred completions (ticking policies) change nothing: the same finish times, to the
+    /// picosecond, with deferral on and off, under the audit (which checks every deferred
+    /// completion falls after the next tick and every completion leaves no bytes).
+    #[test]
+    fn deferred_completions_leave_every_finish_time_unchanged() {
+        let topo = leaf_spine(&LeafSpineSpec {
+            racks: 4,
+            hosts_per_rack: 4,
+            spines: 2,
+            host_rate_gbps: 10.0,
+            fabric_rate_gbps: 15.0,
+            oversubscription: None,
+            host_link_delay_us: 1.0,
+            fabric_link_delay_us: 1.0,
+            host_delay_us: 0.0,
+            buffer_bytes: 100_000,
+            spine_buffer_bytes: None,
+        })
+        .unwrap();
+        let net = Net::new(topo).unwrap();
+        for (seed, routing) in [(6u64, RoutingMode::Ecmp), (7, RoutingMode::Conga)] {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let coflows: Vec<CoflowInput> = (0..30)
+                .map(|i| CoflowInput {
+                    id: i,
+                    arrival: SimTime(rng.random_range(0..3_000_000_000u64)),
+                    flows: (0..rng.random_range(1..6))
+                        .map(|_| {
+                            let src = rng.random_range(0..16u32);
+                            FlowInput {
+                                src,
+                                dst: (src + rng.random_range(1..16u32)) % 16,
+                                bytes: rng.random_range(1e3..3e6),
+                            }
+                        })
+                        .collect(),
+                })
+                .collect();
+            let run = |defer: bool| {
+                let policy = make_policy(&PolicyConfig::named("dba"), &net, &[]).unwrap();
+                let cfg = SimConfig {
+                    routing: routing.clone(),
+                    audit: true,
+                    ..SimConfig::default()
+                };
+                let mut sim = Simulator::new(&net, coflows.clone(), policy, cfg);
+                if !defer {
+                    sim.defer = None;
+                }
+                let res = sim.run(|_| {});
+                let deferred = sim.stats.deferrals;
+                (
+                    sim.flows.finish.clone(),
+                    sim.coflows.finish.clone(),
+                    res.events,
+                    deferred,
+                )
+            };
+            let (on, off) = (run(true), run(false));
+            assert!(on.0.iter().all(|&t| t != SimTime::NEVER));
+            assert_eq!(on.0, off.0, "flow finish times");
+            assert_eq!(on.1, off.1, "coflow finish times");
+            assert_eq!(on.2, off.2, "events");
+            assert_eq!(off.3, 0);
+            assert!(on.3 > 1000, "{} completions deferred", on.3);
         }
     }
 
