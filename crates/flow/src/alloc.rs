@@ -16,7 +16,8 @@ pub const CAP_TOL: f64 = 1e-9;
 ///
 /// Each call copies the flows' routes into a compact local form (links renumbered `0..m` in
 /// order of first use, per-hop local link and share in flat arrays, per-link member lists)
-/// and water-fills on per-local-link arrays; [`WaterFill::fill_cached`] keeps that form
+/// and water-fills on per-local-link arrays (weights and caps are read through the caller's
+/// closures, so constant ones fold away); [`WaterFill::fill_cached`] keeps that form
 /// between calls on the same flows and routes. The arithmetic is the same in every case
 /// (same operations on the same operands, in the same order), so the rates are too.
 #[derive(Clone, Debug, Default)]
@@ -39,9 +40,7 @@ pub struct WaterFill {
     fstart: Vec<u32>,
     hl: Vec<u32>,
     hc: Vec<f64>,
-    /// Per flow: weight and cap of this call, and whether it has its rate.
-    w: Vec<f64>,
-    cap: Vec<f64>,
+    /// Per flow: whether it has its rate.
     frozen: Vec<bool>,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     caps: Vec<(u64, u32)>,
@@ -133,11 +132,21 @@ impl WaterFill {
         self.touched.clear();
         self.count.clear();
         self.fstart.clear();
-        self.hl.clear();
-        self.hc.clear();
+        self.fstart.reserve(n + 1);
         self.fstart.push(0);
+        let mut nnz = 0u32;
         for i in 0..n {
-            for h in hops(i) {
+            nnz += hops(i).len() as u32;
+            self.fstart.push(nnz);
+        }
+        self.hl.clear();
+        self.hl.resize(nnz as usize, 0);
+        self.hc.clear();
+        self.hc.resize(nnz as usize, 0.0);
+        for i in 0..n {
+            let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
+            let hs = hops(i);
+            for ((h, hl), hc) in hs.iter().zip(&mut self.hl[a..b]).zip(&mut self.hc[a..b]) {
                 let l = h.link as usize;
                 let mut j = self.local[l];
                 if j == NONE {
@@ -147,10 +156,9 @@ impl WaterFill {
                     self.count.push(0);
                 }
                 self.count[j as usize] += 1;
-                self.hl.push(j);
-                self.hc.push(h.coef);
+                *hl = j;
+                *hc = h.coef;
             }
-            self.fstart.push(self.hl.len() as u32);
         }
         // Link -> flows (CSR over local link numbers), flows in increasing order.
         let m = self.touched.len();
@@ -182,17 +190,13 @@ impl WaterFill {
         C: Fn(usize) -> f64,
     {
         let m = self.touched.len();
-        self.w.clear();
-        self.w.extend((0..n).map(&weight));
-        self.cap.clear();
-        self.cap.extend((0..n).map(&cap));
         // Weight sums and unfrozen counts, summed flow by flow as the hops come.
         self.wsum.clear();
         self.wsum.resize(m, 0.0);
         self.unfrozen.clear();
         self.unfrozen.extend_from_slice(&self.count);
         for i in 0..n {
-            let w = self.w[i];
+            let w = weight(i);
             let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
             for (&j, &c) in self.hl[a..b].iter().zip(&self.hc[a..b]) {
                 self.wsum[j as usize] += w * c;
@@ -215,9 +219,9 @@ impl WaterFill {
         self.heap = BinaryHeap::from(entries);
         self.caps.clear();
         for (i, rate) in rates.iter_mut().enumerate().take(n) {
-            let c = self.cap[i];
+            let c = cap(i);
             if c.is_finite() {
-                self.caps.push((key(c / self.w[i]), i as u32));
+                self.caps.push((key(c / weight(i)), i as u32));
             } else if self.fstart[i] == self.fstart[i + 1] {
                 *rate = f64::INFINITY;
                 self.frozen[i] = true;
@@ -266,7 +270,7 @@ impl WaterFill {
                 let (k, i) = cap_top.expect("cap event");
                 level = level.max(f64::from_bits(k));
                 next_cap += 1;
-                self.freeze(i as usize, level, rates);
+                self.freeze(i as usize, level, &weight, &cap, rates);
             } else {
                 let (k, j) = link_top.expect("link event");
                 self.heap.pop();
@@ -275,7 +279,7 @@ impl WaterFill {
                 for p in a..b {
                     let i = self.members[p] as usize;
                     if !self.frozen[i] {
-                        self.freeze(i, level, rates);
+                        self.freeze(i, level, &weight, &cap, rates);
                     }
                 }
             }
@@ -285,11 +289,15 @@ impl WaterFill {
         }
     }
 
-    fn freeze(&mut self, i: usize, level: f64, rates: &mut [f64]) {
+    fn freeze<W, C>(&mut self, i: usize, level: f64, weight: &W, cap: &C, rates: &mut [f64])
+    where
+        W: Fn(usize) -> f64,
+        C: Fn(usize) -> f64,
+    {
         self.frozen[i] = true;
         self.left -= 1;
-        let w = self.w[i];
-        let mut r = (w * level).min(self.cap[i]);
+        let w = weight(i);
+        let mut r = (w * level).min(cap(i));
         let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
         let (hl, hc) = (&self.hl[a..b], &self.hc[a..b]);
         // Never exceed what is left on a link (rounding).
