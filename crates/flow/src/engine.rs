@@ -795,15 +795,18 @@ impl<'n> Simulator<'n> {
         let rate = self.flows.rate[f];
         let rem = self.flows.rem[f].max(0.0);
         let now = self.now.ps();
-        if let (Some(h), Some(d)) = (horizon, self.defer.as_mut()) {
-            if rem > 1e-6 && rate > 0.0 && surely_after(rem, rate, now, h) {
-                self.done.remove(f as u32);
-                self.stats.deferrals += 1;
-                d.on[f] = true;
-                d.rem[f] = rem;
-                d.at[f] = now;
-                return;
+        if let Some(d) = self.defer.as_mut() {
+            if let Some(h) = horizon {
+                if rem > 1e-6 && rate > 0.0 && surely_after(rem, rate, now, h) {
+                    self.done.remove(f as u32);
+                    self.stats.deferrals += 1;
+                    d.on[f] = true;
+                    d.rem[f] = rem;
+                    d.at[f] = now;
+                    return;
+                }
             }
+            // Filed from the current inputs: whatever was deferred is stale.
             d.on[f] = false;
         }
         self.file_done(f, rem, rate, now);
@@ -1447,14 +1450,19 @@ impl<'n> Simulator<'n> {
     /// Every active flow at or above the cut (and every new flow).
     fn above_cut_set(&mut self, thr: f64) {
         self.compact_active();
-        self.comp.clear();
         self.slack_links.clear();
+        // Branch-free (a flow is above the cut about as often as not): write every flow, keep
+        // the ones that qualify.
+        let (rate, version) = (&self.flows.rate, &self.flows.version);
+        self.comp.clear();
+        self.comp.resize(self.active_list.len(), 0);
+        let mut k = 0;
         for &f in &self.active_list {
             let fu = f as usize;
-            if self.flows.rate[fu] >= thr || self.flows.version[fu] == 0 {
-                self.comp.push(f);
-            }
+            self.comp[k] = f;
+            k += usize::from(rate[fu] >= thr || version[fu] == 0);
         }
+        self.comp.truncate(k);
     }
 
     /// Water-fills `comp` on the capacity the other flows leave and applies the rates. With
@@ -1591,15 +1599,32 @@ impl<'n> Simulator<'n> {
         }
     }
 
-    /// Every deferred flow of `comp` completes after `horizon` (so no completion is missed),
-    /// and no flow has no completion filed while it has a rate and bytes left.
+    /// Every deferred flow of `comp` completes after `horizon` (so no completion is missed)
+    /// and has no heap entry; every other flow of `comp` with a rate and bytes left has one
+    /// (so none is filed twice or not at all).
     fn audit_deferred(&self, comp: &[u32], horizon: Option<u64>) {
         let Some(d) = self.defer.as_ref() else {
             return;
         };
         for &f in comp {
             let f = f as usize;
-            if d.on[f] {
+            let filed = self.done.contains(f as u32);
+            if !d.on[f] {
+                let due = completion_at(
+                    self.flows.rem[f].max(0.0),
+                    self.flows.rate[f],
+                    self.now.ps(),
+                );
+                assert!(
+                    filed || due.is_none(),
+                    "flow {f}: no completion filed (rate {}, {} bytes left)",
+                    self.flows.rate[f],
+                    self.flows.rem[f]
+                );
+                continue;
+            }
+            assert!(!filed, "flow {f}: deferred and filed");
+            {
                 let h = horizon.expect("a deferred completion without a next tick");
                 let at = completion_at(d.rem[f], self.flows.rate[f], d.at[f]);
                 assert!(
@@ -1915,24 +1940,57 @@ mod tests {
         })
         .unwrap();
         let net = Net::new(topo).unwrap();
-        for (seed, routing) in [(6u64, RoutingMode::Ecmp), (7, RoutingMode::Conga)] {
+        // Random coflows, and long flows that let DBA converge (no tick pending) before the
+        // next arrivals re-apply their rates.
+        let flow = |src: u32, dst: u32, bytes: f64| FlowInput { src, dst, bytes };
+        let calm = vec![
+            CoflowInput {
+                id: 0,
+                arrival: SimTime::ZERO,
+                flows: vec![
+                    flow(0, 5, 4e7),
+                    flow(1, 5, 3e7),
+                    flow(0, 9, 5e7),
+                    flow(2, 13, 2e7),
+                ],
+            },
+            CoflowInput {
+                id: 1,
+                arrival: SimTime(30_000_000_000),
+                flows: vec![flow(3, 5, 1e7), flow(0, 14, 2e7)],
+            },
+            CoflowInput {
+                id: 2,
+                arrival: SimTime(60_000_000_000),
+                flows: vec![flow(4, 9, 1e7)],
+            },
+        ];
+        for (seed, routing) in [
+            (0u64, RoutingMode::Ecmp),
+            (6, RoutingMode::Ecmp),
+            (7, RoutingMode::Conga),
+        ] {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-            let coflows: Vec<CoflowInput> = (0..30)
-                .map(|i| CoflowInput {
-                    id: i,
-                    arrival: SimTime(rng.random_range(0..3_000_000_000u64)),
-                    flows: (0..rng.random_range(1..6))
-                        .map(|_| {
-                            let src = rng.random_range(0..16u32);
-                            FlowInput {
-                                src,
-                                dst: (src + rng.random_range(1..16u32)) % 16,
-                                bytes: rng.random_range(1e3..3e6),
-                            }
-                        })
-                        .collect(),
-                })
-                .collect();
+            let coflows: Vec<CoflowInput> = if seed == 0 {
+                calm.clone()
+            } else {
+                (0..30)
+                    .map(|i| CoflowInput {
+                        id: i,
+                        arrival: SimTime(rng.random_range(0..3_000_000_000u64)),
+                        flows: (0..rng.random_range(1..6))
+                            .map(|_| {
+                                let src = rng.random_range(0..16u32);
+                                FlowInput {
+                                    src,
+                                    dst: (src + rng.random_range(1..16u32)) % 16,
+                                    bytes: rng.random_range(1e3..3e6),
+                                }
+                            })
+                            .collect(),
+                    })
+                    .collect()
+            };
             let run = |defer: bool| {
                 let policy = make_policy(&PolicyConfig::named("dba"), &net, &[]).unwrap();
                 let cfg = SimConfig {
@@ -1959,7 +2017,7 @@ mod tests {
             assert_eq!(on.1, off.1, "coflow finish times");
             assert_eq!(on.2, off.2, "events");
             assert_eq!(off.3, 0);
-            assert!(on.3 > 1000, "{} completions deferred", on.3);
+            assert!(on.3 > 100, "{} completions deferred", on.3);
         }
     }
 

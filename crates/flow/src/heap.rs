@@ -29,6 +29,11 @@ impl IndexedHeap {
         self.heap.is_empty()
     }
 
+    /// Whether `item` has an entry.
+    pub fn contains(&self, item: u32) -> bool {
+        self.pos[item as usize] != NONE
+    }
+
     /// The smallest entry.
     pub fn peek(&self) -> Option<(u64, u32)> {
         self.heap.first().copied()
