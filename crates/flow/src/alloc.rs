@@ -89,6 +89,43 @@ impl WaterFill {
         self.solve(avail, n, weight, cap, rates);
     }
 
+    /// The first half of [`WaterFill::fill`]: takes in the routes of `n` flows. Then
+    /// [`WaterFill::touched`] lists the links they cross, and [`WaterFill::fill_prepared`]
+    /// water-fills them.
+    pub fn prepare_flows<'a, H>(&mut self, links: usize, n: usize, hops: H)
+    where
+        H: Fn(usize) -> &'a [Hop],
+    {
+        self.prepare(links, n, hops);
+        self.cached = None;
+    }
+
+    /// The links crossed by the flows last taken in, each once.
+    pub fn touched(&self) -> &[u32] {
+        &self.touched
+    }
+
+    /// The second half of [`WaterFill::fill`], on the flows [`WaterFill::prepare_flows`] took
+    /// in (`n` must be their number).
+    pub fn fill_prepared<W, C>(
+        &mut self,
+        avail: &mut [f64],
+        n: usize,
+        weight: W,
+        cap: C,
+        rates: &mut [f64],
+    ) where
+        W: Fn(usize) -> f64,
+        C: Fn(usize) -> f64,
+    {
+        assert_eq!(
+            n + 1,
+            self.fstart.len(),
+            "fill_prepared: not the prepared flows"
+        );
+        self.solve(avail, n, weight, cap, rates);
+    }
+
     /// [`WaterFill::fill`] for the flows `ids` (flow `i` of the call is `ids[i]`), reusing
     /// the route structure of the previous call when it was made by this method with the same
     /// `ids` and the same `epoch`. The caller changes `epoch` whenever a route of any flow may
@@ -289,6 +326,7 @@ impl WaterFill {
         }
     }
 
+    #[inline(always)]
     fn freeze<W, C>(&mut self, i: usize, level: f64, weight: &W, cap: &C, rates: &mut [f64])
     where
         W: Fn(usize) -> f64,

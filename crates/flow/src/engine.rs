@@ -193,6 +193,10 @@ const BN_BACKOFF_MAX: u32 = 16;
 /// (rounding of the water-filling; rates differ by far more when a flow is not tied).
 const BN_TIE: f64 = 1e-12;
 
+/// `apply` updates the completion heap in bulk when it re-applies at least 1 / this of the
+/// heap's entries.
+const BULK_FRACTION: usize = 8;
+
 /// Local re-solves tried (each wider than the last) before re-solving all above the cut.
 const LOCAL_TRIES: usize = 6;
 
@@ -1478,37 +1482,36 @@ impl<'n> Simulator<'n> {
     /// remain once the check passes. Every link keeps within capacity. So every flow has a
     /// bottleneck: the allocation is max-min fair, and max-min fair allocations are unique.
     fn solve_set(&mut self, thr: f64, verify: bool) -> Verdict {
-        let ep = self.next_epoch();
-        self.comp_links.clear();
+        // (The epoch is not used here; it is taken to keep the sequence of epochs.)
+        let _ = self.next_epoch();
+        let comp = std::mem::take(&mut self.comp);
+        let flows = &self.flows;
+        // The water-filling takes in the routes first; the links it lists are those of `comp`.
+        self.wf.prepare_flows(self.avail.len(), comp.len(), |k| {
+            flows.hops(comp[k] as usize)
+        });
         // Capacity left by the flows that keep their rates: the exact (fixed-point) load of
         // each link less what the re-solved flows carry.
-        for &f in &self.comp {
-            let fu = f as usize;
-            let (a, n) = self.flows.route[fu];
+        for &l in self.wf.touched() {
+            self.accq[l as usize] = self.loadq[l as usize];
+        }
+        for &f in &comp {
+            let (a, n) = flows.route[f as usize];
             let (a, b) = (a as usize, (a + n) as usize);
-            for (h, q) in self.flows.arena[a..b].iter().zip(&self.flows.arena_q[a..b]) {
-                let lu = h.link as usize;
-                if self.visit_link[lu] != ep {
-                    self.visit_link[lu] = ep;
-                    self.comp_links.push(h.link);
-                    self.accq[lu] = self.loadq[lu];
-                }
-                self.accq[lu] -= *q;
+            for (h, q) in flows.arena[a..b].iter().zip(&flows.arena_q[a..b]) {
+                self.accq[h.link as usize] -= *q;
             }
         }
-        for &l in &self.comp_links {
+        for &l in self.wf.touched() {
             let lu = l as usize;
             self.avail[lu] = (self.net.cap[lu] - self.accq[lu] as f64 / FIXED_ONE).max(0.0);
         }
-        let comp = std::mem::take(&mut self.comp);
         let mut rates = std::mem::take(&mut self.rates);
         rates.clear();
         rates.resize(comp.len(), 0.0);
-        let flows = &self.flows;
-        self.wf.fill(
+        self.wf.fill_prepared(
             &mut self.avail,
             comp.len(),
-            |k| flows.hops(comp[k] as usize),
             |_| 1.0,
             |_| f64::INFINITY,
             &mut rates,
@@ -1581,6 +1584,12 @@ impl<'n> Simulator<'n> {
         } else {
             None
         };
+        // Many completions move: update them in place and restore the heap order once
+        // (O(heap) instead of a sift each; the order completions come out in is the same).
+        let bulk = comp.len() >= 64 && comp.len() * BULK_FRACTION >= self.done.len();
+        if bulk {
+            self.done.begin_bulk();
+        }
         for (k, &f) in comp.iter().enumerate() {
             let f = f as usize;
             let r = rates[k].max(0.0);
@@ -1593,6 +1602,7 @@ impl<'n> Simulator<'n> {
                 self.refile_done(f, horizon);
             }
         }
+        self.done.end_bulk();
         if self.cfg.audit {
             self.audit_links(comp);
             self.audit_deferred(comp, horizon);

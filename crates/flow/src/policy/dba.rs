@@ -169,7 +169,6 @@ pub struct Dba {
     iterations: u64,
     // Per-tick buffers (per active flow, per link).
     t_buf: Vec<f64>,
-    p_buf: Vec<f64>,
     before: Vec<f64>,
     min_e: Vec<f64>,
     load: Vec<f64>,
@@ -313,7 +312,6 @@ impl Dba {
             touched: Vec::new(),
             iterations: 0,
             t_buf: Vec::new(),
-            p_buf: Vec::new(),
             before: Vec::new(),
             min_e: vec![f64::INFINITY; links],
             load: vec![0.0; links],
@@ -357,14 +355,6 @@ impl Dba {
             Some(&s) if s != NONE => self.senders[s as usize].t_in,
             _ => 0.0,
         }));
-    }
-
-    fn visible_prices(&self) -> &[f64] {
-        if self.lag == 0 || self.history.is_empty() {
-            &self.lam
-        } else {
-            self.history.front().expect("non-empty")
-        }
     }
 
     fn wfq(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
@@ -563,19 +553,6 @@ impl RatePolicy for Dba {
         }
         let mut t = std::mem::take(&mut self.t_buf);
         self.fill_remaining_times(v, active, &mut t);
-        // Path prices the senders see.
-        let mut pp = std::mem::take(&mut self.p_buf);
-        pp.clear();
-        {
-            let prices = self.visible_prices();
-            pp.extend(active.iter().map(|&f| {
-                v.flows
-                    .hops(f as usize)
-                    .iter()
-                    .map(|h| h.coef * prices[h.link as usize])
-                    .sum::<f64>()
-            }));
-        }
         // Weights (eq. 10) and per-link deviations (eq. 11) from the prices the senders see.
         // The deviations computed now, e_i(t+1), ride on this iteration's packets and reach
         // the links' `minDev` during it: eq. (12) at this tick uses e_i(t), the ones computed
@@ -589,10 +566,19 @@ impl RatePolicy for Dba {
         used.clear();
         used.resize(links, false);
         let mut warming = false;
+        // Path prices the senders see (`visible_prices`, borrowed field by field).
+        let prices: &[f64] = if self.lag == 0 || self.history.is_empty() {
+            &self.lam
+        } else {
+            self.history.front().expect("non-empty")
+        };
         for (k, &f) in active.iter().enumerate() {
             let fu = f as usize;
             let hops = v.flows.hops(fu);
-            let p = pp[k];
+            let p = hops
+                .iter()
+                .map(|h| h.coef * prices[h.link as usize])
+                .sum::<f64>();
             self.weight[fu] = eq10_weight(t[k], p, self.eps, self.w_init);
             let valid = self.iters[fu] >= 1 && self.bbar[fu] > 0.0;
             let e = if valid {
@@ -618,7 +604,6 @@ impl RatePolicy for Dba {
             }
         }
         self.t_buf = t;
-        self.p_buf = pp;
         let (min_e, load, used) = (&self.min_e, &self.load, &self.used);
         let d_prev = self.delta;
         let d_now = (1.0 + (1.0 + 4.0 * d_prev * d_prev).sqrt()) / 2.0;
