@@ -173,6 +173,12 @@ pub struct Dba {
     min_e: Vec<f64>,
     load: Vec<f64>,
     used: Vec<bool>,
+    /// Links used at this tick and at the previous one (their per-link buffers are the only
+    /// ones not at their reset values), and links held since the last tick: every other
+    /// link has zero price and no hold, which the tick would only write again.
+    used_now: Vec<u32>,
+    used_prev: Vec<u32>,
+    held: Vec<u32>,
 }
 
 /// DBA eq. (12): `nu_l(t+1) = lambda_l(t) + min e_i(t) - gamma (B_l - sum_i beta b_i(t))`,
@@ -316,6 +322,9 @@ impl Dba {
             min_e: vec![f64::INFINITY; links],
             load: vec![0.0; links],
             used: vec![false; links],
+            used_now: Vec::new(),
+            used_prev: Vec::new(),
+            held: Vec::new(),
         })
     }
 
@@ -412,6 +421,7 @@ impl RatePolicy for Dba {
             self.dev[f] = f64::NAN;
             for h in v.flows.hops(f) {
                 self.hold[h.link as usize] = true;
+                self.held.push(h.link);
             }
         }
         self.converged = false;
@@ -559,12 +569,24 @@ impl RatePolicy for Dba {
         // at the previous tick (`self.dev`), while its load term uses this iteration's rates.
         let links = v.net.links();
         let (min_e, load, used) = (&mut self.min_e, &mut self.load, &mut self.used);
-        min_e.clear();
-        min_e.resize(links, f64::INFINITY);
-        load.clear();
-        load.resize(links, 0.0);
-        used.clear();
-        used.resize(links, false);
+        if used.len() != links {
+            min_e.clear();
+            min_e.resize(links, f64::INFINITY);
+            load.clear();
+            load.resize(links, 0.0);
+            used.clear();
+            used.resize(links, false);
+        }
+        // Reset what the previous tick wrote (every other entry is at its reset value).
+        std::mem::swap(&mut self.used_now, &mut self.used_prev);
+        for &l in &self.used_prev {
+            let l = l as usize;
+            min_e[l] = f64::INFINITY;
+            load[l] = 0.0;
+            used[l] = false;
+        }
+        let used_now = &mut self.used_now;
+        used_now.clear();
         let mut warming = false;
         // Path prices the senders see (`visible_prices`, borrowed field by field).
         let prices: &[f64] = if self.lag == 0 || self.history.is_empty() {
@@ -596,7 +618,10 @@ impl RatePolicy for Dba {
             let b = self.bbar[fu];
             for h in hops {
                 let l = h.link as usize;
-                used[l] = true;
+                if !used[l] {
+                    used[l] = true;
+                    used_now.push(h.link);
+                }
                 load[l] += b * h.coef;
                 if !e_prev.is_nan() {
                     min_e[l] = min_e[l].min(e_prev);
@@ -614,13 +639,21 @@ impl RatePolicy for Dba {
         };
         self.delta = d_now;
         let mut max_dl = 0.0f64;
-        for l in 0..links {
+        // Unused links: zero price, no hold. Only those used at the previous tick or held since
+        // can hold anything else.
+        for &l in self.used_prev.iter().chain(&self.held) {
+            let l = l as usize;
             if !used[l] {
                 self.lam[l] = 0.0;
                 self.nu[l] = 0.0;
                 self.hold[l] = false;
-                continue;
             }
+        }
+        self.held.clear();
+        // Used links, in the order first used (each link's update depends on its own state
+        // only, and the largest relative price move does not depend on the order).
+        for &l in &self.used_now {
+            let l = l as usize;
             if self.hold[l] {
                 // New-flow hold: keep this iteration's price.
                 self.hold[l] = false;
