@@ -14,7 +14,7 @@ fn main() {
     );
     let r = dctc_flow::bench::bench(&name, std::path::Path::new(trace), scale).expect("bench");
     println!(
-        "{} scale {scale}: wall {:.2} s (setup {:.2} s), {} flows, {} events, {:.3} simulated s, avg CCT {:.4} s, {} flows re-solved, bottleneck re-solves {} of {}",
+        "{} scale {scale}: wall {:.2} s (setup {:.2} s), {} flows, {} events, {:.3} simulated s, avg CCT {:.4} s, {} flows re-solved, bottleneck re-solves {} of {}, finish digest {:016x}",
         r.name,
         r.wall_s,
         r.setup_s,
@@ -24,6 +24,7 @@ fn main() {
         r.avg_cct_s,
         r.allocated_flows,
         r.bottleneck.1,
-        r.bottleneck.0
+        r.bottleneck.0,
+        r.digest
     );
 }

@@ -13,19 +13,42 @@ use std::collections::BinaryHeap;
 pub const CAP_TOL: f64 = 1e-9;
 
 /// Reusable scratch for weighted max-min water-filling over a subset of links.
+///
+/// Each call copies the flows' routes into a compact local form (links renumbered `0..m` in
+/// order of first use, per-hop local link and share in flat arrays, per-link member lists)
+/// and water-fills on per-local-link arrays (weights and caps are read through the caller's
+/// closures, so constant ones fold away); [`WaterFill::fill_cached`] keeps that form
+/// between calls on the same flows and routes. The arithmetic is the same in every case
+/// (same operations on the same operands, in the same order), so the rates are too.
 #[derive(Clone, Debug, Default)]
 pub struct WaterFill {
+    /// Global link -> local number (`NONE` for links outside the current structure).
+    local: Vec<u32>,
+    /// Local number -> global link.
+    touched: Vec<u32>,
+    /// Per local link: flows crossing it (hops), remaining capacity, unfrozen weight sum,
+    /// unfrozen hops.
+    count: Vec<u32>,
+    lavail: Vec<f64>,
     wsum: Vec<f64>,
     unfrozen: Vec<u32>,
-    local: Vec<u32>,
-    touched: Vec<u32>,
+    /// Local link -> member flows (CSR).
     start: Vec<u32>,
-    fill_pos: Vec<u32>,
     members: Vec<u32>,
+    fill_pos: Vec<u32>,
+    /// Flow -> hops (CSR): local link and share of each hop.
+    fstart: Vec<u32>,
+    hl: Vec<u32>,
+    hc: Vec<f64>,
+    /// Per flow: whether it has its rate.
     frozen: Vec<bool>,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     caps: Vec<(u64, u32)>,
     left: usize,
+    /// The structure above is that of these flows (`fill_cached`'s ids) with these routes
+    /// (`epoch`); `None` after a plain `fill`.
+    cached: Option<u64>,
+    cached_ids: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -39,8 +62,6 @@ impl WaterFill {
     /// Scratch for a fabric with `links` directed links.
     pub fn new(links: usize) -> WaterFill {
         WaterFill {
-            wsum: vec![0.0; links],
-            unfrozen: vec![0; links],
             local: vec![NONE; links],
             ..WaterFill::default()
         }
@@ -63,59 +84,173 @@ impl WaterFill {
         W: Fn(usize) -> f64,
         C: Fn(usize) -> f64,
     {
-        if self.local.len() < avail.len() {
-            self.wsum.resize(avail.len(), 0.0);
-            self.unfrozen.resize(avail.len(), 0);
-            self.local.resize(avail.len(), NONE);
+        self.prepare(avail.len(), n, hops);
+        self.cached = None;
+        self.solve(avail, n, weight, cap, rates);
+    }
+
+    /// The first half of [`WaterFill::fill`]: takes in the routes of `n` flows. Then
+    /// [`WaterFill::touched`] lists the links they cross, and [`WaterFill::fill_prepared`]
+    /// water-fills them.
+    pub fn prepare_flows<'a, H>(&mut self, links: usize, n: usize, hops: H)
+    where
+        H: Fn(usize) -> &'a [Hop],
+    {
+        self.prepare(links, n, hops);
+        self.cached = None;
+    }
+
+    /// The links crossed by the flows last taken in, each once.
+    pub fn touched(&self) -> &[u32] {
+        &self.touched
+    }
+
+    /// The second half of [`WaterFill::fill`], on the flows [`WaterFill::prepare_flows`] took
+    /// in (`n` must be their number).
+    pub fn fill_prepared<W, C>(
+        &mut self,
+        avail: &mut [f64],
+        n: usize,
+        weight: W,
+        cap: C,
+        rates: &mut [f64],
+    ) where
+        W: Fn(usize) -> f64,
+        C: Fn(usize) -> f64,
+    {
+        assert_eq!(
+            n + 1,
+            self.fstart.len(),
+            "fill_prepared: not the prepared flows"
+        );
+        self.solve(avail, n, weight, cap, rates);
+    }
+
+    /// [`WaterFill::fill`] for the flows `ids` (flow `i` of the call is `ids[i]`), reusing
+    /// the route structure of the previous call when it was made by this method with the same
+    /// `ids` and the same `epoch`. The caller changes `epoch` whenever a route of any flow may
+    /// have changed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fill_cached<'a, H, W, C>(
+        &mut self,
+        avail: &mut [f64],
+        ids: &[u32],
+        epoch: u64,
+        hops: H,
+        weight: W,
+        cap: C,
+        rates: &mut [f64],
+    ) where
+        H: Fn(usize) -> &'a [Hop],
+        W: Fn(usize) -> f64,
+        C: Fn(usize) -> f64,
+    {
+        let n = ids.len();
+        if self.cached != Some(epoch) || self.cached_ids != ids || self.local.len() < avail.len() {
+            self.prepare(avail.len(), n, hops);
+            self.cached = Some(epoch);
+            self.cached_ids.clear();
+            self.cached_ids.extend_from_slice(ids);
+        }
+        self.solve(avail, n, weight, cap, rates);
+    }
+
+    /// Builds the local structure of `n` flows on `hops`.
+    fn prepare<'a, H>(&mut self, links: usize, n: usize, hops: H)
+    where
+        H: Fn(usize) -> &'a [Hop],
+    {
+        for &l in &self.touched {
+            self.local[l as usize] = NONE;
+        }
+        if self.local.len() < links {
+            self.local.resize(links, NONE);
         }
         self.touched.clear();
-        self.frozen.clear();
-        self.frozen.resize(n, false);
-        // Links touched, weight sums and member counts.
+        self.count.clear();
+        self.fstart.clear();
+        self.fstart.reserve(n + 1);
+        self.fstart.push(0);
+        let mut nnz = 0u32;
         for i in 0..n {
-            let w = weight(i);
-            for h in hops(i) {
+            nnz += hops(i).len() as u32;
+            self.fstart.push(nnz);
+        }
+        self.hl.clear();
+        self.hl.resize(nnz as usize, 0);
+        self.hc.clear();
+        self.hc.resize(nnz as usize, 0.0);
+        for i in 0..n {
+            let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
+            let hs = hops(i);
+            for ((h, hl), hc) in hs.iter().zip(&mut self.hl[a..b]).zip(&mut self.hc[a..b]) {
                 let l = h.link as usize;
-                if self.local[l] == NONE {
-                    self.local[l] = self.touched.len() as u32;
+                let mut j = self.local[l];
+                if j == NONE {
+                    j = self.touched.len() as u32;
+                    self.local[l] = j;
                     self.touched.push(h.link);
-                    self.wsum[l] = 0.0;
-                    self.unfrozen[l] = 0;
+                    self.count.push(0);
                 }
-                self.wsum[l] += w * h.coef;
-                self.unfrozen[l] += 1;
+                self.count[j as usize] += 1;
+                *hl = j;
+                *hc = h.coef;
             }
         }
-        // Link -> flows (CSR over local link numbers).
+        // Link -> flows (CSR over local link numbers), flows in increasing order.
         let m = self.touched.len();
         self.start.clear();
-        self.start.resize(m + 1, 0);
-        for &l in &self.touched {
-            let li = self.local[l as usize] as usize;
-            self.start[li + 1] = self.unfrozen[l as usize];
-        }
-        for j in 0..m {
-            self.start[j + 1] += self.start[j];
+        self.start.push(0);
+        let mut acc = 0u32;
+        for &c in &self.count {
+            acc += c;
+            self.start.push(acc);
         }
         self.fill_pos.clear();
         self.fill_pos.extend_from_slice(&self.start[..m]);
         self.members.clear();
-        self.members.resize(self.start[m] as usize, 0);
+        self.members.resize(acc as usize, 0);
         for i in 0..n {
-            for h in hops(i) {
-                let li = self.local[h.link as usize] as usize;
-                self.members[self.fill_pos[li] as usize] = i as u32;
-                self.fill_pos[li] += 1;
+            let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
+            for &j in &self.hl[a..b] {
+                let pos = &mut self.fill_pos[j as usize];
+                self.members[*pos as usize] = i as u32;
+                *pos += 1;
             }
         }
+    }
+
+    /// Water-fills the prepared structure with this call's weights and caps.
+    fn solve<W, C>(&mut self, avail: &mut [f64], n: usize, weight: W, cap: C, rates: &mut [f64])
+    where
+        W: Fn(usize) -> f64,
+        C: Fn(usize) -> f64,
+    {
+        let m = self.touched.len();
+        // Weight sums and unfrozen counts, summed flow by flow as the hops come.
+        self.wsum.clear();
+        self.wsum.resize(m, 0.0);
+        self.unfrozen.clear();
+        self.unfrozen.extend_from_slice(&self.count);
+        for i in 0..n {
+            let w = weight(i);
+            let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
+            for (&j, &c) in self.hl[a..b].iter().zip(&self.hc[a..b]) {
+                self.wsum[j as usize] += w * c;
+            }
+        }
+        self.lavail.clear();
+        self.lavail
+            .extend(self.touched.iter().map(|&l| avail[l as usize]));
+        self.frozen.clear();
+        self.frozen.resize(n, false);
         // Link levels and cap levels.
         // Heapify in O(links) rather than pushing one by one.
         let mut entries = std::mem::take(&mut self.heap).into_vec();
         entries.clear();
-        for &l in &self.touched {
-            let lu = l as usize;
-            if self.wsum[lu] > 0.0 {
-                entries.push(Reverse((key(avail[lu] / self.wsum[lu]), l)));
+        for (j, &l) in self.touched.iter().enumerate() {
+            if self.wsum[j] > 0.0 {
+                entries.push(Reverse((key(self.lavail[j] / self.wsum[j]), l)));
             }
         }
         self.heap = BinaryHeap::from(entries);
@@ -124,7 +259,7 @@ impl WaterFill {
             let c = cap(i);
             if c.is_finite() {
                 self.caps.push((key(c / weight(i)), i as u32));
-            } else if hops(i).is_empty() {
+            } else if self.fstart[i] == self.fstart[i + 1] {
                 *rate = f64::INFINITY;
                 self.frozen[i] = true;
             }
@@ -144,19 +279,19 @@ impl WaterFill {
                     break None;
                 };
                 let Reverse((k, l)) = *top;
-                let lu = l as usize;
-                if self.unfrozen[lu] == 0 || self.wsum[lu] <= 0.0 {
+                let j = self.local[l as usize] as usize;
+                if self.unfrozen[j] == 0 || self.wsum[j] <= 0.0 {
                     std::collections::binary_heap::PeekMut::pop(top);
                     continue;
                 }
-                let cur = key(avail[lu] / self.wsum[lu]);
+                let cur = key(self.lavail[j] / self.wsum[j]);
                 if cur != k {
                     // Keys only grow (freezing a flow below a link's level raises it): fix
                     // the top in place, one sift-down.
                     *top = Reverse((cur, l));
                     continue;
                 }
-                break Some((k, l));
+                break Some((k, j));
             };
             while next_cap < self.caps.len() && self.frozen[self.caps[next_cap].1 as usize] {
                 next_cap += 1;
@@ -172,38 +307,28 @@ impl WaterFill {
                 let (k, i) = cap_top.expect("cap event");
                 level = level.max(f64::from_bits(k));
                 next_cap += 1;
-                self.freeze(i as usize, level, avail, &hops, &weight, &cap, rates);
+                self.freeze(i as usize, level, &weight, &cap, rates);
             } else {
-                let (k, l) = link_top.expect("link event");
+                let (k, j) = link_top.expect("link event");
                 self.heap.pop();
                 level = level.max(f64::from_bits(k));
-                let li = self.local[l as usize] as usize;
-                let (a, b) = (self.start[li] as usize, self.start[li + 1] as usize);
+                let (a, b) = (self.start[j] as usize, self.start[j + 1] as usize);
                 for p in a..b {
                     let i = self.members[p] as usize;
                     if !self.frozen[i] {
-                        self.freeze(i, level, avail, &hops, &weight, &cap, rates);
+                        self.freeze(i, level, &weight, &cap, rates);
                     }
                 }
             }
         }
-        for &l in &self.touched {
-            self.local[l as usize] = NONE;
+        for (j, &l) in self.touched.iter().enumerate() {
+            avail[l as usize] = self.lavail[j];
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn freeze<'a, H, W, C>(
-        &mut self,
-        i: usize,
-        level: f64,
-        avail: &mut [f64],
-        hops: &H,
-        weight: &W,
-        cap: &C,
-        rates: &mut [f64],
-    ) where
-        H: Fn(usize) -> &'a [Hop],
+    #[inline(always)]
+    fn freeze<W, C>(&mut self, i: usize, level: f64, weight: &W, cap: &C, rates: &mut [f64])
+    where
         W: Fn(usize) -> f64,
         C: Fn(usize) -> f64,
     {
@@ -211,18 +336,20 @@ impl WaterFill {
         self.left -= 1;
         let w = weight(i);
         let mut r = (w * level).min(cap(i));
+        let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
+        let (hl, hc) = (&self.hl[a..b], &self.hc[a..b]);
         // Never exceed what is left on a link (rounding).
-        for h in hops(i) {
-            r = r.min(avail[h.link as usize].max(0.0) / h.coef);
+        for (&j, &c) in hl.iter().zip(hc) {
+            r = r.min(self.lavail[j as usize].max(0.0) / c);
         }
         rates[i] = r;
-        for h in hops(i) {
-            let l = h.link as usize;
-            avail[l] = (avail[l] - r * h.coef).max(0.0);
-            self.wsum[l] -= w * h.coef;
-            self.unfrozen[l] -= 1;
-            if self.unfrozen[l] == 0 {
-                self.wsum[l] = 0.0;
+        for (&j, &c) in hl.iter().zip(hc) {
+            let j = j as usize;
+            self.lavail[j] = (self.lavail[j] - r * c).max(0.0);
+            self.wsum[j] -= w * c;
+            self.unfrozen[j] -= 1;
+            if self.unfrozen[j] == 0 {
+                self.wsum[j] = 0.0;
             }
         }
     }

@@ -33,6 +33,9 @@ pub struct BenchResult {
     pub allocated_flows: u64,
     /// `maxmin` bottleneck re-solves tried and applied (the rest fell back to the cut).
     pub bottleneck: (u64, u64),
+    /// FNV-1a hash of every flow's and coflow's finish time (ps, in flow / coflow order):
+    /// two runs with the same digest finished every flow at the same picosecond.
+    pub digest: u64,
 }
 
 /// The benchmarks: `trace-maxmin`, `trace-dba`, `websearch-1m`.
@@ -139,6 +142,7 @@ pub fn bench_with_progress(
     let res = sim.run(progress);
     let wall_s = t1.elapsed().as_secs_f64();
     let (tries, applied, _) = sim.bottleneck_stats();
+    let digest = finish_digest(&sim);
     Ok(BenchResult {
         name: name.to_string(),
         wall_s,
@@ -149,5 +153,19 @@ pub fn bench_with_progress(
         avg_cct_s: res.summary().avg_cct_s,
         allocated_flows: res.allocated_flows,
         bottleneck: (tries, applied),
+        digest,
     })
+}
+
+/// FNV-1a over the finish times (ps) of every flow, then every coflow.
+fn finish_digest(sim: &Simulator<'_>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let times = sim.flows.finish.iter().chain(sim.coflows.finish.iter());
+    for t in times {
+        for b in t.ps().to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
 }

@@ -92,6 +92,8 @@ pub struct Flows {
     tlast: Vec<u64>,
     version: Vec<u32>,
     sent: Vec<f64>,
+    /// Bumped whenever a route is set (arrival or reroute).
+    route_epoch: u64,
 }
 
 impl Flows {
@@ -104,6 +106,12 @@ impl Flows {
     /// Number of flows in the workload.
     pub fn len(&self) -> usize {
         self.size.len()
+    }
+
+    /// A number that changes whenever any flow's route is set (arrival or reroute): two calls
+    /// that see the same number see the same routes.
+    pub fn route_epoch(&self) -> u64 {
+        self.route_epoch
     }
 
     /// Whether there are no flows.
@@ -185,6 +193,10 @@ const BN_BACKOFF_MAX: u32 = 16;
 /// (rounding of the water-filling; rates differ by far more when a flow is not tied).
 const BN_TIE: f64 = 1e-12;
 
+/// `apply` updates the completion heap in bulk when it re-applies at least 1 / this of the
+/// heap's entries.
+const BULK_FRACTION: usize = 8;
+
 /// Local re-solves tried (each wider than the last) before re-solving all above the cut.
 const LOCAL_TRIES: usize = 6;
 
@@ -207,6 +219,23 @@ fn fixed(bps: f64) -> i64 {
     t.saturating_add(i64::from(frac >= 0.5) - i64::from(frac <= -0.5))
 }
 
+/// `x.ceil()` for `x >= 0` (and for `+inf`), without the libm call `ceil` compiles to on
+/// baseline x86-64: below 2^52 the truncation is exact and one more than it is the ceiling
+/// when it falls short; from 2^52 on every float is an integer.
+#[inline]
+fn ceil_pos(x: f64) -> f64 {
+    debug_assert!(x >= 0.0, "{x}");
+    if x >= 4_503_599_627_370_496.0 {
+        return x;
+    }
+    let t = (x as i64) as f64;
+    if t < x {
+        t + 1.0
+    } else {
+        t
+    }
+}
+
 /// The simulator: a fabric, a workload and a policy.
 pub struct Simulator<'n> {
     net: &'n Net,
@@ -227,6 +256,15 @@ pub struct Simulator<'n> {
     epoch: u32,
     active_list: Vec<u32>,
     tick_pending: bool,
+    /// Time of the pending tick (while `tick_pending`).
+    tick_at: u64,
+    /// Deferred completions (ticking policies): a flow whose completion falls after the next
+    /// tick has no heap entry; its completion time is kept as the inputs it was computed from
+    /// (bytes left and the time), and the next tick, which revisits every active flow, files
+    /// it (or defers it again) if its rate did not change. `None` turns this off (tests).
+    defer: Option<Deferred>,
+    /// While a tick applies its rates: the next tick's time, if one will follow.
+    tick_horizon: Option<u64>,
     reroute_pending: bool,
     arrivals_left: usize,
     comp: Vec<u32>,
@@ -234,6 +272,8 @@ pub struct Simulator<'n> {
     stats: Stats,
     /// `maxmin` is re-solved here, incrementally (see [`Simulator::reallocate_maxmin`]).
     incremental: bool,
+    /// Whether `load` is kept (CONGA's path choice reads it).
+    track_load: bool,
     /// Lowest level at which this instant's events can change the max-min water-filling.
     cut: f64,
     /// Active flows on each link.
@@ -283,8 +323,46 @@ pub struct Simulator<'n> {
     bn_min_flows: Option<usize>,
 }
 
+/// Per flow: whether its completion is deferred, and the bytes left and the time its
+/// completion time was computed from.
+#[derive(Clone, Debug, Default)]
+struct Deferred {
+    on: Vec<bool>,
+    rem: Vec<f64>,
+    at: Vec<u64>,
+}
+
+/// Whether a flow with `rem` bytes left (> 1e-6) at rate `rate` (> 0) from time `now` surely
+/// completes after `horizon`: `ceil(rem * 8 / rate * 1e12) > horizon - now`, checked with a
+/// margin far above the rounding of either side.
+#[inline]
+fn surely_after(rem: f64, rate: f64, now: u64, horizon: u64) -> bool {
+    let h = horizon.saturating_sub(now) as f64;
+    rem * 8.0 * 1e12 > rate * h * (1.0 + 1e-9)
+}
+
+/// The completion time of a flow with `rem` bytes left at `rate` from `now`, ps (`None`:
+/// never, or beyond the clock).
+#[inline]
+fn completion_at(rem: f64, rate: f64, now: u64) -> Option<u64> {
+    if rem <= 1e-6 {
+        Some(now)
+    } else if rate > 0.0 {
+        let dt = ceil_pos(rem * 8.0 / rate * 1e12);
+        if dt >= (u64::MAX - now) as f64 {
+            None
+        } else {
+            Some(now + (dt as u64).max(1))
+        }
+    } else {
+        None
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct Stats {
+    /// Completions deferred to the next tick.
+    deferrals: u64,
     events: u64,
     allocations: u64,
     allocated_flows: u64,
@@ -338,8 +416,10 @@ impl<'n> Simulator<'n> {
         let n = fl.size.len();
         let links = net.links();
         let incremental = policy.name() == "maxmin" && policy.coupling() == Coupling::Links;
+        let track_load = matches!(cfg.routing, RoutingMode::Conga);
         Simulator {
             incremental,
+            track_load,
             cut: f64::INFINITY,
             nact: vec![0; links],
             loadq: vec![0; links],
@@ -386,6 +466,13 @@ impl<'n> Simulator<'n> {
             epoch: 0,
             active_list: Vec::new(),
             tick_pending: false,
+            tick_at: 0,
+            defer: Some(Deferred {
+                on: vec![false; n],
+                rem: vec![0.0; n],
+                at: vec![0; n],
+            }),
+            tick_horizon: None,
             reroute_pending: false,
             arrivals_left: coflows.len(),
             comp: Vec::new(),
@@ -521,12 +608,11 @@ impl<'n> Simulator<'n> {
         if self.active_list.is_empty() {
             return;
         }
-        if let Some(period) = self.policy.tick_period() {
-            if !self.tick_pending && self.policy.wants_tick() {
-                let p = period.ps().max(1);
-                let next = (self.now.ps() / p + 1) * p;
+        if !self.tick_pending {
+            if let Some(next) = self.next_tick_time() {
                 self.events.push(Reverse((next, EV_TICK, 0, 0)));
                 self.tick_pending = true;
+                self.tick_at = next;
             }
         }
         if let RoutingMode::Hedera { period, .. } = self.cfg.routing {
@@ -537,6 +623,16 @@ impl<'n> Simulator<'n> {
                 self.reroute_pending = true;
             }
         }
+    }
+
+    /// When the next tick would be, if the policy wants one.
+    fn next_tick_time(&self) -> Option<u64> {
+        let period = self.policy.tick_period()?;
+        if !self.policy.wants_tick() {
+            return None;
+        }
+        let p = period.ps().max(1);
+        Some((self.now.ps() / p + 1) * p)
     }
 
     fn arrive(&mut self, c: usize, new_flows: &mut Vec<u32>) {
@@ -584,6 +680,7 @@ impl<'n> Simulator<'n> {
         debug_assert_eq!(self.flows.rate[f], 0.0);
         self.flows.arena_q.resize(self.flows.arena.len(), 0);
         self.flows.route[f] = (start, hops.len() as u32);
+        self.flows.route_epoch += 1;
         for h in hops {
             self.link_flows[h.link as usize].push((f as u32, start));
             self.nact[h.link as usize] += 1;
@@ -611,6 +708,9 @@ impl<'n> Simulator<'n> {
         self.flows.active[f] = false;
         self.live -= 1;
         self.done.remove(f as u32);
+        if let Some(d) = self.defer.as_mut() {
+            d.on[f] = false;
+        }
         self.flows.finish[f] = self.now;
         self.cut = self.cut.min(self.flows.rate[f]);
         let (a, n) = self.flows.route[f];
@@ -656,42 +756,87 @@ impl<'n> Simulator<'n> {
         }
     }
 
+    /// Sets flow `f`'s rate, keeping the per-link loads that something reads: the float load
+    /// (`load`) only under CONGA (its path choice is the only reader), the fixed-point load
+    /// (`loadq`, `arena_q`) only for the incremental `maxmin`.
     fn set_rate(&mut self, f: usize, r: f64) {
         let old = self.flows.rate[f];
         if old != r {
-            let (a, n) = self.flows.route[f];
-            let (a, b) = (a as usize, (a + n) as usize);
-            let hops = &self.flows.arena[a..b];
-            let qs = &mut self.flows.arena_q[a..b];
-            for (h, q) in hops.iter().zip(qs) {
-                let l = h.link as usize;
-                self.load[l] += (r - old) * h.coef;
-                let nq = fixed(r * h.coef);
-                self.loadq[l] += nq - *q;
-                *q = nq;
+            if self.track_load || self.incremental {
+                let (a, n) = self.flows.route[f];
+                let (a, b) = (a as usize, (a + n) as usize);
+                if self.track_load {
+                    for h in &self.flows.arena[a..b] {
+                        self.load[h.link as usize] += (r - old) * h.coef;
+                    }
+                }
+                if self.incremental {
+                    let hops = &self.flows.arena[a..b];
+                    let qs = &mut self.flows.arena_q[a..b];
+                    // `r * 1.0 == r` exactly: a whole-rate hop (every hop but DRILL's) shares
+                    // one rounding.
+                    let whole = fixed(r);
+                    for (h, q) in hops.iter().zip(qs) {
+                        let nq = if h.coef == 1.0 {
+                            whole
+                        } else {
+                            fixed(r * h.coef)
+                        };
+                        let l = h.link as usize;
+                        self.loadq[l] += nq - *q;
+                        *q = nq;
+                    }
+                }
             }
             self.flows.rate[f] = r;
         }
     }
 
-    fn schedule_done(&mut self, f: usize) {
+    /// Files flow `f`'s completion from its current bytes left and rate (after a rate
+    /// change), or defers it when it surely falls after `horizon` (the next tick).
+    fn schedule_done(&mut self, f: usize, horizon: Option<u64>) {
         self.flows.version[f] = self.flows.version[f].wrapping_add(1);
         let rate = self.flows.rate[f];
         let rem = self.flows.rem[f].max(0.0);
-        let at = if rem <= 1e-6 {
-            self.now.ps()
-        } else if rate > 0.0 {
-            let dt = (rem * 8.0 / rate * 1e12).ceil();
-            if dt >= (u64::MAX - self.now.ps()) as f64 {
-                self.done.remove(f as u32);
-                return;
+        let now = self.now.ps();
+        if let Some(d) = self.defer.as_mut() {
+            if let Some(h) = horizon {
+                if rem > 1e-6 && rate > 0.0 && surely_after(rem, rate, now, h) {
+                    self.done.remove(f as u32);
+                    self.stats.deferrals += 1;
+                    d.on[f] = true;
+                    d.rem[f] = rem;
+                    d.at[f] = now;
+                    return;
+                }
             }
-            self.now.ps() + (dt as u64).max(1)
-        } else {
-            self.done.remove(f as u32);
+            // Filed from the current inputs: whatever was deferred is stale.
+            d.on[f] = false;
+        }
+        self.file_done(f, rem, rate, now);
+    }
+
+    /// A deferred flow whose rate did not change: files the completion time computed when it
+    /// was deferred, or keeps it deferred while it surely falls after `horizon`.
+    fn refile_done(&mut self, f: usize, horizon: Option<u64>) {
+        let Some(d) = self.defer.as_mut() else {
             return;
         };
-        self.done.set(f as u32, at);
+        let (rem, at, rate) = (d.rem[f], d.at[f], self.flows.rate[f]);
+        if let Some(h) = horizon {
+            if surely_after(rem, rate, at, h) {
+                return;
+            }
+        }
+        d.on[f] = false;
+        self.file_done(f, rem, rate, at);
+    }
+
+    fn file_done(&mut self, f: usize, rem: f64, rate: f64, now: u64) {
+        match completion_at(rem, rate, now) {
+            Some(at) => self.done.set(f as u32, at),
+            None => self.done.remove(f as u32),
+        }
     }
 
     fn next_epoch(&mut self) -> u32 {
@@ -1309,14 +1454,19 @@ impl<'n> Simulator<'n> {
     /// Every active flow at or above the cut (and every new flow).
     fn above_cut_set(&mut self, thr: f64) {
         self.compact_active();
-        self.comp.clear();
         self.slack_links.clear();
+        // Branch-free (a flow is above the cut about as often as not): write every flow, keep
+        // the ones that qualify.
+        let (rate, version) = (&self.flows.rate, &self.flows.version);
+        self.comp.clear();
+        self.comp.resize(self.active_list.len(), 0);
+        let mut k = 0;
         for &f in &self.active_list {
             let fu = f as usize;
-            if self.flows.rate[fu] >= thr || self.flows.version[fu] == 0 {
-                self.comp.push(f);
-            }
+            self.comp[k] = f;
+            k += usize::from(rate[fu] >= thr || version[fu] == 0);
         }
+        self.comp.truncate(k);
     }
 
     /// Water-fills `comp` on the capacity the other flows leave and applies the rates. With
@@ -1332,37 +1482,36 @@ impl<'n> Simulator<'n> {
     /// remain once the check passes. Every link keeps within capacity. So every flow has a
     /// bottleneck: the allocation is max-min fair, and max-min fair allocations are unique.
     fn solve_set(&mut self, thr: f64, verify: bool) -> Verdict {
-        let ep = self.next_epoch();
-        self.comp_links.clear();
+        // (The epoch is not used here; it is taken to keep the sequence of epochs.)
+        let _ = self.next_epoch();
+        let comp = std::mem::take(&mut self.comp);
+        let flows = &self.flows;
+        // The water-filling takes in the routes first; the links it lists are those of `comp`.
+        self.wf.prepare_flows(self.avail.len(), comp.len(), |k| {
+            flows.hops(comp[k] as usize)
+        });
         // Capacity left by the flows that keep their rates: the exact (fixed-point) load of
         // each link less what the re-solved flows carry.
-        for &f in &self.comp {
-            let fu = f as usize;
-            let (a, n) = self.flows.route[fu];
+        for &l in self.wf.touched() {
+            self.accq[l as usize] = self.loadq[l as usize];
+        }
+        for &f in &comp {
+            let (a, n) = flows.route[f as usize];
             let (a, b) = (a as usize, (a + n) as usize);
-            for (h, q) in self.flows.arena[a..b].iter().zip(&self.flows.arena_q[a..b]) {
-                let lu = h.link as usize;
-                if self.visit_link[lu] != ep {
-                    self.visit_link[lu] = ep;
-                    self.comp_links.push(h.link);
-                    self.accq[lu] = self.loadq[lu];
-                }
-                self.accq[lu] -= *q;
+            for (h, q) in flows.arena[a..b].iter().zip(&flows.arena_q[a..b]) {
+                self.accq[h.link as usize] -= *q;
             }
         }
-        for &l in &self.comp_links {
+        for &l in self.wf.touched() {
             let lu = l as usize;
             self.avail[lu] = (self.net.cap[lu] - self.accq[lu] as f64 / FIXED_ONE).max(0.0);
         }
-        let comp = std::mem::take(&mut self.comp);
         let mut rates = std::mem::take(&mut self.rates);
         rates.clear();
         rates.resize(comp.len(), 0.0);
-        let flows = &self.flows;
-        self.wf.fill(
+        self.wf.fill_prepared(
             &mut self.avail,
             comp.len(),
-            |k| flows.hops(comp[k] as usize),
             |_| 1.0,
             |_| f64::INFINITY,
             &mut rates,
@@ -1426,6 +1575,21 @@ impl<'n> Simulator<'n> {
     }
 
     fn apply(&mut self, comp: &[u32], rates: &[f64]) {
+        // Completions after the next tick wait for it (see `defer`): during a tick, the tick
+        // that will follow it; otherwise the pending one.
+        let horizon = if self.tick_horizon.is_some() {
+            self.tick_horizon
+        } else if self.tick_pending {
+            Some(self.tick_at)
+        } else {
+            None
+        };
+        // Many completions move: update them in place and restore the heap order once
+        // (O(heap) instead of a sift each; the order completions come out in is the same).
+        let bulk = comp.len() >= 64 && comp.len() * BULK_FRACTION >= self.done.len();
+        if bulk {
+            self.done.begin_bulk();
+        }
         for (k, &f) in comp.iter().enumerate() {
             let f = f as usize;
             let r = rates[k].max(0.0);
@@ -1433,11 +1597,51 @@ impl<'n> Simulator<'n> {
             let changed = r != self.flows.rate[f];
             self.set_rate(f, r);
             if changed || self.flows.version[f] == 0 {
-                self.schedule_done(f);
+                self.schedule_done(f, horizon);
+            } else if self.defer.as_ref().is_some_and(|d| d.on[f]) {
+                self.refile_done(f, horizon);
             }
         }
+        self.done.end_bulk();
         if self.cfg.audit {
             self.audit_links(comp);
+            self.audit_deferred(comp, horizon);
+        }
+    }
+
+    /// Every deferred flow of `comp` completes after `horizon` (so no completion is missed)
+    /// and has no heap entry; every other flow of `comp` with a rate and bytes left has one
+    /// (so none is filed twice or not at all).
+    fn audit_deferred(&self, comp: &[u32], horizon: Option<u64>) {
+        let Some(d) = self.defer.as_ref() else {
+            return;
+        };
+        for &f in comp {
+            let f = f as usize;
+            let filed = self.done.contains(f as u32);
+            if !d.on[f] {
+                let due = completion_at(
+                    self.flows.rem[f].max(0.0),
+                    self.flows.rate[f],
+                    self.now.ps(),
+                );
+                assert!(
+                    filed || due.is_none(),
+                    "flow {f}: no completion filed (rate {}, {} bytes left)",
+                    self.flows.rate[f],
+                    self.flows.rem[f]
+                );
+                continue;
+            }
+            assert!(!filed, "flow {f}: deferred and filed");
+            {
+                let h = horizon.expect("a deferred completion without a next tick");
+                let at = completion_at(d.rem[f], self.flows.rate[f], d.at[f]);
+                assert!(
+                    at.is_none_or(|at| at > h),
+                    "flow {f}: deferred completion {at:?} not after the next tick {h}"
+                );
+            }
         }
     }
 
@@ -1481,7 +1685,11 @@ impl<'n> Simulator<'n> {
             coflows: &self.coflows,
         };
         self.policy.tick(&v, &comp, &mut rates);
+        // The tick after this one (`schedule_timers` files it): every active flow is applied
+        // again then, so completions after it can wait.
+        self.tick_horizon = self.next_tick_time();
         self.apply(&comp, &rates);
+        self.tick_horizon = None;
         self.stats.ticks += 1;
         self.rates = rates;
         self.active_list = comp;
@@ -1686,6 +1894,140 @@ mod tests {
         for &x in &xs {
             let b = x / FIXED_ONE;
             assert_eq!(fixed(b), (b * FIXED_ONE).round() as i64, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn ceil_pos_equals_ceil() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(10);
+        let mut xs: Vec<f64> = vec![
+            0.0,
+            0.5,
+            1.0,
+            1.0 + f64::EPSILON,
+            0.49999999999999994,
+            4503599627370495.5,
+            4503599627370496.0,
+            4503599627370497.0,
+            9007199254740993.0,
+            1e19,
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::MIN_POSITIVE,
+            5e-324,
+        ];
+        for _ in 0..100_000 {
+            xs.push(rng.random_range(0.0..1e12));
+            xs.push(rng.random_range(0.0..4.0));
+            xs.push(f64::from_bits(rng.random::<u64>() >> 1));
+        }
+        for &x in &xs {
+            if x.is_nan() {
+                continue;
+            }
+            assert_eq!(ceil_pos(x).to_bits(), x.ceil().to_bits(), "{x:e}");
+        }
+    }
+
+    /// Deferred completions (ticking policies) change nothing: the same finish times, to the
+    /// picosecond, with deferral on and off, under the audit (which checks every deferred
+    /// completion falls after the next tick and every completion leaves no bytes).
+    #[test]
+    fn deferred_completions_leave_every_finish_time_unchanged() {
+        let topo = leaf_spine(&LeafSpineSpec {
+            racks: 4,
+            hosts_per_rack: 4,
+            spines: 2,
+            host_rate_gbps: 10.0,
+            fabric_rate_gbps: 15.0,
+            oversubscription: None,
+            host_link_delay_us: 1.0,
+            fabric_link_delay_us: 1.0,
+            host_delay_us: 0.0,
+            buffer_bytes: 100_000,
+            spine_buffer_bytes: None,
+        })
+        .unwrap();
+        let net = Net::new(topo).unwrap();
+        // Random coflows, and long flows that let DBA converge (no tick pending) before the
+        // next arrivals re-apply their rates.
+        let flow = |src: u32, dst: u32, bytes: f64| FlowInput { src, dst, bytes };
+        let calm = vec![
+            CoflowInput {
+                id: 0,
+                arrival: SimTime::ZERO,
+                flows: vec![
+                    flow(0, 5, 4e7),
+                    flow(1, 5, 3e7),
+                    flow(0, 9, 5e7),
+                    flow(2, 13, 2e7),
+                ],
+            },
+            CoflowInput {
+                id: 1,
+                arrival: SimTime(30_000_000_000),
+                flows: vec![flow(3, 5, 1e7), flow(0, 14, 2e7)],
+            },
+            CoflowInput {
+                id: 2,
+                arrival: SimTime(60_000_000_000),
+                flows: vec![flow(4, 9, 1e7)],
+            },
+        ];
+        for (seed, routing) in [
+            (0u64, RoutingMode::Ecmp),
+            (6, RoutingMode::Ecmp),
+            (7, RoutingMode::Conga),
+        ] {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let coflows: Vec<CoflowInput> = if seed == 0 {
+                calm.clone()
+            } else {
+                (0..30)
+                    .map(|i| CoflowInput {
+                        id: i,
+                        arrival: SimTime(rng.random_range(0..3_000_000_000u64)),
+                        flows: (0..rng.random_range(1..6))
+                            .map(|_| {
+                                let src = rng.random_range(0..16u32);
+                                FlowInput {
+                                    src,
+                                    dst: (src + rng.random_range(1..16u32)) % 16,
+                                    bytes: rng.random_range(1e3..3e6),
+                                }
+                            })
+                            .collect(),
+                    })
+                    .collect()
+            };
+            let run = |defer: bool| {
+                let policy = make_policy(&PolicyConfig::named("dba"), &net, &[]).unwrap();
+                let cfg = SimConfig {
+                    routing: routing.clone(),
+                    audit: true,
+                    ..SimConfig::default()
+                };
+                let mut sim = Simulator::new(&net, coflows.clone(), policy, cfg);
+                if !defer {
+                    sim.defer = None;
+                }
+                let res = sim.run(|_| {});
+                let deferred = sim.stats.deferrals;
+                (
+                    sim.flows.finish.clone(),
+                    sim.coflows.finish.clone(),
+                    res.events,
+                    deferred,
+                )
+            };
+            let (on, off) = (run(true), run(false));
+            assert!(on.0.iter().all(|&t| t != SimTime::NEVER));
+            assert_eq!(on.0, off.0, "flow finish times");
+            assert_eq!(on.1, off.1, "coflow finish times");
+            assert_eq!(on.2, off.2, "events");
+            assert_eq!(off.3, 0);
+            assert!(on.3 > 100, "{} completions deferred", on.3);
         }
     }
 

@@ -169,11 +169,16 @@ pub struct Dba {
     iterations: u64,
     // Per-tick buffers (per active flow, per link).
     t_buf: Vec<f64>,
-    p_buf: Vec<f64>,
     before: Vec<f64>,
     min_e: Vec<f64>,
     load: Vec<f64>,
     used: Vec<bool>,
+    /// Links used at this tick and at the previous one (their per-link buffers are the only
+    /// ones not at their reset values), and links held since the last tick: every other
+    /// link has zero price and no hold, which the tick would only write again.
+    used_now: Vec<u32>,
+    used_prev: Vec<u32>,
+    held: Vec<u32>,
 }
 
 /// DBA eq. (12): `nu_l(t+1) = lambda_l(t) + min e_i(t) - gamma (B_l - sum_i beta b_i(t))`,
@@ -313,11 +318,13 @@ impl Dba {
             touched: Vec::new(),
             iterations: 0,
             t_buf: Vec::new(),
-            p_buf: Vec::new(),
             before: Vec::new(),
             min_e: vec![f64::INFINITY; links],
             load: vec![0.0; links],
             used: vec![false; links],
+            used_now: Vec::new(),
+            used_prev: Vec::new(),
+            held: Vec::new(),
         })
     }
 
@@ -359,14 +366,6 @@ impl Dba {
         }));
     }
 
-    fn visible_prices(&self) -> &[f64] {
-        if self.lag == 0 || self.history.is_empty() {
-            &self.lam
-        } else {
-            self.history.front().expect("non-empty")
-        }
-    }
-
     fn wfq(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
         let w0_rate = self.w0_bytes * 8.0 / self.period.as_secs_f64();
         self.caps.clear();
@@ -382,9 +381,11 @@ impl Dba {
         self.avail.extend_from_slice(&v.net.cap);
         let weight = &self.weight;
         let caps = &self.caps;
-        self.wf.fill(
+        // Between arrivals and completions the ticks see the same flows and routes.
+        self.wf.fill_cached(
             &mut self.avail,
-            comp.len(),
+            comp,
+            v.flows.route_epoch(),
             |k| v.flows.hops(comp[k] as usize),
             |k| weight[comp[k] as usize],
             |k| caps[k],
@@ -420,6 +421,7 @@ impl RatePolicy for Dba {
             self.dev[f] = f64::NAN;
             for h in v.flows.hops(f) {
                 self.hold[h.link as usize] = true;
+                self.held.push(h.link);
             }
         }
         self.converged = false;
@@ -561,36 +563,44 @@ impl RatePolicy for Dba {
         }
         let mut t = std::mem::take(&mut self.t_buf);
         self.fill_remaining_times(v, active, &mut t);
-        // Path prices the senders see.
-        let mut pp = std::mem::take(&mut self.p_buf);
-        pp.clear();
-        {
-            let prices = self.visible_prices();
-            pp.extend(active.iter().map(|&f| {
-                v.flows
-                    .hops(f as usize)
-                    .iter()
-                    .map(|h| h.coef * prices[h.link as usize])
-                    .sum::<f64>()
-            }));
-        }
         // Weights (eq. 10) and per-link deviations (eq. 11) from the prices the senders see.
         // The deviations computed now, e_i(t+1), ride on this iteration's packets and reach
         // the links' `minDev` during it: eq. (12) at this tick uses e_i(t), the ones computed
         // at the previous tick (`self.dev`), while its load term uses this iteration's rates.
         let links = v.net.links();
         let (min_e, load, used) = (&mut self.min_e, &mut self.load, &mut self.used);
-        min_e.clear();
-        min_e.resize(links, f64::INFINITY);
-        load.clear();
-        load.resize(links, 0.0);
-        used.clear();
-        used.resize(links, false);
+        if used.len() != links {
+            min_e.clear();
+            min_e.resize(links, f64::INFINITY);
+            load.clear();
+            load.resize(links, 0.0);
+            used.clear();
+            used.resize(links, false);
+        }
+        // Reset what the previous tick wrote (every other entry is at its reset value).
+        std::mem::swap(&mut self.used_now, &mut self.used_prev);
+        for &l in &self.used_prev {
+            let l = l as usize;
+            min_e[l] = f64::INFINITY;
+            load[l] = 0.0;
+            used[l] = false;
+        }
+        let used_now = &mut self.used_now;
+        used_now.clear();
         let mut warming = false;
+        // Path prices the senders see (`visible_prices`, borrowed field by field).
+        let prices: &[f64] = if self.lag == 0 || self.history.is_empty() {
+            &self.lam
+        } else {
+            self.history.front().expect("non-empty")
+        };
         for (k, &f) in active.iter().enumerate() {
             let fu = f as usize;
             let hops = v.flows.hops(fu);
-            let p = pp[k];
+            let p = hops
+                .iter()
+                .map(|h| h.coef * prices[h.link as usize])
+                .sum::<f64>();
             self.weight[fu] = eq10_weight(t[k], p, self.eps, self.w_init);
             let valid = self.iters[fu] >= 1 && self.bbar[fu] > 0.0;
             let e = if valid {
@@ -608,7 +618,10 @@ impl RatePolicy for Dba {
             let b = self.bbar[fu];
             for h in hops {
                 let l = h.link as usize;
-                used[l] = true;
+                if !used[l] {
+                    used[l] = true;
+                    used_now.push(h.link);
+                }
                 load[l] += b * h.coef;
                 if !e_prev.is_nan() {
                     min_e[l] = min_e[l].min(e_prev);
@@ -616,7 +629,6 @@ impl RatePolicy for Dba {
             }
         }
         self.t_buf = t;
-        self.p_buf = pp;
         let (min_e, load, used) = (&self.min_e, &self.load, &self.used);
         let d_prev = self.delta;
         let d_now = (1.0 + (1.0 + 4.0 * d_prev * d_prev).sqrt()) / 2.0;
@@ -627,13 +639,21 @@ impl RatePolicy for Dba {
         };
         self.delta = d_now;
         let mut max_dl = 0.0f64;
-        for l in 0..links {
+        // Unused links: zero price, no hold. Only those used at the previous tick or held since
+        // can hold anything else.
+        for &l in self.used_prev.iter().chain(&self.held) {
+            let l = l as usize;
             if !used[l] {
                 self.lam[l] = 0.0;
                 self.nu[l] = 0.0;
                 self.hold[l] = false;
-                continue;
             }
+        }
+        self.held.clear();
+        // Used links, in the order first used (each link's update depends on its own state
+        // only, and the largest relative price move does not depend on the order).
+        for &l in &self.used_now {
+            let l = l as usize;
             if self.hold[l] {
                 // New-flow hold: keep this iteration's price.
                 self.hold[l] = false;
