@@ -1930,11 +1930,8 @@ mod tests {
         }
     }
 
-    /// Deferred completions (ticking policies) change nothing: the same finish times, to the
-    /// picosecond, with deferral on and off, under the audit (which checks every deferred
-    /// completion falls after the next tick and every completion leaves no bytes).
-    #[test]
-    fn deferred_completions_leave_every_finish_time_unchanged() {
+    /// 4 racks x 4 hosts at 10 Gb/s, 2 spines at 15 Gb/s: fabric links can be bottlenecks.
+    fn test_net() -> Net {
         let topo = leaf_spine(&LeafSpineSpec {
             racks: 4,
             hosts_per_rack: 4,
@@ -1949,7 +1946,15 @@ mod tests {
             spine_buffer_bytes: None,
         })
         .unwrap();
-        let net = Net::new(topo).unwrap();
+        Net::new(topo).unwrap()
+    }
+
+    /// Deferred completions (ticking policies) change nothing: the same finish times, to the
+    /// picosecond, with deferral on and off, under the audit (which checks every deferred
+    /// completion falls after the next tick and every completion leaves no bytes).
+    #[test]
+    fn deferred_completions_leave_every_finish_time_unchanged() {
+        let net = test_net();
         // Random coflows, and long flows that let DBA converge (no tick pending) before the
         // next arrivals re-apply their rates.
         let flow = |src: u32, dst: u32, bytes: f64| FlowInput { src, dst, bytes };
@@ -2035,21 +2040,7 @@ mod tests {
     /// flow, after every event of a random run with coflows arriving and flows finishing.
     #[test]
     fn incremental_maxmin_matches_a_full_resolve_after_every_event() {
-        let topo = leaf_spine(&LeafSpineSpec {
-            racks: 4,
-            hosts_per_rack: 4,
-            spines: 2,
-            host_rate_gbps: 10.0,
-            fabric_rate_gbps: 15.0,
-            oversubscription: None,
-            host_link_delay_us: 1.0,
-            fabric_link_delay_us: 1.0,
-            host_delay_us: 0.0,
-            buffer_bytes: 100_000,
-            spine_buffer_bytes: None,
-        })
-        .unwrap();
-        let net = Net::new(topo).unwrap();
+        let net = test_net();
         // Bottleneck re-solve off (the cut-based path alone), on as in runs, and with no size
         // limit (it then settles nearly every event itself, widening as far as needed).
         // A tiny size floor exercises the give-ups (out of budget mid-round).
