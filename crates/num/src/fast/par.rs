@@ -27,6 +27,12 @@ use super::{FlowSet, Real};
 use std::sync::Mutex;
 use std::time::Instant;
 
+/// Estimated cost of one head slice beyond its position rows, in rows. Splitting by rows
+/// alone left the thread with the many small heads (short slices, more link-incidence entries
+/// per flow) about 25% more work (`perf`, row 2); 1.0 measured best of 0 / 1 / 2 / 4 (2-thread
+/// medians 3-11% below 0 on rows 1-7, `crates/num/BENCHMARKS.md`).
+const SLICE_COST: f64 = 1.0;
+
 /// One thread's own state: its copy of the link state (`[price, F-NORM ratio]` per internal
 /// link), its heads' sums (other threads' heads stay zero) and its tail sums, each with a zero
 /// entry for ELLPACK padding.
@@ -70,12 +76,17 @@ impl<T: Real> PullParallel<T> {
         let threads = threads.max(1);
         let lay = Layout::new(set)?;
         let zero = T::of(0.0);
-        // Head-slice blocks with equal numbers of position rows.
+        // Head-slice blocks of equal estimated cost: a slice's position rows plus
+        // `SLICE_COST` for the slice itself (its heads' prices, sums and link incidence).
         let rows = lay.flow_at.len();
+        let costs: Vec<f64> = (0..=lay.slices())
+            .map(|k| lay.rows[k] as f64 + SLICE_COST * k as f64)
+            .collect();
+        let total = costs[lay.slices()];
         let mut split = vec![0];
         for t in 1..threads {
-            let target = (rows * t / threads) as u32;
-            let k = lay.rows.partition_point(|&r| r < target).min(lay.slices());
+            let target = total * t as f64 / threads as f64;
+            let k = costs.partition_point(|&c| c < target).min(lay.slices());
             split.push(k.max(*split.last().expect("nonempty")));
         }
         split.push(lay.slices());
