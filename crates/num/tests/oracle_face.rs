@@ -136,13 +136,7 @@ fn random_instances_at_the_edge_of_feasibility() {
             let mut fp: Vec<Vec<usize>> = Vec::new();
             while fp.len() < np {
                 let len = 1 + rng.below(2.min(nl));
-                let mut path: Vec<usize> = Vec::new();
-                while path.len() < len {
-                    let l = rng.below(nl);
-                    if !path.contains(&l) {
-                        path.push(l);
-                    }
-                }
+                let mut path = rng.distinct(nl, len);
                 path.sort_unstable();
                 if !fp.contains(&path) {
                     fp.push(path);

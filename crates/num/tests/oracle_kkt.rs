@@ -45,14 +45,7 @@ fn instance(rng: &mut Rng, family: Family) -> Instance {
     let mut utils = Vec::new();
     for _ in 0..nf {
         let len = 1 + rng.below(3.min(nl));
-        let mut path: Vec<usize> = Vec::new();
-        while path.len() < len {
-            let l = rng.below(nl);
-            if !path.contains(&l) {
-                path.push(l);
-            }
-        }
-        paths.push(path);
+        paths.push(rng.distinct(nl, len));
         let w = 0.25 + 3.75 * rng.unit();
         utils.push(match family {
             Family::Log => Utility::Log { weight: w },
@@ -277,20 +270,8 @@ fn multi(rng: &mut Rng) -> Multi {
         let mut fp: Vec<Vec<usize>> = Vec::new();
         while fp.len() < np {
             let len = 1 + rng.below(2.min(nl));
-            let mut path: Vec<usize> = Vec::new();
-            while path.len() < len {
-                let l = rng.below(nl);
-                if !path.contains(&l) {
-                    path.push(l);
-                }
-            }
+            let mut path = rng.distinct(nl, len);
             path.sort_unstable();
-            let nested = |a: &Vec<usize>, b: &Vec<usize>| a.iter().all(|l| b.contains(l));
-            if std::env::var("NO_NEST").is_ok()
-                && fp.iter().any(|q| nested(q, &path) || nested(&path, q))
-            {
-                continue;
-            }
             if !fp.contains(&path) {
                 fp.push(path);
             }

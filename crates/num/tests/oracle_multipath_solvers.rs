@@ -72,13 +72,7 @@ fn fgm_and_newton_like_match_reference_on_random_multipath() {
                 let mut fp: Vec<Vec<usize>> = Vec::new();
                 while fp.len() < np {
                     let len = 1 + rng.below(2);
-                    let mut path: Vec<usize> = Vec::new();
-                    while path.len() < len {
-                        let l = rng.below(nl);
-                        if !path.contains(&l) {
-                            path.push(l);
-                        }
-                    }
+                    let mut path = rng.distinct(nl, len);
                     path.sort_unstable();
                     if !fp.contains(&path) {
                         fp.push(path);

@@ -124,13 +124,7 @@ fn random_departures_reconverge_to_new_reference() {
         let mut specs = Vec::new();
         for i in 0..nf {
             let len = 1 + rng.below(3);
-            let mut path: Vec<usize> = Vec::new();
-            while path.len() < len {
-                let l = rng.below(nl);
-                if !path.contains(&l) {
-                    path.push(l);
-                }
-            }
+            let path = rng.distinct(nl, len);
             let u = Utility::Log {
                 weight: 0.5 + 3.0 * rng.unit(),
             };

@@ -23,13 +23,7 @@ fn instance() -> Problem {
         let mut fp: Vec<Vec<usize>> = Vec::new();
         while fp.len() < np {
             let len = 1 + rng.below(3);
-            let mut path: Vec<usize> = Vec::new();
-            while path.len() < len {
-                let l = rng.below(nl);
-                if !path.contains(&l) {
-                    path.push(l);
-                }
-            }
+            let path = rng.distinct(nl, len);
             if !fp.contains(&path) {
                 fp.push(path);
             }

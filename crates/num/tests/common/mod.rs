@@ -20,4 +20,16 @@ impl Rng {
     pub(crate) fn below(&mut self, n: usize) -> usize {
         self.0.random_range(0..n)
     }
+    /// `len` distinct values of 0..n (a random path over `n` links), in the order drawn.
+    #[allow(dead_code)] // not every test file draws paths
+    pub(crate) fn distinct(&mut self, n: usize, len: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        while out.len() < len {
+            let l = self.below(n);
+            if !out.contains(&l) {
+                out.push(l);
+            }
+        }
+        out
+    }
 }
