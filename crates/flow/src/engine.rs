@@ -1949,6 +1949,32 @@ mod tests {
         Net::new(topo).unwrap()
     }
 
+    /// `n` coflows of 1-5 flows between random distinct hosts of [`test_net`], arriving
+    /// uniformly in `0..horizon_ps`, flows of 1 kB up to `max_bytes`.
+    fn random_coflows(
+        rng: &mut rand::rngs::StdRng,
+        n: u32,
+        horizon_ps: u64,
+        max_bytes: f64,
+    ) -> Vec<CoflowInput> {
+        (0..n)
+            .map(|i| CoflowInput {
+                id: i,
+                arrival: SimTime(rng.random_range(0..horizon_ps)),
+                flows: (0..rng.random_range(1..6))
+                    .map(|_| {
+                        let src = rng.random_range(0..16u32);
+                        FlowInput {
+                            src,
+                            dst: (src + rng.random_range(1..16u32)) % 16,
+                            bytes: rng.random_range(1e3..max_bytes),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
     /// Deferred completions (ticking policies) change nothing: the same finish times, to the
     /// picosecond, with deferral on and off, under the audit (which checks every deferred
     /// completion falls after the next tick and every completion leaves no bytes).
@@ -1989,22 +2015,7 @@ mod tests {
             let coflows: Vec<CoflowInput> = if seed == 0 {
                 calm.clone()
             } else {
-                (0..30)
-                    .map(|i| CoflowInput {
-                        id: i,
-                        arrival: SimTime(rng.random_range(0..3_000_000_000u64)),
-                        flows: (0..rng.random_range(1..6))
-                            .map(|_| {
-                                let src = rng.random_range(0..16u32);
-                                FlowInput {
-                                    src,
-                                    dst: (src + rng.random_range(1..16u32)) % 16,
-                                    bytes: rng.random_range(1e3..3e6),
-                                }
-                            })
-                            .collect(),
-                    })
-                    .collect()
+                random_coflows(&mut rng, 30, 3_000_000_000, 3e6)
             };
             let run = |defer: bool| {
                 let policy = make_policy(&PolicyConfig::named("dba"), &net, &[]).unwrap();
@@ -2055,22 +2066,7 @@ mod tests {
             .flat_map(|r| modes.iter().map(move |&m| (r.clone(), m)))
         {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-            let coflows: Vec<CoflowInput> = (0..60)
-                .map(|i| CoflowInput {
-                    id: i,
-                    arrival: SimTime(rng.random_range(0..2_000_000_000u64)),
-                    flows: (0..rng.random_range(1..6))
-                        .map(|_| {
-                            let src = rng.random_range(0..16u32);
-                            FlowInput {
-                                src,
-                                dst: (src + rng.random_range(1..16u32)) % 16,
-                                bytes: rng.random_range(1e3..2e6),
-                            }
-                        })
-                        .collect(),
-                })
-                .collect();
+            let coflows = random_coflows(&mut rng, 60, 2_000_000_000, 2e6);
             let policy = make_policy(&PolicyConfig::named("maxmin"), &net, &[]).unwrap();
             let cfg = SimConfig {
                 routing: routing.clone(),
