@@ -153,6 +153,36 @@ mod x86 {
         pull::link_update(lay, cap, sums, pr)
     }
 
+    /// Link slice `$k`'s `[x, d, s, 0]` sums (`[__m128; W]`) over `$lh`'s heads in `$head_acc`,
+    /// then over `$lt`'s tails in each array of `$tails`, as in `pull::slice_sums`. A macro,
+    /// not a function: a `#[target_feature]` function cannot be forced inline, and the call
+    /// cost 7% of an iteration. Callers guarantee every entry of `$lh` indexes `$head_acc` and
+    /// every entry of `$lt` each tail array.
+    macro_rules! slice_sums_f32 {
+        ($lh:expr, $lt:expr, $k:expr, $head_acc:expr, $tails:expr) => {{
+            let (lh, lt, k): (&Sell, &Sell, usize) = ($lh, $lt, $k);
+            let heads = $head_acc.as_ptr() as *const f32;
+            let mut s = [_mm_setzero_ps(); W];
+            for e in &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize] {
+                for j in 0..W {
+                    // SAFETY: e[j] indexes the head sums (callers' guarantee); 16-byte entries.
+                    s[j] = _mm_add_ps(s[j], unsafe { _mm_loadu_ps(heads.add(4 * e[j] as usize)) });
+                }
+            }
+            for t in $tails {
+                let base = t.as_ptr() as *const f32;
+                for e in &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize] {
+                    for j in 0..W {
+                        // SAFETY: e[j] indexes every tail array (callers' guarantee).
+                        s[j] =
+                            _mm_add_ps(s[j], unsafe { _mm_loadu_ps(base.add(4 * e[j] as usize)) });
+                    }
+                }
+            }
+            s
+        }};
+    }
+
     /// The flow pass for `f32` with explicit AVX-512 (VL) intrinsics: the eight tails'
     /// `[price, ratio]` in one register, the arithmetic eight lanes wide, and the tail sums added
     /// as eight 16-byte `[x, d, s, 0]` vectors after an in-register transpose. The same
@@ -313,25 +343,10 @@ mod x86 {
         assert!(tails.iter().all(|t| t.len() == lay.tails.len() + 1));
         assert!(cap.len() == lay.links() && pr.len() == lay.links());
         let (lh, lt) = (&lay.link_heads, &lay.link_tails);
-        let heads = head_acc.as_ptr() as *const f32;
         for k in 0..lh.slices() {
-            let mut s = [_mm_setzero_ps(); W];
-            for e in &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize] {
-                for j in 0..W {
-                    // SAFETY: e[j] <= lay.heads.len() < head_acc.len().
-                    s[j] = _mm_add_ps(s[j], _mm_loadu_ps(heads.add(4 * e[j] as usize)));
-                }
-            }
-            for t in tails {
-                let base = t.as_ptr() as *const f32;
-                for e in &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize] {
-                    for j in 0..W {
-                        // SAFETY: e[j] <= lay.tails.len() < t.len(); 16-byte entries.
-                        let v = _mm_loadu_ps(base.add(4 * e[j] as usize));
-                        s[j] = _mm_add_ps(s[j], v);
-                    }
-                }
-            }
+            // `lay` comes from `Layout::new`, so its entries index the heads and tails (lengths
+            // asserted above).
+            let s = slice_sums_f32!(lh, lt, k, head_acc, tails);
             // SAFETY: k is a link slice, so k * W + W <= cap.len() == pr.len() (asserted).
             unsafe { update_slice_f32(k, &s, cap, pr) };
         }
@@ -388,9 +403,9 @@ mod x86 {
     /// [`link_pass_f32_avx512`]); the same additions in the same order.
     ///
     /// # Safety
-    /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new`; `link_heads` has
-    /// its slices and entries within the heads, and the lengths of `head_acc`, `tails` and
-    /// `out` match (all asserted).
+    /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new` and `link_heads` by
+    /// `lay.link_heads.filtered` (so both index only heads); the lengths of `head_acc`, `tails`
+    /// and `out` match (asserted).
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
     pub(super) unsafe fn link_sums_f32_avx512(
         lay: &Layout,
@@ -404,28 +419,11 @@ mod x86 {
         assert_eq!(tails.len(), lay.tails.len() + 1);
         assert_eq!(out.len(), lay.links());
         assert_eq!(link_heads.slices(), lay.link_tails.slices());
-        assert!(link_heads
-            .idx
-            .iter()
-            .flatten()
-            .all(|&e| e as usize <= lay.heads.len()));
-        let (lh, lt) = (link_heads, &lay.link_tails);
-        let heads = head_acc.as_ptr() as *const f32;
-        let base = tails.as_ptr() as *const f32;
-        for k in 0..lh.slices() {
-            let mut s = [_mm_setzero_ps(); W];
-            for e in &lh.idx[lh.rows[k] as usize..lh.rows[k + 1] as usize] {
-                for j in 0..W {
-                    // SAFETY: e[j] <= lay.heads.len() < head_acc.len().
-                    s[j] = _mm_add_ps(s[j], unsafe { _mm_loadu_ps(heads.add(4 * e[j] as usize)) });
-                }
-            }
-            for e in &lt.idx[lt.rows[k] as usize..lt.rows[k + 1] as usize] {
-                for j in 0..W {
-                    // SAFETY: e[j] <= lay.tails.len() < tails.len(); 16-byte entries.
-                    s[j] = _mm_add_ps(s[j], unsafe { _mm_loadu_ps(base.add(4 * e[j] as usize)) });
-                }
-            }
+        let lt = &lay.link_tails;
+        for k in 0..link_heads.slices() {
+            // `link_heads` comes from `lay.link_heads.filtered` (contract), so its entries, like
+            // `lay`'s, index the heads; `lt`'s index the tails.
+            let s = slice_sums_f32!(link_heads, lt, k, head_acc, [tails]);
             let o = out[k * W..(k + 1) * W].as_mut_ptr() as *mut f32;
             for (j, v) in s.iter().enumerate() {
                 // SAFETY: `o` points at W 16-byte entries.
@@ -542,7 +540,8 @@ pub(crate) fn link_pass<T: Real>(
     }
 }
 
-/// [`pull::link_sums`] compiled for `kernel` (which must come from [`Kernel::supported`]).
+/// [`pull::link_sums`] compiled for `kernel` (which must come from [`Kernel::supported`]);
+/// `link_heads` must come from `lay.link_heads.filtered` (its entries index the heads).
 pub(crate) fn link_sums<T: Real>(
     kernel: Kernel,
     lay: &Layout,
