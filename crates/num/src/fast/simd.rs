@@ -65,93 +65,50 @@ impl Kernel {
 mod x86 {
     use super::*;
 
-    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-    pub(super) fn flow_pass_avx512<T: Real>(
+    /// A portable phase of [`pull`] compiled again with AVX-512 and with AVX2 enabled: two
+    /// functions with the phase's signature that call it.
+    macro_rules! recompiled {
+        ($phase:ident => $avx512:ident, $avx2:ident ($($arg:ident: $ty:ty),* $(,)?)) => {
+            #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+            pub(super) fn $avx512<T: Real>($($arg: $ty),*) {
+                pull::$phase($($arg),*)
+            }
+
+            #[target_feature(enable = "avx2,fma")]
+            pub(super) fn $avx2<T: Real>($($arg: $ty),*) {
+                pull::$phase($($arg),*)
+            }
+        };
+    }
+
+    recompiled!(flow_pass => flow_pass_avx512, flow_pass_avx2(
         lay: &Layout,
         k0: usize,
         k1: usize,
         pr: &[[T; 2]],
         params: &[[[T; W]; 3]],
         out: FlowOut<'_, T>,
-    ) {
-        pull::flow_pass(lay, k0, k1, pr, params, out)
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn flow_pass_avx2<T: Real>(
-        lay: &Layout,
-        k0: usize,
-        k1: usize,
-        pr: &[[T; 2]],
-        params: &[[[T; W]; 3]],
-        out: FlowOut<'_, T>,
-    ) {
-        pull::flow_pass(lay, k0, k1, pr, params, out)
-    }
-
-    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-    pub(super) fn link_pass_avx512<T: Real>(
+    ));
+    recompiled!(link_pass => link_pass_avx512, link_pass_avx2(
         lay: &Layout,
         cap: &[T],
         head_acc: &[[T; 4]],
         tails: &[&[[T; 4]]],
         pr: &mut [[T; 2]],
-    ) {
-        pull::link_pass(lay, cap, head_acc, tails, pr)
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn link_pass_avx2<T: Real>(
-        lay: &Layout,
-        cap: &[T],
-        head_acc: &[[T; 4]],
-        tails: &[&[[T; 4]]],
-        pr: &mut [[T; 2]],
-    ) {
-        pull::link_pass(lay, cap, head_acc, tails, pr)
-    }
-
-    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-    pub(super) fn link_sums_avx512<T: Real>(
+    ));
+    recompiled!(link_sums => link_sums_avx512, link_sums_avx2(
         lay: &Layout,
         link_heads: &Sell,
         head_acc: &[[T; 4]],
         tails: &[[T; 4]],
         out: &mut [[T; 4]],
-    ) {
-        pull::link_sums(lay, link_heads, head_acc, tails, out)
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn link_sums_avx2<T: Real>(
-        lay: &Layout,
-        link_heads: &Sell,
-        head_acc: &[[T; 4]],
-        tails: &[[T; 4]],
-        out: &mut [[T; 4]],
-    ) {
-        pull::link_sums(lay, link_heads, head_acc, tails, out)
-    }
-
-    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-    pub(super) fn link_update_avx512<T: Real>(
+    ));
+    recompiled!(link_update => link_update_avx512, link_update_avx2(
         lay: &Layout,
         cap: &[T],
         sums: &[&[[T; 4]]],
         pr: &mut [[T; 2]],
-    ) {
-        pull::link_update(lay, cap, sums, pr)
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn link_update_avx2<T: Real>(
-        lay: &Layout,
-        cap: &[T],
-        sums: &[&[[T; 4]]],
-        pr: &mut [[T; 2]],
-    ) {
-        pull::link_update(lay, cap, sums, pr)
-    }
+    ));
 
     /// Link slice `$k`'s `[x, d, s, 0]` sums (`[__m128; W]`) over `$lh`'s heads in `$head_acc`,
     /// then over `$lt`'s tails in each array of `$tails`, as in `pull::slice_sums`. A macro,
