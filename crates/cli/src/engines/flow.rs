@@ -791,17 +791,9 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
     })
 }
 
-/// Default share of each flow benchmark that `dctc bench flow` runs: the full million
-/// web-search flows (about a minute), but 10% of the trace under `maxmin` and 1% under `dba`,
-/// since the full trace takes hours under both (BENCHMARKS.md says why).
-const DEFAULT_BENCH_SCALE: &[(&str, f64)] = &[
-    ("trace-maxmin", 0.1),
-    ("trace-dba", 0.01),
-    ("websearch-1m", 1.0),
-];
-
 /// `dctc bench` for this engine: the three benchmarks of `dctc_flow::bench`, each at its
-/// default scale or at `DCTC_FLOW_BENCH_SCALE` (one share for all three).
+/// default scale (`BenchSpec::default_scale`) or at `DCTC_FLOW_BENCH_SCALE` (one share for
+/// all three).
 pub(crate) fn bench() -> Result<()> {
     let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../data/coflow/FB2010-1Hr-150-0.txt");
@@ -821,19 +813,22 @@ pub(crate) fn bench() -> Result<()> {
              (BENCHMARKS.md); DCTC_FLOW_BENCH_SCALE=0.05 runs 5% of each"
         ),
         Some(_) => {}
-        None => eprintln!(
-            "note: running 10% of the trace under maxmin and 1% under dba (the full trace \
-             takes hours); DCTC_FLOW_BENCH_SCALE=1 runs everything at full size"
-        ),
+        None => {
+            let shares: Vec<String> = dctc_flow::bench::BENCHES
+                .iter()
+                .map(|b| format!("{} at scale {}", b.name, b.default_scale))
+                .collect();
+            eprintln!(
+                "note: running {} (the full trace takes hours); DCTC_FLOW_BENCH_SCALE=1 runs \
+                 everything at full size",
+                shares.join(", ")
+            )
+        }
     }
     let progress = Progress::new(true);
-    for (name, what) in dctc_flow::bench::BENCHES {
-        let scale = forced.unwrap_or_else(|| {
-            DEFAULT_BENCH_SCALE
-                .iter()
-                .find(|d| d.0 == *name)
-                .map_or(1.0, |d| d.1)
-        });
+    for b in dctc_flow::bench::BENCHES {
+        let (name, what) = (b.name, b.what);
+        let scale = forced.unwrap_or(b.default_scale);
         println!("flow engine: {what} (scale {scale}), one core");
         let r = dctc_flow::bench::bench_with_progress(
             name,
