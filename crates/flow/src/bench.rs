@@ -1,7 +1,7 @@
 //! Speed benchmarks (`dctc bench flow`): the Facebook trace on `dba-144` under a policy, and
 //! Poisson web-search flows on a k = 16 fat-tree under `maxmin`.
 
-use crate::engine::{SimConfig, Simulator};
+use crate::engine::{CoflowInput, SimConfig, Simulator};
 use crate::net::Net;
 use crate::policy::{make_policy, PolicyConfig};
 use crate::workload::{load_trace, poisson_coflows, TraceSpec};
@@ -77,6 +77,32 @@ pub fn bench(name: &str, trace: &Path, scale: f64) -> Result<BenchResult, FlowEr
     bench_with_progress(name, trace, scale, |_| {}, |_| {})
 }
 
+/// The trace benchmarks' workload: the first `scale` of the coflow trace at `trace` on
+/// `dba-144`, load 1.0, seed 1, the default size model with coefficient of variation 0.5.
+pub fn trace_workload(trace: &Path, scale: f64) -> Result<(Net, Vec<CoflowInput>), FlowError> {
+    let topo = preset("dba-144")
+        .expect("preset")
+        .build(Path::new("."))
+        .map_err(|e| FlowError::Fabric(e.to_string()))?;
+    let net = Net::new(topo)?;
+    let tr = load_trace(trace)?;
+    let n = ((tr.coflows.len() as f64 * scale).ceil() as usize).max(1);
+    let spec = TraceSpec {
+        path: trace.display().to_string(),
+        load: 1.0,
+        cv: 0.5,
+        sizes: Default::default(),
+        placement: Default::default(),
+        max_coflows: Some(n),
+        skip_coflows: 0,
+        max_mappers: None,
+        max_reducers: None,
+        size_scale: 1.0,
+    };
+    let coflows = spec.build(&tr, &net, 1)?;
+    Ok((net, coflows))
+}
+
 /// [`bench`], telling `start` the last arrival time once the workload is built (a run's
 /// natural progress target) and `progress` the simulated time every few thousand events.
 pub fn bench_with_progress(
@@ -89,26 +115,7 @@ pub fn bench_with_progress(
     let t0 = Instant::now();
     let (net, coflows, policy) = match name {
         "trace-maxmin" | "trace-dba" => {
-            let topo = preset("dba-144")
-                .expect("preset")
-                .build(Path::new("."))
-                .map_err(|e| FlowError::Fabric(e.to_string()))?;
-            let net = Net::new(topo)?;
-            let tr = load_trace(trace)?;
-            let n = ((tr.coflows.len() as f64 * scale).ceil() as usize).max(1);
-            let spec = TraceSpec {
-                path: trace.display().to_string(),
-                load: 1.0,
-                cv: 0.5,
-                sizes: Default::default(),
-                placement: Default::default(),
-                max_coflows: Some(n),
-                skip_coflows: 0,
-                max_mappers: None,
-                max_reducers: None,
-                size_scale: 1.0,
-            };
-            let coflows = spec.build(&tr, &net, 1)?;
+            let (net, coflows) = trace_workload(trace, scale)?;
             let policy = if name == "trace-dba" { "dba" } else { "maxmin" };
             (net, coflows, policy)
         }
