@@ -2,7 +2,7 @@
 //! 0.6 load, DCTCP, pFabric-tuned TCP, a given span of simulated time.
 
 use crate::metrics::RunResult;
-use crate::scheme::Scheme;
+use crate::schemes::PacketScheme;
 use crate::sim::{RunOptions, Simulation, Workload};
 use crate::transport::TcpConfig;
 use dctc_core::fabric::preset;
@@ -83,7 +83,7 @@ pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
         .map(|l| l.buffer_bytes)
         .min()
         .unwrap_or(0);
-    let scheme = Scheme::dctcp(TcpConfig::pfabric_tuned(buffer), 97_500);
+    let scheme = PacketScheme::dctcp(TcpConfig::pfabric_tuned(buffer), 97_500);
     let workload = Workload {
         flows,
         incasts: Vec::new(),

@@ -8,9 +8,12 @@
 //! drain_ms = 0                   # run on after arrivals stop, so flows can finish
 //!
 //! [[schemes]]
-//! name = "dctcp"                 # a registered scheme (see SCHEMES)
+//! name = "dctcp"                 # a registered scheme (see schemes::SCHEMES)
 //! label = "DCTCP"                # how outputs name it (default: the name)
-//! ecn_k_bytes = 97500            # DCTCP's K (default: 65 packets >= 10 Gb/s hosts, else 20)
+//! ecn_k_bytes = 97500            # the `ecn` queue's K (default: 65 packets >= 10 Gb/s hosts, else 20)
+//! dctcp_g = 0.0625               # keys of the scheme's own module (`schemes/<name>.rs`)
+//! transport = "dctcp"            # replace the scheme's controller (see transport::TRANSPORTS)
+//! queue = "ecn"                  # replace its switch queue (see schemes::QUEUES)
 //! tcp = { initial_cwnd_packets = 10 }   # per-scheme overrides of [packet].tcp
 //!
 //! [[workload]]
@@ -27,7 +30,7 @@
 //! simulation per sender count and must be the only workload; the other kinds combine, and
 //! every scheme of a scenario runs on the identical flows.
 
-use crate::scheme::{LbKind, Scheme, SchemeKind, DEFAULT_NIC_BUFFER, SCHEMES};
+use crate::schemes::LbKind;
 use crate::transport::TcpConfig;
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, Rate};
@@ -232,29 +235,6 @@ pub struct PacketSettings {
     pub drain_ms: Option<f64>,
 }
 
-/// One `[[schemes]]` table.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SchemeConfig {
-    /// A registered scheme name.
-    pub name: String,
-    /// Name in outputs (default: `name`).
-    #[serde(default)]
-    pub label: Option<String>,
-    /// DCTCP's marking threshold K, bytes.
-    #[serde(default)]
-    pub ecn_k_bytes: Option<u64>,
-    /// DCTCP's gain g (default 1/16).
-    #[serde(default)]
-    pub dctcp_g: Option<f64>,
-    /// Load balancer (overrides `[packet]`).
-    #[serde(default)]
-    pub load_balancer: Option<LbKind>,
-    /// TCP overrides.
-    #[serde(default)]
-    pub tcp: TcpKnobs,
-}
-
 /// One `[[workload]]` table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
@@ -349,119 +329,12 @@ pub fn smallest_switch_buffer(topo: &Topology) -> u64 {
         .unwrap_or(u64::MAX / 4)
 }
 
-/// Resolves one scheme table; `key` (e.g. `schemes[1]`) prefixes error paths.
-pub fn resolve_scheme(
-    cfg: &SchemeConfig,
-    settings: &PacketSettings,
-    topo: &Topology,
-    key: &str,
-) -> Result<Scheme, ConfigError> {
-    let kind = SchemeKind::from_name(&cfg.name).ok_or_else(|| {
-        let names: Vec<&str> = SCHEMES.iter().map(|s| s.0).collect();
-        let near = names
-            .iter()
-            .min_by_key(|n| strsim::levenshtein(n, &cfg.name))
-            .copied()
-            .unwrap_or("");
-        err(
-            format!("{key}.name"),
-            format!(
-                "unknown scheme `{}`, did you mean `{near}`? schemes: {}",
-                cfg.name,
-                names.join(", ")
-            ),
-        )
-    })?;
-    let knobs = settings.tcp.overridden_by(&cfg.tcp);
-    let tcp = knobs.resolve(smallest_switch_buffer(topo), &format!("{key}.tcp"))?;
-    let host_rate = topo
-        .hosts()
-        .first()
-        .and_then(|&h| topo.host_rate(h))
-        .unwrap_or(Rate::gbps(10));
-    let mut s = match kind {
-        SchemeKind::NewReno => {
-            if cfg.ecn_k_bytes.is_some() || cfg.dctcp_g.is_some() {
-                return Err(err(
-                    format!("{key}.ecn_k_bytes"),
-                    "newreno runs on DropTail queues; ECN settings apply to dctcp only",
-                ));
-            }
-            Scheme::newreno(tcp)
-        }
-        SchemeKind::Dctcp => {
-            let k = cfg
-                .ecn_k_bytes
-                .or(settings.ecn_k_bytes)
-                .unwrap_or_else(|| default_ecn_k(host_rate));
-            if k == 0 {
-                return Err(err(format!("{key}.ecn_k_bytes"), "must be positive"));
-            }
-            let mut s = Scheme::dctcp(tcp, k);
-            if let Some(g) = cfg.dctcp_g {
-                if !(g > 0.0 && g <= 1.0) {
-                    return Err(err(
-                        format!("{key}.dctcp_g"),
-                        format!("must be in (0, 1], got {g}"),
-                    ));
-                }
-                s.dctcp_g = g;
-            }
-            s
-        }
-    };
-    s.label = cfg.label.clone().unwrap_or_else(|| cfg.name.clone());
-    s.lb = cfg
-        .load_balancer
-        .or(settings.load_balancer)
-        .unwrap_or_default();
-    s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
-    if s.nic_buffer_bytes < 1500 {
-        return Err(err(
-            "packet.nic_buffer_bytes",
-            "must hold at least one 1500 B packet",
-        ));
-    }
-    Ok(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dctc_core::fabric::preset;
-    use std::path::Path;
-
-    fn topo() -> Topology {
-        preset("flowtune-144")
-            .unwrap()
-            .build(Path::new("."))
-            .unwrap()
-    }
 
     #[test]
-    fn pfabric_tuned_is_the_default_and_overrides_apply() {
-        let t = topo();
-        let cfg = SchemeConfig {
-            name: "dctcp".into(),
-            label: Some("DCTCP".into()),
-            ecn_k_bytes: None,
-            dctcp_g: None,
-            load_balancer: None,
-            tcp: TcpKnobs {
-                initial_cwnd_packets: Some(4),
-                ..TcpKnobs::default()
-            },
-        };
-        let s = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[0]").unwrap();
-        assert_eq!(s.tcp.min_rto, Delta::from_us(45));
-        assert_eq!(s.tcp.delayed_ack, Some(Delta::from_us(6)));
-        assert_eq!(s.tcp.initial_cwnd_packets, 4);
-        // 225 KB buffers: 150 packets, max cwnd 149.
-        assert_eq!(s.tcp.max_cwnd_bytes, 149 * 1460);
-        assert_eq!(s.ecn_k_bytes, Some(97_500));
-        assert!(s.tcp.ecn);
-        assert!(!s.tcp.timestamps);
-        assert_eq!(s.label, "DCTCP");
+    fn tcp_presets_and_overrides_resolve() {
         let linux = TcpKnobs {
             preset: Some("linux-like".into()),
             ..TcpKnobs::default()
@@ -472,39 +345,18 @@ mod tests {
             ..linux
         };
         assert!(!off.resolve(225_000, "tcp").unwrap().timestamps);
-        assert!(!s.tcp.limited_transmit);
         let lt = TcpKnobs {
             limited_transmit: Some(true),
             ..TcpKnobs::default()
         };
         assert!(lt.resolve(225_000, "tcp").unwrap().limited_transmit);
-    }
-
-    #[test]
-    fn bad_names_and_values_are_named() {
-        let t = topo();
-        let mut cfg = SchemeConfig {
-            name: "dctpc".into(),
-            label: None,
-            ecn_k_bytes: None,
-            dctcp_g: None,
-            load_balancer: None,
-            tcp: TcpKnobs::default(),
+        let bad = TcpKnobs {
+            preset: Some("bsd".into()),
+            ..TcpKnobs::default()
         };
-        let e = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[1]").unwrap_err();
-        assert_eq!(e.key, "schemes[1].name");
-        assert!(e.reason.contains("did you mean `dctcp`"), "{e}");
-        cfg.name = "newreno".into();
-        cfg.tcp.min_rto_us = Some(-1.0);
-        let e = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[1]").unwrap_err();
-        assert_eq!(e.key, "schemes[1].tcp.min_rto_us");
-        cfg.tcp.min_rto_us = None;
-        cfg.tcp.preset = Some("bsd".into());
-        let e = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[1]").unwrap_err();
-        assert_eq!(e.key, "schemes[1].tcp.preset");
-        cfg.tcp.preset = None;
-        cfg.ecn_k_bytes = Some(1000);
-        let e = resolve_scheme(&cfg, &PacketSettings::default(), &t, "schemes[1]").unwrap_err();
-        assert_eq!(e.key, "schemes[1].ecn_k_bytes");
+        assert_eq!(
+            bad.resolve(225_000, "x.tcp").unwrap_err().key,
+            "x.tcp.preset"
+        );
     }
 }

@@ -8,7 +8,7 @@
 //! - [`transport`]: TCP NewReno and DCTCP as I/O-free state machines.
 //! - [`sim`]: fabric, hosts and the event loop of one run.
 //! - [`metrics`]: counters, histograms and per-port statistics of a run.
-//! - [`scheme`]: the registered schemes and their resolved settings.
+//! - [`schemes`]: one module per scheme, the registry, and resolved scheme settings.
 //! - [`config`]: scenario keys (`[packet]`, `[[schemes]]`, `[[workload]]`, `[output]`).
 //! - [`mod@bench`]: the standard speed workload behind `dctc bench`.
 
@@ -19,9 +19,9 @@ pub mod lb;
 pub mod metrics;
 pub mod packet;
 pub mod queue;
-pub mod scheme;
+pub mod schemes;
 pub mod sim;
 pub mod transport;
 
-pub use scheme::{Scheme, SchemeKind, SCHEMES};
+pub use schemes::{PacketScheme, SCHEMES};
 pub use sim::{incast_sweep, simulate, RunOptions, SimError, Simulation, Workload};

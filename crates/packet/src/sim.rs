@@ -18,8 +18,8 @@ use crate::engine::{Event, EventQueue, PacketId, PacketPool};
 use crate::lb::{Balancer, Ecmp, LoadBalancer, Spray};
 use crate::metrics::{Counters, Histogram, IncastResult, PortStats, QueueSample, RunResult};
 use crate::packet::{Packet, PacketKind};
-use crate::queue::{DropTail, EcnThreshold, Enqueued, Queue, QueueDisc};
-use crate::scheme::{LbKind, Scheme};
+use crate::queue::{Enqueued, Queue, QueueDisc};
+use crate::schemes::{LbKind, PacketScheme};
 use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, mix64, streams};
@@ -228,7 +228,7 @@ impl RouteTable {
 pub struct Simulation<'a> {
     topo: &'a Topology,
     routes: RouteTable,
-    scheme: &'a Scheme,
+    scheme: &'a PacketScheme,
     opts: RunOptions,
     now: SimTime,
     events: EventQueue,
@@ -266,7 +266,7 @@ impl<'a> Simulation<'a> {
     pub fn new(
         topo: &'a Topology,
         routing: &'a Routing,
-        scheme: &'a Scheme,
+        scheme: &'a PacketScheme,
         workload: &Workload,
         opts: RunOptions,
     ) -> Result<Simulation<'a>, SimError> {
@@ -284,9 +284,10 @@ impl<'a> Simulation<'a> {
                 } else {
                     l.buffer_bytes
                 };
-                let queue = match (from_host, scheme.ecn_k_bytes) {
-                    (false, Some(k)) => Queue::Ecn(EcnThreshold::new(buffer, k)),
-                    _ => Queue::DropTail(DropTail::new(buffer)),
+                let queue = if from_host {
+                    scheme.host_queue.build(buffer)
+                } else {
+                    scheme.switch_queue.build(buffer)
                 };
                 let ps = 8_000_000_000_000u64;
                 let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
@@ -1060,7 +1061,7 @@ impl<'a> Simulation<'a> {
 pub fn simulate(
     topo: &Topology,
     routing: &Routing,
-    scheme: &Scheme,
+    scheme: &PacketScheme,
     workload: &Workload,
     opts: RunOptions,
 ) -> Result<RunResult, SimError> {
@@ -1072,7 +1073,7 @@ pub fn simulate(
 pub fn incast_sweep(
     topo: &Topology,
     routing: &Routing,
-    scheme: &Scheme,
+    scheme: &PacketScheme,
     sweep: &crate::config::IncastSweep,
     opts: &RunOptions,
 ) -> Result<Vec<(usize, RunResult)>, SimError> {

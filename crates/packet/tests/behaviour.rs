@@ -7,12 +7,15 @@ use common::*;
 use dctc_core::stats::jain_fairness;
 use dctc_core::units::{Delta, SimTime};
 use dctc_packet::transport::TcpConfig;
-use dctc_packet::{RunOptions, Scheme, Workload};
+use dctc_packet::{PacketScheme, RunOptions, Workload};
 
 #[test]
 fn one_flow_on_an_idle_10g_path_reaches_95_percent_goodput() {
     let t = bell(1, 1, 10.0, 225_000);
-    for scheme in [Scheme::newreno(tuned(&t)), Scheme::dctcp(tuned(&t), 97_500)] {
+    for scheme in [
+        PacketScheme::newreno(tuned(&t)),
+        PacketScheme::dctcp(tuned(&t), 97_500),
+    ] {
         let wl = Workload {
             flows: vec![long_flow(&t, 0, 0, 1, 0, 10_000)],
             incasts: vec![],
@@ -32,7 +35,7 @@ fn one_flow_on_an_idle_10g_path_reaches_95_percent_goodput() {
 
 fn long_flows(
     n: usize,
-    scheme: &Scheme,
+    scheme: &PacketScheme,
     ms: u64,
     bin_us: u64,
 ) -> (dctc_packet::metrics::RunResult, Vec<f64>) {
@@ -59,7 +62,7 @@ fn long_flows(
 
 fn dctcp_fairness(n: usize) {
     let t = bell(n, 1, 10.0, 225_000);
-    let scheme = Scheme::dctcp(tuned(&t), 97_500);
+    let scheme = PacketScheme::dctcp(tuned(&t), 97_500);
     let (r, rates) = long_flows(n, &scheme, 100, 1000);
     let j = jain_fairness(&rates);
     let total: f64 = rates.iter().sum();
@@ -99,7 +102,7 @@ fn bottleneck(r: &dctc_packet::metrics::RunResult) -> usize {
 fn dctcp_holds_the_queue_near_k_while_newreno_fills_the_buffer() {
     let t = bell(2, 1, 10.0, 225_000);
     let k = 97_500u64;
-    let (r, _) = long_flows(2, &Scheme::dctcp(tuned(&t), k), 50, 1000);
+    let (r, _) = long_flows(2, &PacketScheme::dctcp(tuned(&t), k), 50, 1000);
     let b = &r.ports[bottleneck(&r)];
     assert!(
         b.mean_queue_bytes >= 0.5 * k as f64 && b.mean_queue_bytes <= 2.0 * k as f64,
@@ -114,7 +117,7 @@ fn dctcp_holds_the_queue_near_k_while_newreno_fills_the_buffer() {
         "DCTCP bottleneck mean queue {dctcp_mean:.0} B (K = {k}), max {}",
         b.max_queue_bytes
     );
-    let (r, _) = long_flows(2, &Scheme::newreno(tuned(&t)), 50, 1000);
+    let (r, _) = long_flows(2, &PacketScheme::newreno(tuned(&t)), 50, 1000);
     let b = &r.ports[bottleneck(&r)];
     assert!(
         b.max_queue_bytes as f64 >= 0.95 * b.buffer_bytes as f64,
@@ -131,8 +134,8 @@ fn dctcp_holds_the_queue_near_k_while_newreno_fills_the_buffer() {
 
 #[test]
 fn incast_collapses_newreno_past_ten_senders_while_dctcp_holds() {
-    let newreno = Scheme::newreno(TcpConfig::linux_like());
-    let dctcp = Scheme::dctcp(TcpConfig::linux_like(), 32_000);
+    let newreno = PacketScheme::newreno(TcpConfig::linux_like());
+    let dctcp = PacketScheme::dctcp(TcpConfig::linux_like(), 32_000);
     let rounds = 20;
     // Goodput at few senders: the best of 4 and 8 (one 200 ms timeout in 20 rounds is enough
     // to halve a single point).

@@ -6,12 +6,12 @@ use dctc_core::fabric::preset;
 use dctc_core::rng::{component_rng, streams};
 use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::{Cdf, PairMode, PoissonSpec};
-use dctc_packet::scheme::LbKind;
-use dctc_packet::{RunOptions, Scheme, Workload};
+use dctc_packet::schemes::LbKind;
+use dctc_packet::{PacketScheme, RunOptions, Workload};
 use std::path::Path;
 
 fn loaded(
-    scheme_of: impl Fn(&dctc_core::topology::Topology) -> Scheme,
+    scheme_of: impl Fn(&dctc_core::topology::Topology) -> PacketScheme,
     seed: u64,
 ) -> dctc_packet::metrics::RunResult {
     let t = preset("fq-codel-32")
@@ -45,20 +45,20 @@ fn loaded(
     run_with(&t, &scheme, &wl, opts)
 }
 
-type MakeScheme = dyn Fn(&dctc_core::topology::Topology) -> Scheme;
+type MakeScheme = dyn Fn(&dctc_core::topology::Topology) -> PacketScheme;
 
 #[test]
 fn invariants_hold_under_load_for_every_scheme_and_balancer() {
     let makers: Vec<Box<MakeScheme>> = vec![
-        Box::new(|t| Scheme::newreno(tuned(t))),
-        Box::new(|t| Scheme::dctcp(tuned(t), 97_500)),
-        Box::new(|t| Scheme {
+        Box::new(|t| PacketScheme::newreno(tuned(t))),
+        Box::new(|t| PacketScheme::dctcp(tuned(t), 97_500)),
+        Box::new(|t| PacketScheme {
             lb: LbKind::Spray,
-            ..Scheme::dctcp(tuned(t), 97_500)
+            ..PacketScheme::dctcp(tuned(t), 97_500)
         }),
         Box::new(|t| {
             // Loss paths again, with limited transmit and timestamp RTT samples.
-            let mut s = Scheme::newreno(tuned(t));
+            let mut s = PacketScheme::newreno(tuned(t));
             s.tcp.max_cwnd_bytes = u64::MAX / 4;
             s.tcp.limited_transmit = true;
             s.tcp.timestamps = true;
@@ -66,7 +66,7 @@ fn invariants_hold_under_load_for_every_scheme_and_balancer() {
         }),
         Box::new(|t| {
             // No max-cwnd cap: windows overrun the buffers, driving the loss paths.
-            let mut s = Scheme::newreno(tuned(t));
+            let mut s = PacketScheme::newreno(tuned(t));
             s.tcp.max_cwnd_bytes = u64::MAX / 4;
             s
         }),
@@ -84,7 +84,7 @@ fn invariants_hold_under_load_for_every_scheme_and_balancer() {
 
 #[test]
 fn one_seed_gives_identical_runs_and_another_seed_does_not() {
-    let mk = |t: &dctc_core::topology::Topology| Scheme::dctcp(tuned(t), 97_500);
+    let mk = |t: &dctc_core::topology::Topology| PacketScheme::dctcp(tuned(t), 97_500);
     let a = loaded(mk, 9);
     let b = loaded(mk, 9);
     assert_eq!(a.records, b.records);
@@ -97,8 +97,8 @@ fn one_seed_gives_identical_runs_and_another_seed_does_not() {
 
 #[test]
 fn schemes_compared_in_one_scenario_carry_the_identical_flows() {
-    let a = loaded(|t| Scheme::newreno(tuned(t)), 3);
-    let b = loaded(|t| Scheme::dctcp(tuned(t), 97_500), 3);
+    let a = loaded(|t| PacketScheme::newreno(tuned(t)), 3);
+    let b = loaded(|t| PacketScheme::dctcp(tuned(t), 97_500), 3);
     let key = |r: &dctc_packet::metrics::RunResult| {
         r.records
             .iter()

@@ -4,10 +4,25 @@
 use dctc_core::fabric::FabricSpec;
 use dctc_core::routing::Routing;
 use dctc_core::units::{Delta, SimTime};
-use dctc_packet::config::{resolve_scheme, PacketSettings, SchemeConfig, WorkloadConfig};
+use dctc_packet::config::{ConfigError, PacketSettings, WorkloadConfig};
+use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{incast_sweep, RunOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+struct Table(toml::Value);
+
+impl ParseTable for Table {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
+        self.0
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError {
+                key: "schemes".into(),
+                reason: e.to_string(),
+            })
+    }
+}
 
 #[test]
 fn tfc_incast_scenario_shows_newreno_collapse_and_dctcp_holding() {
@@ -29,8 +44,8 @@ fn tfc_incast_scenario_shows_newreno_collapse_and_dctcp_holding() {
     let opts = RunOptions::new(1, SimTime::from_delta(Delta::from_ms(60_000)));
     let mut goodput: BTreeMap<String, BTreeMap<usize, f64>> = BTreeMap::new();
     for (i, v) in raw["schemes"].as_array().unwrap().iter().enumerate() {
-        let cfg: SchemeConfig = v.clone().try_into().unwrap();
-        let scheme = resolve_scheme(&cfg, &settings, &topo, &format!("schemes[{i}]")).unwrap();
+        let table = Table(v.clone());
+        let scheme = resolve_scheme(&table, &settings, &topo, &format!("schemes[{i}]")).unwrap();
         for (n, r) in incast_sweep(&topo, &routing, &scheme, &sweep, &opts).unwrap() {
             assert_eq!(r.incasts[0].rounds_completed, sweep.rounds);
             goodput

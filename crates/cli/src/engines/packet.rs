@@ -14,21 +14,38 @@ use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::list::{explicit_flows, read_csv};
 use dctc_core::workload::{Cdf, WorkloadError};
 use dctc_packet::config::{
-    resolve_scheme, IncastSweep, OutputSettings, PacketSettings, SchemeConfig, WorkloadConfig,
+    ConfigError, IncastSweep, OutputSettings, PacketSettings, WorkloadConfig,
 };
 use dctc_packet::metrics::RunResult;
-use dctc_packet::{RunOptions, Scheme, Simulation, Workload};
+use dctc_packet::schemes::{resolve_scheme, ParseTable};
+use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
 use serde_json::{json, Map, Value};
 
 /// Schemes this engine runs, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = dctc_packet::SCHEMES;
 
+/// One `[[schemes]]` table of a scenario, read with the scenario's key-path errors.
+struct SchemeTable<'a> {
+    s: &'a Scenario,
+    value: &'a toml::Value,
+    key: &'a str,
+}
+
+impl ParseTable for SchemeTable<'_> {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
+        self.s.parse(self.value, self.key).map_err(|e| ConfigError {
+            key: e.key,
+            reason: e.reason,
+        })
+    }
+}
+
 /// Everything a run needs, checked.
 struct Plan {
     topo: Topology,
     routing: Routing,
-    schemes: Vec<Scheme>,
+    schemes: Vec<PacketScheme>,
     workload: Workload,
     until: SimTime,
     opts: RunOptions,
@@ -72,12 +89,16 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             "list at least one [[schemes]] table (e.g. name = \"dctcp\")",
         ));
     }
-    let mut schemes: Vec<Scheme> = Vec::new();
+    let mut schemes: Vec<PacketScheme> = Vec::new();
     for (i, v) in s.schemes.iter().enumerate() {
         let key = format!("schemes[{i}]");
-        let cfg: SchemeConfig = s.parse(v, &key)?;
-        let scheme =
-            resolve_scheme(&cfg, &settings, &topo, &key).map_err(|e| s.error(&e.key, e.reason))?;
+        let table = SchemeTable {
+            s,
+            value: v,
+            key: &key,
+        };
+        let scheme = resolve_scheme(&table, &settings, &topo, &key)
+            .map_err(|e| s.error(&e.key, e.reason))?;
         if schemes.iter().any(|x| x.label == scheme.label) {
             return Err(s.error(
                 &format!("{key}.label"),
@@ -198,7 +219,7 @@ fn pct_json(p: &Percentiles) -> Value {
     json!({ "count": p.count, "p50": p.p50, "p99": p.p99, "p999": p.p999, "mean": p.mean, "max": p.max })
 }
 
-fn scheme_summary(p: &Plan, scheme: &Scheme, r: &RunResult) -> Value {
+fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
     let sized: Vec<_> = r.records.iter().filter(|x| x.size > 0).collect();
     let completed = sized.iter().filter(|x| x.fct_us.is_some()).count();
     let slow = SlowdownSummary::of(&r.records);
@@ -244,8 +265,8 @@ fn scheme_summary(p: &Plan, scheme: &Scheme, r: &RunResult) -> Value {
         .collect();
     let busiest_p = Percentiles::of(&busiest_samples);
     json!({
-        "scheme": match scheme.kind { dctc_packet::SchemeKind::NewReno => "newreno", dctc_packet::SchemeKind::Dctcp => "dctcp" },
-        "ecn_k_bytes": scheme.ecn_k_bytes,
+        "scheme": scheme.name,
+        "ecn_k_bytes": scheme.ecn_k_bytes(),
         "flows_completed": completed,
         "flows_unfinished": sized.len() - completed,
         "long_lived_flows": r.records.iter().filter(|x| x.size == 0).count(),

@@ -6,9 +6,9 @@
 //! fraction F of acknowledged bytes that carried ECN-echo updates
 //! `alpha <- (1 - g) alpha + g F` (DCTCP eq. (1), g = 1/16, alpha starts at 1). On an ECN-echo,
 //! at most once per window, `cwnd <- cwnd (1 - alpha / 2)` (DCTCP eq. (2)) and ssthresh
-//! follows it. Loss is handled as in NewReno by the shared TCP machinery.
+//! follows it. Otherwise the window grows as NewReno's, and loss and timeout are NewReno's.
 
-use super::{AckEvent, CongestionControl, Window};
+use super::{AckEvent, CongestionControl, LossEvent, NewReno, RttEstimator, Window};
 
 /// DCTCP's estimator state.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +21,7 @@ pub struct Dctcp {
     acked: u64,
     marked: u64,
     cut_until: Option<u64>,
+    reno: NewReno,
 }
 
 impl Dctcp {
@@ -33,6 +34,7 @@ impl Dctcp {
             acked: 0,
             marked: 0,
             cut_until: None,
+            reno: NewReno::default(),
         }
     }
 }
@@ -44,7 +46,7 @@ impl Default for Dctcp {
 }
 
 impl CongestionControl for Dctcp {
-    fn on_ack(&mut self, w: &mut Window, ev: &AckEvent) -> bool {
+    fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, _rtt: &RttEstimator) {
         self.acked += ev.acked;
         if ev.ece {
             self.marked += ev.acked;
@@ -66,8 +68,18 @@ impl CongestionControl for Dctcp {
             w.cwnd = cut.max(2 * w.mss);
             w.ssthresh = w.cwnd;
             self.cut_until = Some(ev.snd_max);
-            return true;
+            return;
         }
-        false
+        if !ev.in_recovery {
+            self.reno.grow(w, ev.acked);
+        }
+    }
+
+    fn on_timeout(&mut self, w: &mut Window, ev: &LossEvent) {
+        self.reno.on_timeout(w, ev);
+    }
+
+    fn ecn_capable(&self) -> bool {
+        true
     }
 }

@@ -4,16 +4,20 @@
 //! [`CongestionControl`], stored in the [`Cc`] enum so calls inline.
 //!
 //! - [`tcp`]: TCP's reliable-delivery machinery (RFC 5681 / 6582 NewReno loss recovery,
-//!   RFC 6298 RTO) shared by every TCP-like scheme.
-//! - [`newreno`]: plain NewReno window control (no ECN).
+//!   the RTO timer) shared by every TCP-like scheme.
+//! - [`rtt`]: the RFC 6298 RTT estimator and RTO.
+//! - [`newreno`]: NewReno window control (slow start, congestion avoidance, halving), the
+//!   default every other controller builds on.
 //! - [`dctcp`]: DCTCP's ECN-fraction estimator and proportional cut.
 
 pub mod dctcp;
 pub mod newreno;
+pub mod rtt;
 pub mod tcp;
 
 pub use dctcp::Dctcp;
 pub use newreno::NewReno;
+pub use rtt::RttEstimator;
 pub use tcp::{TcpReceiver, TcpSender};
 
 use dctc_core::units::{Delta, SimTime};
@@ -146,6 +150,8 @@ pub struct Window {
 /// What congestion control learns from an ACK that acknowledges new data.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct AckEvent {
+    /// When the ACK arrived.
+    pub now: SimTime,
     /// Bytes newly acknowledged.
     pub acked: u64,
     /// The ACK carried ECN-echo.
@@ -154,45 +160,113 @@ pub struct AckEvent {
     pub snd_una: u64,
     /// Highest byte sent so far.
     pub snd_max: u64,
-    /// Whether the sender is in fast recovery.
+    /// Whether the sender is in fast recovery (then the sender, not the controller, sets the
+    /// window: RFC 6582's inflation and deflation).
     pub in_recovery: bool,
 }
 
-/// Congestion-control hooks. Defaults do nothing, so plain NewReno implements none and a
-/// variant overrides only what differs (htsim's DCTCP habit).
+/// A loss the sender detected: three duplicate ACKs (fast retransmit) or a timeout.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LossEvent {
+    /// When the loss was detected.
+    pub now: SimTime,
+    /// FlightSize at detection (RFC 5681 eq. (4)), bytes, without limited-transmit segments.
+    pub flight: u64,
+}
+
+/// Congestion control owns the window (smoltcp's `Controller` habit): the sender tells it of
+/// every ACK of new data, every loss and every timeout, and it sets `cwnd` and `ssthresh`.
+/// The sender keeps reliable delivery only: what to (re)send, fast recovery's inflation and
+/// deflation (RFC 6582), the cwnd cap and the RTO timer.
+///
+/// The loss and timeout hooks default to NewReno's response (RFC 5681 eq. (4)); growth has no
+/// default because it needs state ([`NewReno`] is the reusable growth rule).
 pub trait CongestionControl {
-    /// Called for every ACK of new data before the window grows. Returns `true` if it reduced
-    /// the window (then the window does not also grow on this ACK).
-    fn on_ack(&mut self, _w: &mut Window, _ev: &AckEvent) -> bool {
+    /// An ACK of new data arrived. Grow (or cut) the window; outside recovery the sender then
+    /// caps `cwnd` at the configured maximum. `rtt` already holds this ACK's sample, if any.
+    fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, rtt: &RttEstimator);
+
+    /// Three duplicate ACKs: set `ssthresh` (the sender then enters fast recovery with
+    /// `cwnd = ssthresh + 3 SMSS`, RFC 5681 §3.2 step 3).
+    fn on_loss(&mut self, w: &mut Window, ev: &LossEvent) {
+        // RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS).
+        w.ssthresh = (ev.flight / 2).max(2 * w.mss);
+    }
+
+    /// The retransmission timer expired: set `ssthresh` and the loss window.
+    fn on_timeout(&mut self, w: &mut Window, ev: &LossEvent) {
+        // RFC 5681 eq. (4) and §3.1: cwnd = LW = 1 SMSS.
+        w.ssthresh = (ev.flight / 2).max(2 * w.mss);
+        w.cwnd = w.mss;
+    }
+
+    /// Whether data packets are ECN-capable and receivers echo CE (sets `TcpConfig::ecn`).
+    fn ecn_capable(&self) -> bool {
         false
     }
-    /// Called when a retransmission timeout fires.
-    fn on_timeout(&mut self, _w: &mut Window) {}
 }
 
-/// The congestion controllers this build knows.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Cc {
-    /// Loss-based NewReno.
-    NewReno(NewReno),
-    /// DCTCP.
-    Dctcp(Dctcp),
+/// Registers congestion controllers, one line each: `"name" => Variant(Type): "about",` for the
+/// type in `transport/<file>.rs` (which must be `Default`, the controller with its paper's
+/// parameters). Generates the [`Cc`] enum (calls dispatch by `match` and inline, no
+/// `Box<dyn>` on the per-ACK path), its name lookup and [`TRANSPORTS`].
+macro_rules! controllers {
+    ($($name:literal => $variant:ident($ty:ty): $about:literal,)*) => {
+        /// A congestion controller of any registered kind.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Cc {
+            $(#[doc = $about] $variant($ty),)*
+        }
+
+        /// Registered transports (`transport = "..."` in a scheme table): name, description.
+        pub const TRANSPORTS: &[(&str, &str)] = &[$(($name, $about),)*];
+
+        impl Cc {
+            /// The controller registered as `name`, with its default parameters.
+            pub fn from_name(name: &str) -> Option<Cc> {
+                match name {
+                    $($name => Some(Cc::$variant(<$ty>::default())),)*
+                    _ => None,
+                }
+            }
+
+            /// Its registered name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Cc::$variant(_) => $name,)*
+                }
+            }
+        }
+
+        impl CongestionControl for Cc {
+            #[inline]
+            fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, rtt: &RttEstimator) {
+                match self {
+                    $(Cc::$variant(c) => c.on_ack(w, ev, rtt),)*
+                }
+            }
+            fn on_loss(&mut self, w: &mut Window, ev: &LossEvent) {
+                match self {
+                    $(Cc::$variant(c) => c.on_loss(w, ev),)*
+                }
+            }
+            fn on_timeout(&mut self, w: &mut Window, ev: &LossEvent) {
+                match self {
+                    $(Cc::$variant(c) => c.on_timeout(w, ev),)*
+                }
+            }
+            fn ecn_capable(&self) -> bool {
+                match self {
+                    $(Cc::$variant(c) => c.ecn_capable(),)*
+                }
+            }
+        }
+    };
 }
 
-impl CongestionControl for Cc {
-    #[inline]
-    fn on_ack(&mut self, w: &mut Window, ev: &AckEvent) -> bool {
-        match self {
-            Cc::NewReno(c) => c.on_ack(w, ev),
-            Cc::Dctcp(c) => c.on_ack(w, ev),
-        }
-    }
-    fn on_timeout(&mut self, w: &mut Window) {
-        match self {
-            Cc::NewReno(c) => c.on_timeout(w),
-            Cc::Dctcp(c) => c.on_timeout(w),
-        }
-    }
+controllers! {
+    "newreno" => NewReno(NewReno): "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
+    "dctcp" => Dctcp(Dctcp): "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
 }
 
 #[cfg(test)]

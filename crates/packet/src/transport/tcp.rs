@@ -1,11 +1,10 @@
-//! TCP's reliable delivery, shared by NewReno and DCTCP.
+//! TCP's reliable delivery, shared by every TCP-like scheme. The window itself belongs to
+//! the congestion controller ([`super::CongestionControl`]: growth, `ssthresh` on loss and
+//! timeout); the RTT estimator is [`super::RttEstimator`].
 //!
 //! Sender (byte sequence numbers from 0):
-//! - slow start and congestion avoidance (RFC 5681 §3.1): slow start grows by
-//!   `min(N, SMSS)` per ACK of N new bytes (RFC 5681 eq. (2), not RFC 3465's experimental
-//!   L = 2 SMSS, which would double the growth per delayed ACK); congestion avoidance counts
-//!   bytes and adds one SMSS per cwnd of acknowledged bytes (RFC 5681 §3.1, the recommended
-//!   byte-counting form of eq. (3)); both capped by the max cwnd and the receive window;
+//! - sends while the flight fits `min(cwnd, rwnd, max cwnd)`; after the controller's growth
+//!   `cwnd` is capped by the max cwnd;
 //! - limited transmit on the first two duplicate ACKs (RFC 5681 §3.2 step 1, RFC 3042: one
 //!   new segment each while FlightSize <= cwnd + 2 SMSS, cwnd unchanged, and those segments
 //!   left out of the FlightSize that sets ssthresh);
@@ -14,9 +13,8 @@
 //!   reset the timer on the first partial ACK only, leave with
 //!   `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)` on a full ACK (option (1)), and no
 //!   new recovery unless the ACK covers `recover`);
-//! - retransmission timeout (RFC 6298: SRTT/RTTVAR with alpha 1/8, beta 1/4,
-//!   `RTO = SRTT + max(G, 4 RTTVAR)` clamped to [min, max], doubled on each expiry up to the
-//!   max; on expiry `ssthresh = max(FlightSize / 2, 2 SMSS)`, `cwnd = 1 SMSS`, go back N).
+//! - retransmission timeout (RFC 6298, the estimator's RTO, doubled on each expiry up to
+//!   the max; on expiry the controller sets the window, the sender goes back N).
 //!   Samples follow Karn's rule (RFC 6298 §3): an ACK that acknowledges any retransmitted byte
 //!   gives no sample, unless `TcpConfig::timestamps` (RFC 7323 RTTM: each transmission carries
 //!   its own send time, the one exception RFC 6298 §3 allows); the backed-off RTO is kept
@@ -29,7 +27,9 @@
 //! packet's CE bit differs from the last one seen and an ACK is pending, the pending ACK goes
 //! out at once carrying the old state.
 
-use super::{AckEvent, AckOut, Cc, CongestionControl, Segment, TcpConfig, Window};
+use super::{
+    AckEvent, AckOut, Cc, CongestionControl, LossEvent, RttEstimator, Segment, TcpConfig, Window,
+};
 use dctc_core::units::{Delta, SimTime};
 
 /// The sending half of a TCP connection.
@@ -40,17 +40,13 @@ pub struct TcpSender {
     snd_max: u64,
     app_end: u64,
     win: Window,
-    ca_acked: u64,
     dupacks: u32,
     /// Bytes sent by limited transmit since the last ACK of new data.
     limited_bytes: u64,
     in_recovery: bool,
     recover: Option<u64>,
     partial_seen: bool,
-    srtt: Option<Delta>,
-    rttvar: Delta,
-    rto: Delta,
-    backoff: u32,
+    rtt: RttEstimator,
     /// End of the highest byte range ever retransmitted (Karn's rule).
     rtx_high: u64,
     rto_at: SimTime,
@@ -74,16 +70,12 @@ impl TcpSender {
                 ssthresh: u64::MAX,
                 mss: cfg.mss,
             },
-            ca_acked: 0,
             dupacks: 0,
             limited_bytes: 0,
             in_recovery: false,
             recover: None,
             partial_seen: false,
-            srtt: None,
-            rttvar: Delta::ZERO,
-            rto: cfg.initial_rto,
-            backoff: 0,
+            rtt: RttEstimator::new(cfg),
             rtx_high: 0,
             rto_at: SimTime::NEVER,
             cc,
@@ -122,10 +114,13 @@ impl TcpSender {
     pub fn cc(&self) -> &Cc {
         &self.cc
     }
+    /// The RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
     /// The current retransmission timeout including backoff.
     pub fn current_rto(&self, cfg: &TcpConfig) -> Delta {
-        let shifted = self.rto.0.saturating_mul(1u64 << self.backoff.min(40));
-        Delta(shifted.min(cfg.max_rto.0))
+        self.rtt.rto(cfg)
     }
     /// When the sender next needs [`TcpSender::on_timer`].
     pub fn poll_at(&self) -> SimTime {
@@ -177,24 +172,6 @@ impl TcpSender {
         });
     }
 
-    fn rtt_sample(&mut self, cfg: &TcpConfig, r: Delta) {
-        // RFC 6298 §2.
-        match self.srtt {
-            None => {
-                self.srtt = Some(r);
-                self.rttvar = Delta(r.0 / 2);
-            }
-            Some(srtt) => {
-                let err = srtt.0.abs_diff(r.0);
-                self.rttvar = Delta((3 * self.rttvar.0 + err) / 4);
-                self.srtt = Some(Delta((7 * srtt.0 + r.0) / 8));
-            }
-        }
-        let srtt = self.srtt.expect("set above");
-        let rto = srtt.0 + cfg.clock.0.max(4 * self.rttvar.0);
-        self.rto = Delta(rto.clamp(cfg.min_rto.0, cfg.max_rto.0));
-    }
-
     /// An ACK arrived: `ack` is the next byte the receiver expects.
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: SimTime, ack: &AckOut, out: &mut Vec<Segment>) {
         let a = ack.ack.min(self.snd_max);
@@ -205,8 +182,7 @@ impl TcpSender {
             // backoff (RFC 6298 §5, note after (5.7)).
             if cfg.timestamps || self.snd_una >= self.rtx_high {
                 if let Some(r) = now.checked_since(ack.ts_echo) {
-                    self.rtt_sample(cfg, r);
-                    self.backoff = 0;
+                    self.rtt.sample(cfg, r);
                 }
             }
             self.snd_una = a;
@@ -215,13 +191,14 @@ impl TcpSender {
                 self.snd_nxt = a;
             }
             let ev = AckEvent {
+                now,
                 acked,
                 ece: ack.ece,
                 snd_una: a,
                 snd_max: self.snd_max,
                 in_recovery: self.in_recovery,
             };
-            let reduced = self.cc.on_ack(&mut self.win, &ev);
+            self.cc.on_ack(&mut self.win, &ev, &self.rtt);
             let mut restart_timer = true;
             if self.in_recovery {
                 if self.recover.is_some_and(|r| a >= r) {
@@ -242,19 +219,6 @@ impl TcpSender {
             } else {
                 self.dupacks = 0;
                 self.limited_bytes = 0;
-                if !reduced {
-                    if self.win.cwnd < self.win.ssthresh {
-                        // RFC 5681 eq. (2): cwnd += min(N, SMSS).
-                        self.win.cwnd += acked.min(cfg.mss);
-                    } else {
-                        // RFC 5681 §3.1 byte counting: one SMSS per cwnd of bytes acked.
-                        self.ca_acked += acked;
-                        if self.ca_acked >= self.win.cwnd {
-                            self.ca_acked -= self.win.cwnd;
-                            self.win.cwnd += cfg.mss;
-                        }
-                    }
-                }
                 self.win.cwnd = self.win.cwnd.min(cfg.max_cwnd_bytes);
             }
             // RFC 6298 §5.2 / 5.3.
@@ -281,7 +245,7 @@ impl TcpSender {
                 // retransmit instead of waiting for an RTO.
                 // RFC 5681 eq. (4), FlightSize without limited-transmit segments (§3.2).
                 let flight = self.flight() - self.limited_bytes.min(self.flight());
-                self.win.ssthresh = (flight / 2).max(2 * cfg.mss);
+                self.cc.on_loss(&mut self.win, &LossEvent { now, flight });
                 self.limited_bytes = 0;
                 self.recover = Some(self.snd_max);
                 self.in_recovery = true;
@@ -326,17 +290,16 @@ impl TcpSender {
         if self.snd_una >= self.snd_max {
             return;
         }
-        // RFC 5681 §3.1 eq. (4) and RFC 6298 §5.5-5.6.
+        // RFC 5681 §3.1 eq. (4) (the controller) and RFC 6298 §5.5-5.6.
         self.timeouts += 1;
-        self.win.ssthresh = (self.flight() / 2).max(2 * cfg.mss);
-        self.win.cwnd = cfg.mss;
-        self.ca_acked = 0;
-        self.cc.on_timeout(&mut self.win);
+        let flight = self.flight();
+        self.cc
+            .on_timeout(&mut self.win, &LossEvent { now, flight });
         self.in_recovery = false;
         self.dupacks = 0;
         self.limited_bytes = 0;
         self.recover = Some(self.snd_max);
-        self.backoff += 1;
+        self.rtt.back_off();
         self.snd_nxt = self.snd_una;
         self.send(cfg, now, out);
     }

@@ -22,7 +22,7 @@ fn ack(a: u64, ece: bool, ts: SimTime) -> AckOut {
 #[test]
 fn initial_window_then_slow_start_grows_per_ack() {
     let c = cfg();
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(100 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -37,7 +37,7 @@ fn initial_window_then_slow_start_grows_per_ack() {
 #[test]
 fn three_dupacks_trigger_fast_retransmit_and_partial_acks_retransmit_the_next_hole() {
     let c = cfg();
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(12 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -82,7 +82,7 @@ fn three_dupacks_trigger_fast_retransmit_and_partial_acks_retransmit_the_next_ho
 #[test]
 fn rto_fires_goes_back_n_and_backs_off_exponentially() {
     let c = cfg();
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(4 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -116,7 +116,7 @@ fn rto_fires_goes_back_n_and_backs_off_exponentially() {
 fn karn_no_rtt_sample_from_retransmitted_data_and_backoff_ends_on_a_valid_sample() {
     let mut c = cfg();
     c.min_rto = Delta::from_us(1);
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(2 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -145,7 +145,7 @@ fn karn_no_rtt_sample_from_retransmitted_data_and_backoff_ends_on_a_valid_sample
 fn no_rtt_sample_from_an_ack_covering_a_fast_retransmission() {
     let mut c = cfg();
     c.min_rto = Delta::from_us(1);
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(12 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -163,7 +163,7 @@ fn no_rtt_sample_from_an_ack_covering_a_fast_retransmission() {
 fn rto_follows_rfc6298_and_is_clamped() {
     let mut c = cfg();
     c.min_rto = Delta::from_us(1);
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(3 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -171,7 +171,7 @@ fn rto_follows_rfc6298_and_is_clamped() {
     s.on_ack(&c, t(100), &ack(c.mss, false, t(0)), &mut out);
     assert_eq!(s.current_rto(&c), Delta::from_us(300));
     c.max_rto = Delta::from_us(200);
-    let mut s2 = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s2 = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s2.supply(3 * c.mss);
     s2.send(&c, t(0), &mut out);
     s2.on_ack(&c, t(100), &ack(c.mss, false, t(0)), &mut out);
@@ -266,7 +266,7 @@ fn slow_start_grows_by_at_most_one_smss_per_ack_as_rfc5681_eq2() {
     // RFC 5681 eq. (2): cwnd += min(N, SMSS). A delayed ACK covering two segments adds one
     // SMSS, not two (RFC 3465's L = 2 is experimental and not what RFC 5681 specifies).
     let c = cfg();
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(100 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -285,7 +285,7 @@ fn a_loss_right_after_recovery_ends_gets_fast_retransmit_again() {
     // than recover" (the highest sequence number sent when the last recovery began). An ACK
     // equal to the old snd_max covers every byte up to and including recover.
     let c = cfg();
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(100 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -323,7 +323,7 @@ fn duplicate_acks_below_recover_after_a_timeout_do_not_start_recovery() {
     // RFC 6582 §4: after an RTO, recover = highest sequence sent; duplicates that do not
     // cover it (caused by go-back-N resending data the receiver holds) must not halve again.
     let c = cfg();
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(100 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -341,7 +341,7 @@ fn duplicate_acks_below_recover_after_a_timeout_do_not_start_recovery() {
 #[test]
 fn full_ack_with_data_still_in_flight_exits_at_min_of_ssthresh_and_flight_plus_one() {
     let c = cfg();
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(100 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -366,7 +366,7 @@ fn with_timestamps_a_retransmission_is_timed_by_its_own_send_time() {
     let mut c = cfg();
     c.min_rto = Delta::from_us(1);
     c.timestamps = true;
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(2 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -432,7 +432,7 @@ fn receiver_reassembles_several_holes_and_overlaps() {
 #[test]
 fn rto_timer_restarts_on_new_data_acked_and_stops_when_nothing_is_outstanding() {
     let c = cfg();
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(2 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -457,7 +457,7 @@ fn rto_timer_restarts_on_new_data_acked_and_stops_when_nothing_is_outstanding() 
 #[test]
 fn timeout_sets_ssthresh_from_flight_and_a_loss_window_of_one_segment() {
     let c = cfg();
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(100 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -520,7 +520,7 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() 
     // RFC 5681 §3.2 step 1 (RFC 3042).
     let mut c = cfg();
     c.limited_transmit = true;
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(100 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -557,7 +557,7 @@ fn limited_transmit_lets_a_small_window_reach_three_duplicates() {
     let mut c = cfg();
     c.limited_transmit = true;
     c.initial_cwnd_packets = 3;
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     s.supply(10 * c.mss);
     let mut out = Vec::new();
     s.send(&c, t(0), &mut out);
@@ -578,7 +578,7 @@ fn limited_transmit_lets_a_small_window_reach_three_duplicates() {
 fn limited_transmit_sends_only_previously_unsent_data() {
     let mut c = cfg();
     c.limited_transmit = true;
-    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
     // Only the initial window's worth of data: no new data, nothing to send on duplicates.
     s.supply(12 * c.mss);
     let mut out = Vec::new();

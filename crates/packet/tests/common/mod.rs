@@ -9,7 +9,7 @@ use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
 use dctc_packet::metrics::RunResult;
 use dctc_packet::transport::TcpConfig;
-use dctc_packet::{RunOptions, Scheme, Simulation, Workload};
+use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 
 /// `senders` hosts on the left, `receivers` on the right; every link at `gbps`.
 pub fn bell(senders: usize, receivers: usize, gbps: f64, buffer: u64) -> Topology {
@@ -67,7 +67,12 @@ pub fn tuned(topo: &Topology) -> TcpConfig {
     TcpConfig::pfabric_tuned(dctc_packet::config::smallest_switch_buffer(topo))
 }
 
-pub fn run_with(topo: &Topology, scheme: &Scheme, wl: &Workload, opts: RunOptions) -> RunResult {
+pub fn run_with(
+    topo: &Topology,
+    scheme: &PacketScheme,
+    wl: &Workload,
+    opts: RunOptions,
+) -> RunResult {
     let routing = Routing::new(topo).unwrap();
     let r = Simulation::new(topo, &routing, scheme, wl, opts)
         .unwrap()
@@ -76,7 +81,7 @@ pub fn run_with(topo: &Topology, scheme: &Scheme, wl: &Workload, opts: RunOption
     r
 }
 
-pub fn run(topo: &Topology, scheme: &Scheme, wl: &Workload, until_us: u64) -> RunResult {
+pub fn run(topo: &Topology, scheme: &PacketScheme, wl: &Workload, until_us: u64) -> RunResult {
     run_with(
         topo,
         scheme,
@@ -141,7 +146,7 @@ pub fn star(
 
 /// Goodput of an incast with `senders` senders under `scheme` (TFC §6.1: 1 Gb/s, 256 KB
 /// buffers, 256 KB blocks).
-pub fn incast_goodput(scheme: &Scheme, senders: usize, rounds: usize) -> (f64, u64) {
+pub fn incast_goodput(scheme: &PacketScheme, senders: usize, rounds: usize) -> (f64, u64) {
     use dctc_core::workload::IncastSpec;
     let t = star(senders + 1, 1.0, 256_000, 10.0, 5.0);
     let wl = Workload {

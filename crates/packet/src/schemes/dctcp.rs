@@ -1,0 +1,34 @@
+//! `dctcp`: DCTCP (Alizadeh et al., SIGCOMM 2010): switches mark ECN-capable packets above K
+//! bytes (`ecn_k_bytes`, default 65 packets with hosts at 10 Gb/s or more, else 20;
+//! BASELINES.md), senders keep the marked fraction alpha with gain g (`dctcp_g`, default
+//! 1/16) and cut `cwnd` by `alpha / 2` once per window.
+
+use super::{Context, Parts, QueueName};
+use crate::config::ConfigError;
+use crate::transport::{Cc, Dctcp};
+
+/// Registered name.
+pub const NAME: &str = "dctcp";
+/// `dctc list` description.
+pub const ABOUT: &str =
+    "DCTCP: ECN marks above K at switches, per-window alpha (g = 1/16), cwnd x (1 - alpha/2)";
+
+crate::scheme_config! {
+    /// DCTCP's gain g (default 1/16), in (0, 1].
+    dctcp_g: Option<f64>,
+}
+
+/// DCTCP's controller over the ECN-threshold queue.
+pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+    let mut d = Dctcp::default();
+    if let Some(g) = cfg.dctcp_g {
+        if !(g > 0.0 && g <= 1.0) {
+            return Err(ctx.error("dctcp_g", format!("must be in (0, 1], got {g}")));
+        }
+        d.g = g;
+    }
+    Ok(Parts {
+        cc: Cc::Dctcp(d),
+        queue: QueueName::Ecn,
+    })
+}

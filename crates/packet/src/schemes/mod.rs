@@ -1,0 +1,407 @@
+//! Schemes: one module each, assembled from parts.
+//!
+//! A scheme module (`schemes/<name>.rs`) holds its `[[schemes]]` keys as its own
+//! `deny_unknown_fields` config (made by [`scheme_config!`], which adds the keys every scheme
+//! shares), its one-line description, and `parts`, which validates the config and picks the
+//! scheme's congestion controller and switch queue discipline. One line of [`schemes!`] below
+//! registers a module: it generates the name lookup, the `dctc list` row ([`SCHEMES`]) and the
+//! name written to outputs ([`PacketScheme::name`]).
+//!
+//! Queue discipline and transport are separate axes: every scheme table may name
+//! `transport = "<controller>"` (see [`crate::transport::TRANSPORTS`]) and
+//! `queue = "<discipline>"` (see [`QUEUES`]) to replace the scheme's defaults, so "DCTCP over
+//! DropTail" is `name = "dctcp", queue = "droptail"`. ECN capability follows the transport.
+//!
+//! Shared keys: `name`, `label`, `transport`, `queue`, `ecn_k_bytes` (the `ecn` queue's K),
+//! `load_balancer`, `tcp`.
+
+use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
+use crate::queue::{DropTail, EcnThreshold, Queue};
+use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
+use dctc_core::topology::Topology;
+use dctc_core::units::Rate;
+
+/// Reads one scheme table into a typed config. The binary implements it over its scenario
+/// format; errors carry the full key path (`schemes[1].tcp.min_rto_us`) and the reason.
+pub trait ParseTable {
+    /// The table as `T`.
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError>;
+}
+
+/// Which load balancer the switches run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LbKind {
+    /// Per-flow ECMP hashing.
+    #[default]
+    Ecmp,
+    /// Per-packet round-robin spraying.
+    Spray,
+}
+
+/// A queue discipline with its parameters, built once per port.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueSpec {
+    /// Tail drop.
+    DropTail,
+    /// Tail drop plus CE marks above `k_bytes` (DCTCP's switch).
+    Ecn {
+        /// Marking threshold K, bytes.
+        k_bytes: u64,
+    },
+}
+
+/// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
+pub const QUEUES: &[(&str, &str)] = &[
+    (
+        "droptail",
+        "FIFO, drops arrivals that do not fit the buffer",
+    ),
+    (
+        "ecn",
+        "FIFO that sets CE on ECN-capable arrivals above K bytes (`ecn_k_bytes`)",
+    ),
+];
+
+impl QueueSpec {
+    /// The discipline of a port with a `buffer_bytes` buffer.
+    pub fn build(&self, buffer_bytes: u64) -> Queue {
+        match *self {
+            QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
+            QueueSpec::Ecn { k_bytes } => Queue::Ecn(EcnThreshold::new(buffer_bytes, k_bytes)),
+        }
+    }
+
+    /// Its name in [`QUEUES`].
+    pub fn name(&self) -> &'static str {
+        match self {
+            QueueSpec::DropTail => "droptail",
+            QueueSpec::Ecn { .. } => "ecn",
+        }
+    }
+}
+
+/// A scheme with every setting resolved: what one run needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PacketScheme {
+    /// Registered name (written to outputs).
+    pub name: &'static str,
+    /// Label in outputs (unique within a scenario).
+    pub label: String,
+    /// TCP settings.
+    pub tcp: TcpConfig,
+    /// A fresh congestion controller; every flow starts from a clone.
+    pub cc: Cc,
+    /// Queue discipline of switch ports.
+    pub switch_queue: QueueSpec,
+    /// Queue discipline of host NICs.
+    pub host_queue: QueueSpec,
+    /// Load balancer.
+    pub lb: LbKind,
+    /// Host NIC queue size, bytes.
+    pub nic_buffer_bytes: u64,
+}
+
+/// Host NIC queue default: Linux's 1000-packet txqueue of 1500 B frames.
+pub const DEFAULT_NIC_BUFFER: u64 = 1_500_000;
+
+impl PacketScheme {
+    /// `cc` with `tcp` over `switch_queue`, DropTail NICs, ECMP; ECN capability from `cc`.
+    pub fn assemble(name: &'static str, tcp: TcpConfig, cc: Cc, switch_queue: QueueSpec) -> Self {
+        PacketScheme {
+            name,
+            label: name.into(),
+            tcp: TcpConfig {
+                ecn: cc.ecn_capable(),
+                ..tcp
+            },
+            cc,
+            switch_queue,
+            host_queue: QueueSpec::DropTail,
+            lb: LbKind::Ecmp,
+            nic_buffer_bytes: DEFAULT_NIC_BUFFER,
+        }
+    }
+
+    /// NewReno with `tcp`, DropTail everywhere.
+    pub fn newreno(tcp: TcpConfig) -> Self {
+        Self::assemble(
+            newreno::NAME,
+            tcp,
+            Cc::NewReno(Default::default()),
+            QueueSpec::DropTail,
+        )
+    }
+
+    /// DCTCP with `tcp` and switch threshold `k_bytes`.
+    pub fn dctcp(tcp: TcpConfig, k_bytes: u64) -> Self {
+        Self::assemble(
+            dctcp::NAME,
+            tcp,
+            Cc::Dctcp(Default::default()),
+            QueueSpec::Ecn { k_bytes },
+        )
+    }
+
+    /// A fresh congestion controller for one flow.
+    #[inline]
+    pub fn new_cc(&self) -> Cc {
+        self.cc.clone()
+    }
+
+    /// The switches' ECN marking threshold, if they mark.
+    pub fn ecn_k_bytes(&self) -> Option<u64> {
+        match self.switch_queue {
+            QueueSpec::Ecn { k_bytes } => Some(k_bytes),
+            _ => None,
+        }
+    }
+}
+
+/// What a scheme module contributes: its defaults on the transport and queue axes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parts {
+    /// Congestion controller (with its parameters).
+    pub cc: Cc,
+    /// Switch queue discipline; `Ecn` takes its K from the shared key.
+    pub queue: QueueName,
+}
+
+/// A queue discipline by name, before its parameters are resolved.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueName {
+    /// `droptail`.
+    DropTail,
+    /// `ecn`.
+    Ecn,
+}
+
+/// The keys every scheme table accepts, as [`scheme_config!`] adds them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CommonKeys {
+    /// A registered scheme name.
+    pub name: String,
+    /// Name in outputs (default: `name`).
+    pub label: Option<String>,
+    /// A registered transport replacing the scheme's controller.
+    pub transport: Option<String>,
+    /// A queue discipline replacing the scheme's switch queue.
+    pub queue: Option<String>,
+    /// K of the `ecn` queue, bytes.
+    pub ecn_k_bytes: Option<u64>,
+    /// Load balancer (overrides `[packet]`).
+    pub load_balancer: Option<LbKind>,
+    /// TCP overrides of `[packet].tcp`.
+    pub tcp: TcpKnobs,
+}
+
+/// Declares a scheme module's `Config`: the shared keys ([`CommonKeys`]) plus the fields
+/// given, with `deny_unknown_fields`, so an unknown key is an error naming it.
+#[macro_export]
+macro_rules! scheme_config {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
+        /// This scheme's `[[schemes]]` keys.
+        #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Config {
+            /// A registered scheme name.
+            pub name: String,
+            /// Name in outputs (default: `name`).
+            #[serde(default)]
+            pub label: Option<String>,
+            /// A registered transport replacing the scheme's controller.
+            #[serde(default)]
+            pub transport: Option<String>,
+            /// A queue discipline replacing the scheme's switch queue.
+            #[serde(default)]
+            pub queue: Option<String>,
+            /// K of the `ecn` queue, bytes.
+            #[serde(default)]
+            pub ecn_k_bytes: Option<u64>,
+            /// Load balancer (overrides `[packet]`).
+            #[serde(default)]
+            pub load_balancer: Option<$crate::schemes::LbKind>,
+            /// TCP overrides of `[packet].tcp`.
+            #[serde(default)]
+            pub tcp: $crate::config::TcpKnobs,
+            $($(#[$doc])* #[serde(default)] pub $field: $ty,)*
+        }
+
+        impl Config {
+            /// The shared keys.
+            pub fn common(&self) -> $crate::schemes::CommonKeys {
+                $crate::schemes::CommonKeys {
+                    name: self.name.clone(),
+                    label: self.label.clone(),
+                    transport: self.transport.clone(),
+                    queue: self.queue.clone(),
+                    ecn_k_bytes: self.ecn_k_bytes,
+                    load_balancer: self.load_balancer,
+                    tcp: self.tcp.clone(),
+                }
+            }
+        }
+    };
+}
+
+/// Registers scheme modules, one line each: `module,` for `schemes/<module>.rs`, which
+/// defines `NAME`, `ABOUT`, `Config` (by [`scheme_config!`]) and
+/// `parts(&Config, &Context) -> Result<Parts, ConfigError>`.
+macro_rules! schemes {
+    ($($(#[$doc:meta])* $m:ident,)*) => {
+        $($(#[$doc])* pub mod $m;)*
+
+        /// Registered schemes: name, one-line description (for `dctc list`).
+        pub const SCHEMES: &[(&str, &str)] = &[$(($m::NAME, $m::ABOUT),)*];
+
+        /// Parses and validates the table of scheme `name`: its shared keys, its `parts`, and
+        /// its name as written to outputs. `None` if no scheme has that name.
+        fn parse_named(
+            name: &str,
+            table: &impl ParseTable,
+            ctx: &Context,
+        ) -> Option<Result<(CommonKeys, Parts, &'static str), ConfigError>> {
+            $(if name == $m::NAME {
+                return Some(table.parse::<$m::Config>().and_then(|cfg| {
+                    let parts = $m::parts(&cfg, ctx)?;
+                    Ok((cfg.common(), parts, $m::NAME))
+                }));
+            })*
+            None
+        }
+    };
+}
+
+schemes! {
+    /// TCP NewReno over DropTail.
+    newreno,
+    /// DCTCP over an ECN threshold.
+    dctcp,
+}
+
+/// What a scheme's `parts` may read besides its own keys.
+pub struct Context<'a> {
+    /// `[packet]` defaults.
+    pub settings: &'a PacketSettings,
+    /// The fabric.
+    pub topo: &'a Topology,
+    /// Where the table sits (`schemes[1]`), to prefix error paths.
+    pub key: &'a str,
+}
+
+impl Context<'_> {
+    /// An error at `<key>.<field>`.
+    pub fn error(&self, field: &str, reason: impl Into<String>) -> ConfigError {
+        ConfigError {
+            key: format!("{}.{field}", self.key),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Just the `name` key (the rest is read once the scheme is known).
+#[derive(serde::Deserialize)]
+struct NameOnly {
+    name: String,
+}
+
+fn nearest<'a>(names: impl Iterator<Item = &'a str>, given: &str) -> (String, String) {
+    let names: Vec<&str> = names.collect();
+    let near = names
+        .iter()
+        .min_by_key(|n| strsim::levenshtein(n, given))
+        .copied()
+        .unwrap_or("");
+    (near.to_string(), names.join(", "))
+}
+
+/// Resolves one `[[schemes]]` table; `key` (e.g. `schemes[1]`) prefixes error paths.
+pub fn resolve_scheme(
+    table: &impl ParseTable,
+    settings: &PacketSettings,
+    topo: &Topology,
+    key: &str,
+) -> Result<PacketScheme, ConfigError> {
+    let NameOnly { name } = table.parse()?;
+    let ctx = Context {
+        settings,
+        topo,
+        key,
+    };
+    let (common, parts, name) = parse_named(&name, table, &ctx).unwrap_or_else(|| {
+        let (near, names) = nearest(SCHEMES.iter().map(|s| s.0), &name);
+        Err(ctx.error(
+            "name",
+            format!("unknown scheme `{name}`, did you mean `{near}`? schemes: {names}"),
+        ))
+    })?;
+    let knobs = settings.tcp.overridden_by(&common.tcp);
+    let tcp = knobs.resolve(smallest_switch_buffer(topo), &format!("{key}.tcp"))?;
+    let cc = match &common.transport {
+        None => parts.cc,
+        Some(t) => Cc::from_name(t).ok_or_else(|| {
+            let (near, names) = nearest(TRANSPORTS.iter().map(|s| s.0), t);
+            ctx.error(
+                "transport",
+                format!("unknown transport `{t}`, did you mean `{near}`? transports: {names}"),
+            )
+        })?,
+    };
+    let queue = match common.queue.as_deref() {
+        None => parts.queue,
+        Some("droptail") => QueueName::DropTail,
+        Some("ecn") => QueueName::Ecn,
+        Some(q) => {
+            let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
+            return Err(ctx.error(
+                "queue",
+                format!("unknown queue `{q}`, did you mean `{near}`? queues: {names}"),
+            ));
+        }
+    };
+    let switch_queue = match queue {
+        QueueName::DropTail => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!(
+                        "`{name}` runs on DropTail switch queues; ecn_k_bytes applies to the `ecn` queue only"
+                    ),
+                ));
+            }
+            QueueSpec::DropTail
+        }
+        QueueName::Ecn => {
+            let host_rate = topo
+                .hosts()
+                .first()
+                .and_then(|&h| topo.host_rate(h))
+                .unwrap_or(Rate::gbps(10));
+            let k = common
+                .ecn_k_bytes
+                .or(settings.ecn_k_bytes)
+                .unwrap_or_else(|| default_ecn_k(host_rate));
+            if k == 0 {
+                return Err(ctx.error("ecn_k_bytes", "must be positive"));
+            }
+            QueueSpec::Ecn { k_bytes: k }
+        }
+    };
+    let mut s = PacketScheme::assemble(name, tcp, cc, switch_queue);
+    s.label = common.label.clone().unwrap_or_else(|| name.to_string());
+    s.lb = common
+        .load_balancer
+        .or(settings.load_balancer)
+        .unwrap_or_default();
+    s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
+    if s.nic_buffer_bytes < 1500 {
+        return Err(ConfigError {
+            key: "packet.nic_buffer_bytes".into(),
+            reason: "must hold at least one 1500 B packet".into(),
+        });
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,21 @@
+//! `newreno`: TCP NewReno (RFC 5681 / 6582, RFC 6298 RTO) over DropTail switch queues. No
+//! keys beyond the shared ones.
+
+use super::{Context, Parts, QueueName};
+use crate::config::ConfigError;
+use crate::transport::{Cc, NewReno};
+
+/// Registered name.
+pub const NAME: &str = "newreno";
+/// `dctc list` description.
+pub const ABOUT: &str = "TCP NewReno (RFC 5681/6582, RFC 6298 RTO) over DropTail switch queues";
+
+crate::scheme_config! {}
+
+/// NewReno's controller over DropTail.
+pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
+    Ok(Parts {
+        cc: Cc::NewReno(NewReno::default()),
+        queue: QueueName::DropTail,
+    })
+}

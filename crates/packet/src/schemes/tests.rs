@@ -1,0 +1,134 @@
+use super::*;
+use dctc_core::fabric::preset;
+use dctc_core::units::Delta;
+use std::path::Path;
+
+fn topo() -> Topology {
+    preset("flowtune-144")
+        .unwrap()
+        .build(Path::new("."))
+        .unwrap()
+}
+
+/// A scheme table written as TOML.
+struct Toml(toml::Value);
+
+impl ParseTable for Toml {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
+        self.0
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError {
+                key: "schemes[1]".into(),
+                reason: e.to_string(),
+            })
+    }
+}
+
+fn table(src: &str) -> Toml {
+    Toml(toml::from_str(src).unwrap())
+}
+
+fn resolve(src: &str) -> Result<PacketScheme, ConfigError> {
+    resolve_scheme(
+        &table(src),
+        &PacketSettings::default(),
+        &topo(),
+        "schemes[1]",
+    )
+}
+
+#[test]
+fn pfabric_tuned_is_the_default_and_overrides_apply() {
+    let s = resolve(
+        r#"
+        name = "dctcp"
+        label = "DCTCP"
+        tcp = { initial_cwnd_packets = 4 }
+        "#,
+    )
+    .unwrap();
+    assert_eq!(s.tcp.min_rto, Delta::from_us(45));
+    assert_eq!(s.tcp.delayed_ack, Some(Delta::from_us(6)));
+    assert_eq!(s.tcp.initial_cwnd_packets, 4);
+    // 225 KB buffers: 150 packets, max cwnd 149.
+    assert_eq!(s.tcp.max_cwnd_bytes, 149 * 1460);
+    assert_eq!(s.ecn_k_bytes(), Some(97_500));
+    assert!(s.tcp.ecn);
+    assert!(!s.tcp.timestamps);
+    assert!(!s.tcp.limited_transmit);
+    assert_eq!(s.label, "DCTCP");
+    assert_eq!(s.name, "dctcp");
+    assert_eq!(s, {
+        let mut d = PacketScheme::dctcp(s.tcp.clone(), 97_500);
+        d.label = "DCTCP".into();
+        d
+    });
+}
+
+#[test]
+fn bad_names_and_values_are_named() {
+    let e = resolve(r#"name = "dctpc""#).unwrap_err();
+    assert_eq!(e.key, "schemes[1].name");
+    assert!(e.reason.contains("did you mean `dctcp`"), "{e}");
+    let e = resolve("name = \"newreno\"\ntcp = { min_rto_us = -1.0 }").unwrap_err();
+    assert_eq!(e.key, "schemes[1].tcp.min_rto_us");
+    let e = resolve("name = \"newreno\"\ntcp = { preset = \"bsd\" }").unwrap_err();
+    assert_eq!(e.key, "schemes[1].tcp.preset");
+    let e = resolve("name = \"newreno\"\necn_k_bytes = 1000").unwrap_err();
+    assert_eq!(e.key, "schemes[1].ecn_k_bytes");
+    let e = resolve("name = \"dctcp\"\ndctcp_g = 1.5").unwrap_err();
+    assert_eq!(e.key, "schemes[1].dctcp_g");
+    let e = resolve("name = \"dctcp\"\necn_k_bytes = 0").unwrap_err();
+    assert_eq!(e.key, "schemes[1].ecn_k_bytes");
+    let e = resolve("name = \"dctcp\"\ntransport = \"dctpc\"").unwrap_err();
+    assert_eq!(e.key, "schemes[1].transport");
+    assert!(e.reason.contains("did you mean `dctcp`"), "{e}");
+    let e = resolve("name = \"dctcp\"\nqueue = \"red\"").unwrap_err();
+    assert_eq!(e.key, "schemes[1].queue");
+}
+
+#[test]
+fn each_scheme_rejects_keys_of_another() {
+    // `dctcp_g` belongs to dctcp's module only.
+    let e = resolve("name = \"newreno\"\ndctcp_g = 0.5").unwrap_err();
+    assert!(e.reason.contains("unknown field `dctcp_g`"), "{e}");
+    let s = resolve("name = \"dctcp\"\ndctcp_g = 0.5").unwrap();
+    assert_eq!(s.cc, Cc::Dctcp(crate::transport::Dctcp::new(0.5)));
+}
+
+#[test]
+fn transport_and_queue_are_separate_axes() {
+    // DCTCP over DropTail: DCTCP's controller, ECN-capable, nothing marks.
+    let s = resolve("name = \"dctcp\"\nqueue = \"droptail\"").unwrap();
+    assert_eq!(s.switch_queue, QueueSpec::DropTail);
+    assert_eq!(s.cc.name(), "dctcp");
+    assert!(s.tcp.ecn);
+    assert_eq!(s.name, "dctcp");
+    // NewReno over an ECN threshold with its own K.
+    let s = resolve("name = \"newreno\"\nqueue = \"ecn\"\necn_k_bytes = 30000").unwrap();
+    assert_eq!(s.switch_queue, QueueSpec::Ecn { k_bytes: 30_000 });
+    assert_eq!(s.cc.name(), "newreno");
+    assert!(!s.tcp.ecn);
+    // A scheme's transport replaced: DCTCP's controller under the newreno scheme's queues.
+    let s = resolve("name = \"newreno\"\ntransport = \"dctcp\"").unwrap();
+    assert_eq!(s.cc, Cc::Dctcp(crate::transport::Dctcp::default()));
+    assert_eq!(s.switch_queue, QueueSpec::DropTail);
+    assert!(s.tcp.ecn);
+}
+
+#[test]
+fn the_registry_lists_every_scheme_and_transport_once() {
+    let names: Vec<&str> = SCHEMES.iter().map(|s| s.0).collect();
+    assert!(names.contains(&"newreno") && names.contains(&"dctcp"));
+    for (i, n) in names.iter().enumerate() {
+        assert!(!names[i + 1..].contains(n), "{n} registered twice");
+        // Every registered scheme resolves with its defaults and writes its own name.
+        let s = resolve(&format!("name = \"{n}\"")).unwrap();
+        assert_eq!(s.name, *n);
+        assert_eq!(s.label, *n);
+    }
+    for (t, _) in crate::transport::TRANSPORTS {
+        assert_eq!(Cc::from_name(t).unwrap().name(), *t);
+    }
+}
