@@ -10,13 +10,9 @@
 //!   default every other controller builds on.
 //! - [`dctcp`]: DCTCP's ECN-fraction estimator and proportional cut.
 
-pub mod dctcp;
-pub mod newreno;
 pub mod rtt;
 pub mod tcp;
 
-pub use dctcp::Dctcp;
-pub use newreno::NewReno;
 pub use rtt::RttEstimator;
 pub use tcp::{TcpReceiver, TcpSender};
 
@@ -206,16 +202,18 @@ pub trait CongestionControl {
     }
 }
 
-/// Registers congestion controllers, one line each: `"name" => Variant(Type): "about",` for the
-/// type in `transport/<file>.rs` (which must be `Default`, the controller with its paper's
-/// parameters). Generates the [`Cc`] enum (calls dispatch by `match` and inline, no
+/// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
+/// `Type` in `transport/<module>.rs` (which must be `Default`, the controller with its paper's
+/// parameters). Declares the module, re-exports the type, and generates the [`Cc`] enum (calls dispatch by `match` and inline, no
 /// `Box<dyn>` on the per-ACK path), its name lookup and [`TRANSPORTS`].
 macro_rules! controllers {
-    ($($name:literal => $variant:ident($ty:ty): $about:literal,)*) => {
+    ($($name:literal => $m:ident::$variant:ident: $about:literal,)*) => {
+        $(pub mod $m; pub use $m::$variant;)*
+
         /// A congestion controller of any registered kind.
         #[derive(Clone, Debug, PartialEq)]
         pub enum Cc {
-            $(#[doc = $about] $variant($ty),)*
+            $(#[doc = $about] $variant($variant),)*
         }
 
         /// Registered transports (`transport = "..."` in a scheme table): name, description.
@@ -225,7 +223,7 @@ macro_rules! controllers {
             /// The controller registered as `name`, with its default parameters.
             pub fn from_name(name: &str) -> Option<Cc> {
                 match name {
-                    $($name => Some(Cc::$variant(<$ty>::default())),)*
+                    $($name => Some(Cc::$variant(<$variant>::default())),)*
                     _ => None,
                 }
             }
@@ -265,8 +263,8 @@ macro_rules! controllers {
 }
 
 controllers! {
-    "newreno" => NewReno(NewReno): "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
-    "dctcp" => Dctcp(Dctcp): "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
+    "newreno" => newreno::NewReno: "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
+    "dctcp" => dctcp::Dctcp: "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
 }
 
 #[cfg(test)]
