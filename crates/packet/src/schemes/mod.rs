@@ -277,6 +277,8 @@ schemes! {
     newreno,
     /// DCTCP over an ECN threshold.
     dctcp,
+    /// CUBIC over DropTail.
+    cubic,
 }
 
 /// What a scheme's `parts` may read besides its own keys.
