@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! [packet]                       # defaults for every scheme
-//! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6, timestamps = false, limited_transmit = false }
+//! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6, timestamps = false, limited_transmit = false, pacing_gbps = 2.5 }
 //! load_balancer = "ecmp"         # or "spray"
 //! nic_buffer_bytes = 1500000
 //! drain_ms = 0                   # run on after arrivals stop, so flows can finish
@@ -96,6 +96,9 @@ pub struct TcpKnobs {
     /// Limited transmit on the first two duplicate ACKs (RFC 5681 §3.2, RFC 3042); default off.
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// Pace new data at this rate, Gb/s (default: no pacing, window-limited only).
+    #[serde(default)]
+    pub pacing_gbps: Option<f64>,
 }
 
 /// TCP presets: name, description.
@@ -128,7 +131,8 @@ impl TcpKnobs {
             rwnd_bytes,
             dupack_threshold,
             timestamps,
-            limited_transmit
+            limited_transmit,
+            pacing_gbps
         )
     }
 
@@ -209,6 +213,15 @@ impl TcpKnobs {
         }
         if let Some(l) = self.limited_transmit {
             c.limited_transmit = l;
+        }
+        if let Some(g) = self.pacing_gbps {
+            if !(g.is_finite() && g > 0.0) {
+                return Err(err(
+                    format!("{key}.pacing_gbps"),
+                    format!("must be a positive rate in Gb/s, got {g}"),
+                ));
+            }
+            c.pacing = Some(Rate((g * 1e9).round() as u64));
         }
         Ok(c)
     }
@@ -357,6 +370,26 @@ mod tests {
         assert_eq!(
             bad.resolve(225_000, "x.tcp").unwrap_err().key,
             "x.tcp.preset"
+        );
+        assert_eq!(
+            TcpKnobs::default().resolve(225_000, "tcp").unwrap().pacing,
+            None
+        );
+        let paced = TcpKnobs {
+            pacing_gbps: Some(2.5),
+            ..TcpKnobs::default()
+        };
+        assert_eq!(
+            paced.resolve(225_000, "tcp").unwrap().pacing,
+            Some(Rate(2_500_000_000))
+        );
+        let bad = TcpKnobs {
+            pacing_gbps: Some(0.0),
+            ..TcpKnobs::default()
+        };
+        assert_eq!(
+            bad.resolve(225_000, "x.tcp").unwrap_err().key,
+            "x.tcp.pacing_gbps"
         );
     }
 }

@@ -16,7 +16,7 @@ pub mod tcp;
 pub use rtt::RttEstimator;
 pub use tcp::{TcpReceiver, TcpSender};
 
-use dctc_core::units::{Delta, SimTime};
+use dctc_core::units::{Delta, Rate, SimTime};
 
 /// TCP settings of one scheme, in engine units (see `config` for the scenario keys).
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +55,9 @@ pub struct TcpConfig {
     /// cwnd + 2 SMSS. Off in both presets: BASELINES.md's tuned TCP does not list it and it
     /// changes incast markedly (far fewer timeouts at high fan-in); a scenario turns it on.
     pub limited_transmit: bool,
+    /// Pacing rate of new data: the sender puts one packet's wire time at this rate between
+    /// the starts of consecutive new segments. `None`: window-limited only.
+    pub pacing: Option<Rate>,
 }
 
 impl TcpConfig {
@@ -83,6 +86,7 @@ impl TcpConfig {
             // Karn's rule, RFC 6298 §3's default (BASELINES.md names no timestamps).
             timestamps: false,
             limited_transmit: false,
+            pacing: None,
         }
     }
 
@@ -106,6 +110,7 @@ impl TcpConfig {
             ecn: false,
             timestamps: true,
             limited_transmit: false,
+            pacing: None,
         }
     }
 }

@@ -50,6 +50,10 @@ pub struct TcpSender {
     /// End of the highest byte range ever retransmitted (Karn's rule).
     rtx_high: u64,
     rto_at: SimTime,
+    /// Pacing: earliest time of the next new segment (`ZERO` when not pacing).
+    next_send: SimTime,
+    /// Data and window wait for `next_send`.
+    paced_wait: bool,
     cc: Cc,
     /// Payload bytes sent more than once.
     pub retransmitted_bytes: u64,
@@ -78,6 +82,8 @@ impl TcpSender {
             rtt: RttEstimator::new(cfg),
             rtx_high: 0,
             rto_at: SimTime::NEVER,
+            next_send: SimTime::ZERO,
+            paced_wait: false,
             cc,
             retransmitted_bytes: 0,
             timeouts: 0,
@@ -122,23 +128,38 @@ impl TcpSender {
     pub fn current_rto(&self, cfg: &TcpConfig) -> Delta {
         self.rtt.rto(cfg)
     }
-    /// When the sender next needs [`TcpSender::on_timer`].
+    /// When the sender next needs [`TcpSender::on_timer`]: the RTO, or the paced send time
+    /// when data and window wait for it.
     pub fn poll_at(&self) -> SimTime {
-        self.rto_at
+        if self.paced_wait {
+            self.rto_at.min(self.next_send)
+        } else {
+            self.rto_at
+        }
     }
 
     fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
 
-    /// Sends what the windows allow.
+    /// Sends what the windows allow, and with pacing (`TcpConfig::pacing`) no earlier than
+    /// one packet's time at the pacing rate after the previous one.
     pub fn send(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
         let wnd = self.win.cwnd.min(cfg.rwnd_bytes).min(cfg.max_cwnd_bytes);
+        self.paced_wait = false;
         while self.snd_nxt < self.app_end {
             let len = cfg.mss.min(self.app_end - self.snd_nxt);
             let in_flight = self.snd_nxt - self.snd_una;
             if in_flight > 0 && in_flight + len > wnd {
                 break;
+            }
+            if let Some(rate) = cfg.pacing {
+                if now < self.next_send {
+                    self.paced_wait = true;
+                    break;
+                }
+                // The next packet leaves one wire time at the pacing rate later.
+                self.next_send = self.next_send.max(now) + rate.tx_time(len + cfg.header);
             }
             let retransmit = self.snd_nxt < self.snd_max;
             if retransmit {
@@ -281,8 +302,12 @@ impl TcpSender {
         }
     }
 
-    /// A timer tick; retransmits if the RTO expired.
+    /// A timer tick; sends paced data that is due, retransmits if the RTO expired.
     pub fn on_timer(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
+        if self.paced_wait && now >= self.next_send && now < self.rto_at {
+            self.send(cfg, now, out);
+            return;
+        }
         if now < self.rto_at {
             return;
         }

@@ -588,3 +588,34 @@ fn limited_transmit_sends_only_previously_unsent_data() {
     s.on_ack(&c, t(10), &ack(0, false, t(0)), &mut out);
     assert!(out.is_empty());
 }
+
+#[test]
+fn a_flow_paced_at_a_quarter_of_the_link_rate_sends_four_transmission_times_apart() {
+    let link = dctc_core::units::Rate::gbps(10);
+    let mut c = cfg();
+    c.pacing = Some(dctc_core::units::Rate(2_500_000_000));
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(6 * c.mss);
+    let mut out = Vec::new();
+    let mut sent_at = Vec::new();
+    let mut now = t(0);
+    s.send(&c, now, &mut out);
+    // The window allows 12 segments, pacing only one now.
+    assert_eq!(out.len(), 1);
+    sent_at.push(now);
+    while sent_at.len() < 6 {
+        out.clear();
+        now = s.poll_at();
+        s.on_timer(&c, now, &mut out);
+        assert_eq!(out.len(), 1, "one segment per paced tick");
+        sent_at.push(now);
+    }
+    // 1500 B on the wire: 1.2 us at 10 Gb/s, 4.8 us at 2.5 Gb/s.
+    let tx = link.tx_time(c.mss + c.header);
+    for pair in sent_at.windows(2) {
+        assert_eq!(pair[1].saturating_since(pair[0]), Delta(4 * tx.0));
+    }
+    // Everything sent: no paced tick left, only the RTO.
+    assert_eq!(s.poll_at(), t(0) + s.current_rto(&c));
+    assert!(!s.is_idle());
+}
