@@ -12,6 +12,8 @@
 //! - [`stats`]: percentiles, size buckets, ideal (empty-network) completion times.
 //! - [`rng`]: one seeded RNG per run, split per component.
 
+#![forbid(unsafe_code)]
+
 pub mod fabric;
 pub mod ids;
 pub mod rng;

@@ -20,6 +20,8 @@
 //!
 //! All output is deterministic: the same input gives the same bytes.
 
+#![forbid(unsafe_code)]
+
 mod chart;
 mod format;
 mod html;
