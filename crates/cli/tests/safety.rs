@@ -348,3 +348,40 @@ fn endless_input_files_are_refused_by_name() {
         stderr(&o)
     );
 }
+
+#[test]
+fn allocator_and_flow_engines_count_arrivals_before_generating() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(repo.join("scenarios/flowtune/churn-allocator.toml"))
+        .unwrap()
+        .replace("duration_ms = 2.0", "duration_ms = 86400000");
+    assert!(
+        text.contains("86400000"),
+        "churn-allocator.toml changed shape"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.toml"), &text).unwrap();
+    let o = dctc(&["validate", "a.toml"], dir.path());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`workload[0].load`") && err.contains("flows"),
+        "{err}"
+    );
+    // The flow engine on the same arrivals.
+    let flow = text
+        .replace("engine = \"allocator\"", "engine = \"flow\"")
+        .split("[allocator]")
+        .next()
+        .unwrap()
+        .to_string()
+        + "[[workload]]\nkind = \"poisson\"\ncdf = \"fb-web\"\nload = 0.6\n[[schemes]]\nname = \"dba\"\n";
+    std::fs::write(dir.path().join("f.toml"), &flow).unwrap();
+    let o = dctc(&["validate", "f.toml"], dir.path());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`workload[0].load`") && err.contains("flows"),
+        "{err}"
+    );
+}
