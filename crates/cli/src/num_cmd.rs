@@ -75,7 +75,7 @@ fn solve(a: &SolveArgs) -> Result<()> {
             a.solver
         );
     }
-    let text = std::fs::read_to_string(&a.problem)
+    let text = dctc_core::workload::read_input_file(&a.problem)
         .with_context(|| format!("cannot read {}", a.problem.display()))?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let spec: ProblemSpec = serde_path_to_error::deserialize(de)
@@ -201,6 +201,6 @@ fn solve(a: &SolveArgs) -> Result<()> {
         "solver": a.solver,
         "status": status,
     });
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    crate::emit(&(serde_json::to_string_pretty(&out)? + "\n"));
     Ok(())
 }

@@ -33,7 +33,7 @@ use anyhow::Result;
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::units::SimTime;
-use dctc_core::workload::{Cdf, PoissonSpec};
+use dctc_core::workload::{Cdf, PoissonSpec, MAX_FLOWS};
 use dctc_num::churn::{self, ChurnConfig, ChurnResult, Flowlet};
 use dctc_num::solver::AnySolver;
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
@@ -214,12 +214,19 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     if settings.flows == Some(0) {
         return Err(s.error("allocator.flows", "must be at least 1"));
     }
+    if let Some(n) = settings.flows.filter(|&n| n as u64 > MAX_FLOWS) {
+        return Err(s.error(
+            "allocator.flows",
+            format!("{n} is more than the {MAX_FLOWS} flows dctc allocates"),
+        ));
+    }
     if let Some(t) = settings.tolerance {
         if !(t.is_finite() && t > 0.0) {
             return Err(s.error("allocator.tolerance", "must be > 0"));
         }
     }
-    s.fabric
+    let topo = s
+        .fabric
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
     if convergence {
@@ -248,6 +255,20 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     } else {
         settings.loads.clone()
     };
+    // Count the arrivals at every load without drawing them.
+    for &load in &loads {
+        PoissonSpec {
+            load,
+            ..workload.clone()
+        }
+        .check_size(&topo, &cdf, SimTime::from_delta(s.duration))
+        .map_err(|e| match e {
+            dctc_core::workload::WorkloadError::Invalid { key, reason } => {
+                s.error(&format!("workload[0].{key}"), reason)
+            }
+            other => s.error("workload[0]", other.to_string()),
+        })?;
+    }
     Ok(Plan {
         settings,
         schemes,

@@ -32,7 +32,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
 use dctc_core::rng::mix64;
 use dctc_core::units::{Delta, SimTime};
-use dctc_core::workload::PoissonSpec;
+use dctc_core::workload::{Cdf, PoissonSpec, MAX_FLOWS};
 use dctc_flow::convergence::convergence;
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::workload::{load_trace, poisson_coflows, SyntheticSpec, TraceSpec};
@@ -245,6 +245,40 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
                 &format!("flow.loads[{k}]"),
                 format!("must be in (0, 2], got {l}"),
             ));
+        }
+    }
+    // Bound what the workloads will generate, without generating it: Poisson arrivals are
+    // counted at every load the run sweeps, synthetic coflows by their widest size.
+    let until = SimTime::from_delta(s.duration);
+    for (i, w) in workloads.iter().enumerate() {
+        let key = format!("workload[{i}]");
+        match w {
+            WorkloadConfig::Poisson(p) => {
+                let cdf = Cdf::load(&p.cdf, &s.base_dir)
+                    .map_err(|e| s.error(&format!("{key}.cdf"), e.to_string()))?;
+                for &load in std::iter::once(&p.load).chain(&settings.loads) {
+                    let spec = PoissonSpec { load, ..p.clone() };
+                    spec.check_size(&net.topo, &cdf, until)
+                        .map_err(|e| match e {
+                            dctc_core::workload::WorkloadError::Invalid { key: k, reason } => {
+                                s.error(&format!("{key}.{k}"), reason)
+                            }
+                            other => s.error(&key, other.to_string()),
+                        })?;
+                }
+            }
+            WorkloadConfig::SyntheticCoflows(sp) => {
+                if (sp.coflows as u64).saturating_mul(sp.width_max as u64) > MAX_FLOWS {
+                    return Err(s.error(
+                        &format!("{key}.coflows"),
+                        format!(
+                            "{} coflows of up to {} flows are more than the {MAX_FLOWS} flows dctc generates",
+                            sp.coflows, sp.width_max
+                        ),
+                    ));
+                }
+            }
+            WorkloadConfig::CoflowTrace(_) => {}
         }
     }
     let loads = if settings.loads.is_empty() {

@@ -2,10 +2,12 @@
 //! `[output]`, runs every scheme on the identical flows, and turns the runs into
 //! `summary.json`, CSV tables, a console comparison and report sections.
 
+use crate::limits;
 use crate::output::{csv_opt, CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
+use dctc_core::fabric::FabricSize;
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::stats::{Percentiles, SizeBucket, SlowdownSummary};
@@ -58,7 +60,9 @@ fn micros(
     Ok((x > 0.0).then(|| Delta::from_us_f64(x)))
 }
 
-fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
+/// Checks a scenario and, when `generate`, draws its flows; without, Poisson arrivals are only
+/// counted (so `validate` never generates the workload it checks).
+fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     let settings: PacketSettings = s.parse(&s.settings, "packet")?;
     let output: OutputSettings = s.parse(&s.output, "output")?;
     let topo = s
@@ -91,13 +95,21 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     }
     let drain = match settings.drain_ms {
         None => Delta::ZERO,
-        Some(x) if x.is_finite() && x >= 0.0 => Delta::from_secs_f64(x * 1e-3),
-        Some(x) => return Err(s.error("packet.drain_ms", format!("must be >= 0, got {x}"))),
+        Some(x) if x.is_finite() && x >= 0.0 && x * 1e-3 <= Delta::MAX_SCENARIO.as_secs_f64() => {
+            Delta::from_secs_f64(x * 1e-3)
+        }
+        Some(x) => {
+            return Err(s.error(
+                "packet.drain_ms",
+                format!("must be between 0 and one day (86400000 ms), got {x}"),
+            ))
+        }
     };
     let arrivals_until = SimTime::from_delta(s.duration);
     let mut workload = Workload::default();
     let mut next_id = 0u32;
     let mut sweep = None;
+    let mut expected_flows = 0u64;
     let n_hosts = topo.hosts().len();
     if s.workloads.is_empty() {
         return Err(s.error("workload", "list at least one [[workload]] table"));
@@ -109,9 +121,17 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             WorkloadConfig::Poisson(spec) => {
                 let cdf = Cdf::load(&spec.cdf, &s.base_dir)
                     .map_err(|e| s.error(&format!("{key}.cdf"), e.to_string()))?;
-                let mut rng = component_rng(mix64(s.seed ^ i as u64), streams::WORKLOAD);
-                spec.generate(&topo, &cdf, arrivals_until, next_id, &mut rng)
-                    .map_err(|e| workload_error(s, i, e))?
+                let count = spec
+                    .check_size(&topo, &cdf, arrivals_until)
+                    .map_err(|e| workload_error(s, i, e))?;
+                expected_flows = expected_flows.saturating_add(count);
+                if generate {
+                    let mut rng = component_rng(mix64(s.seed ^ i as u64), streams::WORKLOAD);
+                    spec.generate(&topo, &cdf, arrivals_until, next_id, &mut rng)
+                        .map_err(|e| workload_error(s, i, e))?
+                } else {
+                    Vec::new()
+                }
             }
             WorkloadConfig::Incast(spec) => {
                 spec.validate(n_hosts)
@@ -145,7 +165,11 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         next_id += flows.len() as u32;
         workload.flows.extend(flows);
     }
-    if workload.flows.is_empty() && workload.incasts.is_empty() && sweep.is_none() {
+    if workload.flows.is_empty()
+        && workload.incasts.is_empty()
+        && sweep.is_none()
+        && (generate || expected_flows == 0)
+    {
         return Err(s.error(
             "workload",
             "the workloads produce no flows within duration_ms (raise the load or the duration)",
@@ -160,6 +184,33 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         output.throughput_bin_us,
         100.0,
     )?;
+    let flows = expected_flows.saturating_add(workload.flows.len() as u64);
+    limits::check_memory(s, FabricSize::of(&topo), flows)?;
+    let span = until.checked_since(SimTime::ZERO).unwrap_or(Delta::ZERO);
+    let switch_ports = topo
+        .links()
+        .iter()
+        .filter(|l| !topo.is_host(l.from))
+        .count();
+    limits::check_samples(
+        s,
+        "output.queue_sample_us",
+        opts.queue_sample,
+        span,
+        switch_ports as u64,
+    )?;
+    let long_lived = workload
+        .flows
+        .iter()
+        .filter(|f| f.size_bytes.is_none())
+        .count();
+    limits::check_samples(
+        s,
+        "output.throughput_bin_us",
+        opts.throughput_bin,
+        span,
+        long_lived as u64,
+    )?;
     Ok(Plan {
         topo,
         routing,
@@ -173,13 +224,13 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
 
 /// Checks a scenario for this engine.
 pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    plan(s)?;
+    plan(s, false)?;
     Ok(())
 }
 
 /// Runs a scenario on this engine.
 pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
-    let p = plan(s)?;
+    let p = plan(s, true)?;
     if let Some(sw) = &p.sweep {
         return run_sweep(s, &p, sw, progress);
     }
@@ -811,5 +862,31 @@ mod tests {
         assert_eq!(&row[11], "DCTCP, K=65 \"tuned\"");
         assert_eq!(&row[5], "", "unfinished flows leave finish_us empty");
         assert_eq!(&row[12], "8");
+    }
+
+    #[test]
+    fn validate_counts_poisson_arrivals_without_drawing_them() {
+        let text = r#"
+engine = "packet"
+duration_ms = 2.0
+[fabric]
+kind = "preset"
+name = "flowtune-144"
+[[workload]]
+kind = "poisson"
+cdf = "websearch"
+load = 0.3
+[[schemes]]
+name = "dctcp"
+"#;
+        let s = crate::scenario::Scenario::from_str(
+            text,
+            std::path::Path::new("s.toml"),
+            std::path::Path::new("."),
+            None,
+        )
+        .unwrap();
+        assert!(super::plan(&s, false).unwrap().workload.flows.is_empty());
+        assert!(!super::plan(&s, true).unwrap().workload.flows.is_empty());
     }
 }

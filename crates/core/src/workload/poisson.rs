@@ -72,13 +72,14 @@ impl PoissonSpec {
 
     /// Refuses a workload whose mean flow count (capped by `max_flows`) exceeds
     /// [`MAX_FLOWS`](super::MAX_FLOWS), without generating it. Returns the bound on the count.
+    /// The load itself is checked by [`Self::validate`] (engines that sweep loads allow their
+    /// own range).
     pub fn check_size(
         &self,
         topo: &Topology,
         cdf: &Cdf,
         until: SimTime,
     ) -> Result<u64, WorkloadError> {
-        self.validate()?;
         let expected = self.expected_flows(topo, cdf, until);
         let bound = match self.max_flows {
             Some(m) => expected.min(m as f64),
@@ -110,6 +111,7 @@ impl PoissonSpec {
         first_id: u32,
         rng: &mut R,
     ) -> Result<Vec<FlowSpec>, WorkloadError> {
+        self.validate()?;
         self.check_size(topo, cdf, until)?;
         let hosts = topo.hosts();
         let n = hosts.len();
