@@ -10,6 +10,8 @@
 //! - [`solver`]: NED, Gradient, FGM, Newton-like and DBA behind one iteration interface; the
 //!   module docs list the safeguards the papers leave open (rate caps at line rate, `H_ll` for
 //!   clamped flows, links with no flows, multipath splits).
+//! - [`kkt`]: relative KKT residuals (primal, complementary slackness, stationarity) of a
+//!   candidate solution, behind every `converged` / `solved` status.
 //! - [`reference`](mod@reference): an independent interior-point solver giving reference optima.
 //! - [`normalize`]: U-NORM, F-NORM and the update threshold.
 //! - [`spec`]: the JSON problem format of `dctc num solve` (see the crate README).
@@ -29,6 +31,7 @@ pub mod churn;
 pub mod convergence;
 pub mod csr;
 pub mod fast;
+pub mod kkt;
 mod lp;
 pub mod maxmin;
 pub mod normalize;
