@@ -15,6 +15,7 @@ mod num_cmd;
 mod output;
 mod paper;
 mod progress;
+mod provenance;
 mod scenario;
 
 use anyhow::{bail, Context, Result};

@@ -15,7 +15,59 @@ pub(crate) fn lookup<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
     })
 }
 
-/// The comparison as JSON: one object per row with `ours` (null when the metric is missing).
+/// How a figure of ours compares with the paper's.
+///
+/// The rule (also printed in the report):
+/// - **holds**: ours is within 25% of the paper's value, `|ours - paper| <= 0.25 |paper|`;
+/// - **direction only**: not within 25%, but on the same side of zero (`ours * paper > 0`), so
+///   for a relative figure ("DBA 37% below Varys") the same scheme wins, by another margin;
+/// - **misses**: anything else (the other side of zero, or zero against a non-zero value);
+/// - **missing**: the run has no such metric.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Holds,
+    DirectionOnly,
+    Misses,
+    Missing,
+}
+
+/// Relative tolerance within which a figure "holds".
+pub(crate) const HOLDS_WITHIN: f64 = 0.25;
+
+/// The rule of [`Verdict`] in one sentence, for the report.
+pub(crate) const RULE: &str = "Verdict: \"holds\" when ours is within 25% of the paper's value \
+     (|ours - paper| <= 0.25 |paper|); \"direction only\" when it is not but lies on the same side of \
+     zero (for a relative figure such as \"DBA 37% below Varys\", the same scheme wins by another \
+     margin); \"misses\" otherwise.";
+
+impl Verdict {
+    /// The verdict for the paper's `paper` against our `ours`.
+    pub(crate) fn of(paper: f64, ours: Option<f64>) -> Verdict {
+        let Some(o) = ours.filter(|o| o.is_finite()) else {
+            return Verdict::Missing;
+        };
+        if (o - paper).abs() <= HOLDS_WITHIN * paper.abs() {
+            Verdict::Holds
+        } else if o * paper > 0.0 {
+            Verdict::DirectionOnly
+        } else {
+            Verdict::Misses
+        }
+    }
+
+    /// The word shown in tables and JSON.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::DirectionOnly => "direction only",
+            Verdict::Misses => "misses",
+            Verdict::Missing => "missing",
+        }
+    }
+}
+
+/// The comparison as JSON: one object per row with `ours` (null when the metric is missing)
+/// and the `verdict`.
 pub(crate) fn compare(rows: &[PaperRow], summary: &Value) -> Value {
     Value::Array(
         rows.iter()
@@ -23,7 +75,7 @@ pub(crate) fn compare(rows: &[PaperRow], summary: &Value) -> Value {
                 let ours = lookup(summary, &r.metric).and_then(Value::as_f64);
                 json!({
                     "label": r.label, "metric": r.metric, "paper": r.value, "ours": ours,
-                    "ratio": ours.map(|o| if r.value != 0.0 { o / r.value } else { f64::NAN }),
+                    "verdict": Verdict::of(r.value, ours).label(),
                     "note": r.note,
                 })
             })
@@ -38,7 +90,7 @@ pub(crate) fn table(rows: &[PaperRow], summary: &Value) -> Option<Table> {
     }
     let mut t = Table {
         caption: "The paper's figures beside ours".into(),
-        columns: ["figure", "paper", "dctc", "dctc / paper", "note"]
+        columns: ["figure", "paper", "dctc", "verdict", "note"]
             .map(String::from)
             .to_vec(),
         rows: Vec::new(),
@@ -50,9 +102,7 @@ pub(crate) fn table(rows: &[PaperRow], summary: &Value) -> Option<Table> {
             Cell::Num(r.value),
             ours.map(Cell::Num)
                 .unwrap_or_else(|| Cell::Text(format!("missing: {}", r.metric))),
-            ours.filter(|_| r.value != 0.0)
-                .map(|o| Cell::Num(o / r.value))
-                .unwrap_or_else(|| Cell::Text("-".into())),
+            Cell::Text(Verdict::of(r.value, ours).label().into()),
             Cell::Text(r.note.clone()),
         ]);
     }
@@ -67,6 +117,7 @@ pub(crate) fn section(rows: &[PaperRow], summary: &Value) -> Option<Section> {
             "Published figures next to this run's. Exact numbers differ (other simulators, seeds and \
              scales); the claim to check is who wins, by roughly how much, and which way curves bend."
                 .into(),
+            RULE.into(),
         ],
         tables: vec![t],
         charts: Vec::new(),
@@ -86,7 +137,20 @@ mod tests {
     }
 
     #[test]
-    fn comparison_reports_ratio_and_missing_metrics() {
+    fn verdicts_follow_the_written_rule() {
+        assert_eq!(Verdict::of(-0.371, Some(-0.30)), Verdict::Holds);
+        assert_eq!(Verdict::of(-0.371, Some(-0.10)), Verdict::DirectionOnly);
+        assert_eq!(Verdict::of(-0.371, Some(0.05)), Verdict::Misses);
+        assert_eq!(Verdict::of(0.14, Some(0.0)), Verdict::Misses);
+        assert_eq!(Verdict::of(140.0, Some(175.0)), Verdict::Holds);
+        assert_eq!(Verdict::of(140.0, Some(176.0)), Verdict::DirectionOnly);
+        assert_eq!(Verdict::of(0.0, Some(0.0)), Verdict::Holds);
+        assert_eq!(Verdict::of(1.0, None), Verdict::Missing);
+        assert_eq!(Verdict::of(1.0, Some(f64::NAN)), Verdict::Missing);
+    }
+
+    #[test]
+    fn comparison_reports_verdict_and_missing_metrics() {
         let v = json!({"a": {"b": 6.0}});
         let rows = vec![
             PaperRow {
@@ -103,10 +167,13 @@ mod tests {
             },
         ];
         let c = compare(&rows, &v);
-        assert_eq!(c[0]["ratio"], json!(2.0));
+        assert_eq!(c[0]["verdict"], json!("direction only"));
+        assert_eq!(c[0].get("ratio"), None);
         assert_eq!(c[1]["ours"], Value::Null);
+        assert_eq!(c[1]["verdict"], json!("missing"));
         let t = table(&rows, &v).unwrap();
         assert_eq!(t.rows.len(), 2);
         assert_eq!(t.rows[1][2], Cell::Text("missing: a.c".into()));
+        assert_eq!(t.rows[0][3], Cell::Text("direction only".into()));
     }
 }
