@@ -1,40 +1,40 @@
 //! Ctrl-C during the final write of a run's results: while results are being written into
 //! their hidden `.NAME.partial-PID` directory, SIGINT is deferred to the next file boundary,
 //! where the partial directory is removed and dctc exits with status 130. Outside that window
-//! SIGINT keeps its default action (the process ends at once; nothing is half-written then).
+//! SIGINT ends the process at once with status 130 (nothing is half-written then).
 //! Directories left by a harder kill are removed by the next run
 //! ([`crate::output::clean_stale_partials`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, Once};
 
-/// Set by the signal handler; read at file boundaries.
+/// Set by the handler when SIGINT arrives while a partial directory is being written.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Whether a partial directory is being written (SIGINT is deferred only then).
+static DEFERRING: AtomicBool = AtomicBool::new(false);
 /// The partial directory to remove on interrupt.
 static GUARDED: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// The handler is installed once per process.
+static INSTALL: Once = Once::new();
 
-#[cfg(unix)]
-extern "C" fn on_sigint(_: libc::c_int) {
-    // Only an atomic store: the one thing a signal handler may safely do here.
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-#[cfg(unix)]
+/// Installs the SIGINT handler. `ctrlc` runs it on a thread of its own (not in signal context),
+/// so it may exit the process: at once outside the write window (what SIGINT's default action
+/// would do, with status 130), or at the next file boundary inside it.
 fn set_handler(deferred: bool) {
-    let action = if deferred {
-        on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t
-    } else {
-        libc::SIG_DFL
-    };
-    // SAFETY: `on_sigint` only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, action);
-    }
+    DEFERRING.store(deferred, Ordering::SeqCst);
+    INSTALL.call_once(|| {
+        // If a handler cannot be installed, SIGINT keeps its default action: the run ends at
+        // once and the next run removes the partial directory.
+        let _ = ctrlc::set_handler(|| {
+            if DEFERRING.load(Ordering::SeqCst) {
+                INTERRUPTED.store(true, Ordering::SeqCst);
+            } else {
+                std::process::exit(130);
+            }
+        });
+    });
 }
-
-#[cfg(not(unix))]
-fn set_handler(_deferred: bool) {}
 
 /// Defers SIGINT while `partial` is being written.
 pub(crate) fn guard(partial: &Path) {
