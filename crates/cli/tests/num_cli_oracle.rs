@@ -452,7 +452,7 @@ fn holnet_15_2_84_8_through_the_command() {
 }
 
 /// `--iterations 0` must give a clean answer (the rates at the starting prices) or a clean
-/// error (exit 2), never a panic (TEAM.md: bad input never panics). It once panicked on the
+/// error (exit 2), never a panic (CONTRIBUTING.md: bad input never panics). It once panicked on the
 /// README's multipath example; the flag parser now rejects 0.
 #[test]
 fn zero_iterations_do_not_panic() {
