@@ -78,7 +78,7 @@ pub(crate) fn check_samples(
         return Err(s.error(
             key,
             format!(
-                "sampling every {} ps over {} ms for {series} series gives {samples} samples, more than the {MAX_SAMPLES} dctc records; use a longer period",
+                "a period of {} ps over {} ms for {series} series gives {samples} samples, more than the {MAX_SAMPLES} dctc records; use a longer period",
                 period.ps(),
                 span.as_secs_f64() * 1e3,
             ),

@@ -354,11 +354,9 @@ fn allocator_and_flow_engines_count_arrivals_before_generating() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let text = std::fs::read_to_string(repo.join("scenarios/flowtune/churn-allocator.toml"))
         .unwrap()
-        .replace("duration_ms = 2.0", "duration_ms = 86400000");
-    assert!(
-        text.contains("86400000"),
-        "churn-allocator.toml changed shape"
-    );
+        .replace("duration_ms = 2.0", "duration_ms = 10000");
+    // 10 s at 0.6 load of 144 hosts is about 1.7e7 arrivals (the iterations stay in bounds).
+    assert!(text.contains("10000"), "churn-allocator.toml changed shape");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.toml"), &text).unwrap();
     let o = dctc(&["validate", "a.toml"], dir.path());
@@ -382,6 +380,24 @@ fn allocator_and_flow_engines_count_arrivals_before_generating() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains("`workload[0].load`") && err.contains("flows"),
+        "{err}"
+    );
+}
+
+#[test]
+fn allocator_iterations_every_picosecond_are_refused() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(repo.join("scenarios/flowtune/churn-allocator.toml"))
+        .unwrap()
+        .replace("iteration_us = 10.0", "iteration_us = 1e-6");
+    assert!(text.contains("1e-6"), "churn-allocator.toml changed shape");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.toml"), &text).unwrap();
+    let o = dctc(&["validate", "a.toml"], dir.path());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`allocator.iteration_us`") && err.contains("samples"),
         "{err}"
     );
 }

@@ -159,6 +159,14 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         if !(us.is_finite() && us > 0.0) {
             return Err(s.error("allocator.iteration_us", "must be > 0"));
         }
+        // One solver iteration per step: bound the steps like a sampled series.
+        crate::limits::check_samples(
+            s,
+            "allocator.iteration_us",
+            Some(dctc_core::units::Delta::from_us_f64(us)),
+            s.duration,
+            1,
+        )?;
     }
     if settings.optimal_every == Some(0) {
         return Err(s.error("allocator.optimal_every", "must be at least 1"));

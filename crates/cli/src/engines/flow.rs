@@ -149,6 +149,17 @@ fn routing_mode(
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let settings: FlowSettings = s.parse(&s.settings, "flow")?;
     let output: OutputSettings = s.parse(&s.output, "output")?;
+    if let Some(n) = output.cdf_points {
+        if n as u64 > crate::limits::MAX_SAMPLES {
+            return Err(s.error(
+                "output.cdf_points",
+                format!(
+                    "{n} is more than the {} points dctc records",
+                    crate::limits::MAX_SAMPLES
+                ),
+            ));
+        }
+    }
     let topo = s
         .fabric
         .build(&s.base_dir)
