@@ -3,7 +3,9 @@
 //! `dctc num solve PROBLEM.json [--solver ned|gradient|fgm|newton-like|dba|maxmin|reference]
 //! [--iterations N] [--normalize none|u-norm|f-norm]` prints
 //! `{"flows":[{"id":..,"rate_bps":..}],"objective":..,"max_overload_bps":..,"iterations":..}`
-//! plus `"status"`. The input format is in `crates/num/README.md`.
+//! plus `"status"` and, for the iterative solvers and the reference, `"kkt"`: the relative KKT
+//! residuals of the answer, behind every `converged` / `solved` (`dctc_num::kkt`). The input
+//! and output formats are in `crates/num/README.md`.
 //!
 //! `maxmin` is weighted max-min with minimum and maximum rates: by water-filling
 //! ([`dctc_num::maxmin::bounded_weighted_max_min`]) when every flow has one path, and on flow
@@ -43,7 +45,8 @@ struct SolveArgs {
     #[arg(long, default_value = "ned")]
     solver: String,
     /// Run exactly N iterations (iterative solvers); without it, run until the relative change
-    /// of rates and prices is below 1e-9 or 1,000,000 iterations.
+    /// of rates and prices is below 1e-9 with KKT residuals within 1e-6, or 1,000,000
+    /// iterations.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     iterations: Option<u64>,
     /// none, u-norm or f-norm, applied to the final rates.

@@ -13,9 +13,17 @@
 //! the `g_j > 0` are the constraints `y_k > 0`, `c_l - load_l > 0`, `x_s - theta_s > 0` and
 //! `Theta_s - x_s > 0`, and stops when the duality gap `m / t` is below `1e-12` of the utility
 //! scale: the smallest flow's `|U'_s(x_s) x_s|`, but at least 1e-6 of their sum. Problems whose
-//! flows' marginal utilities differ by more than ~1e6 at comparable rates (e.g. an alpha-fair
-//! utility with alpha = 3 written in b/s beside a log utility) are solved accurately only for
-//! the dominant flows; give such utilities weights that put them on a common scale.
+//! flows' marginal utilities differ by more than ~1e6 at the optimum (an alpha-fair utility
+//! with alpha = 3 written in b/s beside a log utility; alpha = 100 with unequal shares) are
+//! solved accurately only for the dominant flows.
+//!
+//! [`solve`] therefore verifies every answer with [`crate::kkt::residuals`] (rates and the
+//! refined prices, relative, within [`crate::kkt::TOLERANCE`]) and reports
+//! [`Status::Inaccurate`] instead of `Solved` when it fails. Before giving up it tries a
+//! crossover: the barrier keeps flows strictly inside their bounds, by a wide margin for flows
+//! with small marginals, so flows within 1e-4 of a bound are moved onto it where the links
+//! have room, and the moved answer is kept if it passes. Flows pinned by minimums that leave
+//! no strictly feasible point are exempt from stationarity ([`Solution::pinned`]).
 //!
 //! At the barrier optimum the stationarity conditions hold exactly with the barrier's
 //! multipliers as link prices, so the KKT residual is the gap. Multipath flows and min/max

@@ -584,8 +584,11 @@ fn run_convergence(
         .with_paragraph(format!(
             "{n} flows between random host pairs ({} links), log utilities, prices starting at \
              the solver's initial value; then one more flow joins the converged allocation. \
-             Utility criterion: |U - U*| <= {tolerance} |U*|; rate criterion: every F-NORM rate \
-             within {tolerance} of its optimum (NED to 1e-11).",
+             Utility criterion: |U - U*| <= {tolerance} S with S = sum_f U'_f(x*_f) x*_f (here \
+             the number of flows: the weighted mean of log(x / x*) within {tolerance}; against \
+             {tolerance} |U*|, a sum of logs of rates in b/s, every solver met it at its first \
+             iteration); rate criterion: every F-NORM rate within {tolerance} of its optimum \
+             (NED to 1e-11).",
             capacity.len()
         ))
         .with_table(table.clone())
