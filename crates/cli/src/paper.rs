@@ -19,9 +19,11 @@ pub(crate) fn lookup<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
 ///
 /// The rule (also printed in the report):
 /// - **holds**: ours is within 25% of the paper's value, `|ours - paper| <= 0.25 |paper|`;
-/// - **direction only**: not within 25%, but on the same side of zero (`ours * paper > 0`), so
-///   for a relative figure ("DBA 37% below Varys") the same scheme wins, by another margin;
-/// - **misses**: anything else (the other side of zero, or zero against a non-zero value);
+/// - **direction only**: not within 25%, but on the same side of zero (`ours * paper > 0`) and at
+///   least a tenth of the paper's size (`|ours| >= 0.1 |paper|`), so for a relative figure
+///   ("DBA 37% below Varys") the same scheme wins, by another but still visible margin;
+/// - **misses**: anything else (the other side of zero, or an effect under a tenth of the
+///   paper's, which is no effect at this precision);
 /// - **missing**: the run has no such metric.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -33,12 +35,16 @@ pub(crate) enum Verdict {
 
 /// Relative tolerance within which a figure "holds".
 pub(crate) const HOLDS_WITHIN: f64 = 0.25;
+/// The smallest part of the paper's value a figure on the same side of zero must reach for
+/// "direction only".
+pub(crate) const DIRECTION_AT_LEAST: f64 = 0.1;
 
 /// The rule of [`Verdict`] in one sentence, for the report.
 pub(crate) const RULE: &str = "Verdict: \"holds\" when ours is within 25% of the paper's value \
      (|ours - paper| <= 0.25 |paper|); \"direction only\" when it is not but lies on the same side of \
-     zero (for a relative figure such as \"DBA 37% below Varys\", the same scheme wins by another \
-     margin); \"misses\" otherwise.";
+     zero with at least a tenth of the paper's size (|ours| >= 0.1 |paper|: for a relative figure such \
+     as \"DBA 37% below Varys\", the same scheme wins by another but visible margin); \"misses\" \
+     otherwise (the other side of zero, or next to zero).";
 
 impl Verdict {
     /// The verdict for the paper's `paper` against our `ours`.
@@ -48,7 +54,7 @@ impl Verdict {
         };
         if (o - paper).abs() <= HOLDS_WITHIN * paper.abs() {
             Verdict::Holds
-        } else if o * paper > 0.0 {
+        } else if o * paper > 0.0 && o.abs() >= DIRECTION_AT_LEAST * paper.abs() {
             Verdict::DirectionOnly
         } else {
             Verdict::Misses
@@ -196,6 +202,9 @@ mod tests {
         assert_eq!(Verdict::of(-0.371, Some(-0.30)), Verdict::Holds);
         assert_eq!(Verdict::of(-0.371, Some(-0.10)), Verdict::DirectionOnly);
         assert_eq!(Verdict::of(-0.371, Some(0.05)), Verdict::Misses);
+        // Same side of zero but under a tenth of the paper's effect: no effect.
+        assert_eq!(Verdict::of(-0.348, Some(-0.0037)), Verdict::Misses);
+        assert_eq!(Verdict::of(-0.264, Some(-0.091)), Verdict::DirectionOnly);
         assert_eq!(Verdict::of(0.14, Some(0.0)), Verdict::Misses);
         assert_eq!(Verdict::of(140.0, Some(175.0)), Verdict::Holds);
         assert_eq!(Verdict::of(140.0, Some(176.0)), Verdict::DirectionOnly);
