@@ -708,7 +708,9 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
                 ));
             }
         }
-        sec.push_chart(fct_vs_size(results));
+        for (what, q) in [("median", 0.5), ("p99", 0.99)] {
+            sec.push_chart(fct_vs_size(results, what, q));
+        }
         sections.push(sec);
     }
     // Queueing delay CDF.
@@ -801,7 +803,13 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
             "time (ms)",
             "utilization (fraction of link rate)",
         );
+        let mut all = Chart::line(
+            "Mean utilization of all switch ports",
+            "time (ms)",
+            "utilization (fraction of capacity)",
+        );
         for r in results {
+            all.push_series(Series::new(r.label.clone(), fabric_utilization_series(r)));
             let mine: Vec<_> = r
                 .queue_samples
                 .iter()
@@ -823,10 +831,12 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
                 .with_paragraph(format!(
                     "Switch port {name}, the one with the largest time-averaged backlog summed over the \
                      schemes, for every scheme. Utilization: bytes the port finished sending per interval \
-                     over what the link could carry (intervals of about 1/100 of the run)."
+                     over what the link could carry (intervals of about 1/100 of the run); the last chart sums every \
+                     switch port."
                 ))
                 .with_chart(q)
-                .with_chart(u),
+                .with_chart(u)
+                .with_chart(all),
         );
     }
     let mut report = Report::new(format!("dctc: {}", s.name), s.description.clone());
@@ -873,12 +883,13 @@ fn slowdown_cdf(
     ch
 }
 
-/// Median and p99 FCT against flow size, in size bins of a quarter decade (log axes).
-fn fct_vs_size(results: &[RunResult]) -> Chart {
+/// The `q`-quantile of FCT against flow size, in size bins of a quarter decade (log axes),
+/// one series per scheme.
+fn fct_vs_size(results: &[RunResult], what: &str, q: f64) -> Chart {
     let mut ch = Chart::line(
-        "FCT vs flow size (completed flows, quarter-decade size bins)",
+        format!("{what} FCT vs flow size (completed flows, quarter-decade size bins)"),
         "flow size (bytes)",
-        "FCT (us)",
+        format!("{what} FCT (us)"),
     )
     .with_log(true, true);
     for r in results {
@@ -889,18 +900,45 @@ fn fct_vs_size(results: &[RunResult]) -> Chart {
                 bins.entry(k).or_default().push(f);
             }
         }
-        let mut med = Vec::new();
-        let mut p99 = Vec::new();
-        for (k, v) in &bins {
-            let size = 10f64.powf((*k as f64 + 0.5) / 4.0);
-            let pc = Percentiles::of(v);
-            med.push((size, pc.p50));
-            p99.push((size, pc.p99));
-        }
-        ch.push_series(Series::new(format!("{} median", r.label), med));
-        ch.push_series(Series::new(format!("{} p99", r.label), p99));
+        let pts = bins
+            .iter_mut()
+            .map(|(k, v)| {
+                v.sort_by(f64::total_cmp);
+                (
+                    10f64.powf((*k as f64 + 0.5) / 4.0),
+                    dctc_core::stats::percentile_sorted(v, q),
+                )
+            })
+            .collect();
+        ch.push_series(Series::new(r.label.clone(), pts));
     }
     ch
+}
+
+/// Mean utilization of all sampled switch ports over time: bytes they finished sending per
+/// interval over what they could carry together, about 100 intervals over the run.
+fn fabric_utilization_series(r: &RunResult) -> Vec<(f64, f64)> {
+    // Samples come time by time, every sampled port at each time.
+    let mut totals: Vec<(u64, u64)> = Vec::new();
+    let mut links = std::collections::BTreeSet::new();
+    for x in &r.queue_samples {
+        links.insert(x.link);
+        match totals.last_mut() {
+            Some((t, sum)) if *t == x.time_ps => *sum += x.sent_bytes,
+            _ => totals.push((x.time_ps, x.sent_bytes)),
+        }
+    }
+    let capacity: f64 = links.iter().map(|&l| r.ports[l as usize].rate_bps).sum();
+    let step = totals.len().div_ceil(100).max(1);
+    let picked: Vec<_> = totals.iter().step_by(step).collect();
+    picked
+        .windows(2)
+        .filter_map(|w| {
+            let dt = (w[1].0 - w[0].0) as f64 * 1e-12;
+            let bits = (w[1].1 - w[0].1) as f64 * 8.0;
+            (dt > 0.0 && capacity > 0.0).then(|| (w[0].0 as f64 * 1e-9, bits / (capacity * dt)))
+        })
+        .collect()
 }
 
 /// Utilization over time from one port's samples of bytes sent: about 100 intervals over the
