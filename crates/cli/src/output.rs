@@ -8,9 +8,9 @@ use anyhow::{Context, Result};
 use dctc_report::Report;
 use std::path::{Path, PathBuf};
 
-/// Header of the wall-clock column of console tables. Wall time varies between runs, so the
-/// frame drops this column from the report: everything written is byte-identical for one seed,
-/// except the `wall_seconds` timing fields of `summary.json`.
+/// Header of the wall-clock column of console tables. Wall time varies between runs, so it is
+/// printed on the console only: the frame drops this column from the report, and no engine puts
+/// wall time in `summary.json`, so everything written is byte-identical for one seed.
 pub(crate) const WALL_COLUMN: &str = "wall s";
 
 /// A CSV file built in memory with the csv crate: fields are quoted only where they need it

@@ -469,7 +469,6 @@ fn summary_json(r: &Run) -> Value {
         "ticks": r.result.ticks,
         "routing": r.result.routing,
         "policy": r.result.policy,
-        "wall_seconds": r.wall_s,
     });
     if let Value::Object(o) = &mut m {
         for (k, v) in &r.result.extra {

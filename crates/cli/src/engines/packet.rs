@@ -359,7 +359,6 @@ fn scheme_summary(p: &Plan, scheme: &Scheme, r: &RunResult) -> Value {
         "incast": incasts,
         "events": c.events,
         "packet_hops": c.packet_hops,
-        "wall_seconds": r.wall_seconds,
         "simulated_ms": r.simulated_ps as f64 * 1e-9,
         "hosts": p.topo.hosts().len(),
     })
@@ -999,7 +998,7 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
         let mut rows = Vec::new();
         let mut by_n = Map::new();
         let mut series = Vec::new();
-        let (mut events, mut wall) = (0u64, 0.0f64);
+        let mut events = 0u64;
         for (n, r) in points {
             let inc = &r.incasts[0];
             let maxq = r
@@ -1010,7 +1009,6 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
                 .max()
                 .unwrap_or(0);
             events += r.counters.events;
-            wall += r.wall_seconds;
             rows.push(json!({ "senders": n, "rounds_completed": inc.rounds_completed, "goodput_gbps": inc.goodput_gbps,
                 "timeouts": inc.timeouts, "drops": r.counters.dropped_packets, "max_queue_bytes": maxq }));
             by_n.insert(format!("n{n}"), json!(inc.goodput_gbps));
@@ -1032,7 +1030,7 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
             scheme.label.clone(),
             json!({
                 "incast_sweep": rows, "incast_goodput_gbps": Value::Object(by_n),
-                "events": events, "wall_seconds": wall,
+                "events": events,
             }),
         );
     }
