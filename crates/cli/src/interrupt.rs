@@ -1,7 +1,7 @@
 //! Ctrl-C during the final write of a run's results: while results are being written into
 //! their hidden `.NAME.partial-PID` directory, SIGINT is deferred to the next file boundary,
 //! where the partial directory is removed and dctc exits with status 130. Outside that window
-//! SIGINT keeps its default action (the process ends at once; nothing is half-written then).
+//! SIGINT keeps its usual action (the process ends at once; nothing is half-written then).
 //! Directories left by a harder kill are removed by the next run
 //! ([`crate::output::clean_stale_partials`]).
 
@@ -20,16 +20,32 @@ extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
+/// The SIGINT disposition before [`guard`], restored by [`unguard`] (a run started with
+/// SIGINT ignored, e.g. under `nohup`, keeps ignoring it).
+#[cfg(unix)]
+static PREVIOUS: Mutex<Option<libc::sighandler_t>> = Mutex::new(None);
+
 #[cfg(unix)]
 fn set_handler(deferred: bool) {
-    let action = if deferred {
-        on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t
-    } else {
-        libc::SIG_DFL
-    };
-    // SAFETY: `on_sigint` only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, action);
+    let mut previous = PREVIOUS.lock().unwrap_or_else(|e| e.into_inner());
+    if deferred {
+        let handler = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // SAFETY: `on_sigint` only stores to an atomic, which is async-signal-safe.
+        let old = unsafe { libc::signal(libc::SIGINT, handler) };
+        if old == libc::SIG_IGN {
+            // SIGINT was ignored: keep ignoring it rather than act on it here.
+            // SAFETY: setting the ignore disposition has no handler to be unsafe in.
+            unsafe {
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+            }
+        } else if old != libc::SIG_ERR {
+            *previous = Some(old);
+        }
+    } else if let Some(old) = previous.take() {
+        // SAFETY: restores the disposition `signal` returned above.
+        unsafe {
+            libc::signal(libc::SIGINT, old);
+        }
     }
 }
 
