@@ -1,56 +1,40 @@
 //! Ctrl-C during the final write of a run's results: while results are being written into
 //! their hidden `.NAME.partial-PID` directory, SIGINT is deferred to the next file boundary,
 //! where the partial directory is removed and dctc exits with status 130. Outside that window
-//! SIGINT keeps its usual action (the process ends at once; nothing is half-written then).
+//! SIGINT ends the process at once with status 130 (nothing is half-written then).
 //! Directories left by a harder kill are removed by the next run
 //! ([`crate::output::clean_stale_partials`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, Once};
 
-/// Set by the signal handler; read at file boundaries.
+/// Set by the handler when SIGINT arrives while a partial directory is being written.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Whether a partial directory is being written (SIGINT is deferred only then).
+static DEFERRING: AtomicBool = AtomicBool::new(false);
 /// The partial directory to remove on interrupt.
 static GUARDED: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// The handler is installed once per process.
+static INSTALL: Once = Once::new();
 
-#[cfg(unix)]
-extern "C" fn on_sigint(_: libc::c_int) {
-    // Only an atomic store: the one thing a signal handler may safely do here.
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-/// The SIGINT disposition before [`guard`], restored by [`unguard`] (a run started with
-/// SIGINT ignored, e.g. under `nohup`, keeps ignoring it).
-#[cfg(unix)]
-static PREVIOUS: Mutex<Option<libc::sighandler_t>> = Mutex::new(None);
-
-#[cfg(unix)]
+/// Installs the SIGINT handler. `ctrlc` runs it on a thread of its own (not in signal context),
+/// so it may exit the process: at once outside the write window (what SIGINT's default action
+/// would do, with status 130), or at the next file boundary inside it.
 fn set_handler(deferred: bool) {
-    let mut previous = PREVIOUS.lock().unwrap_or_else(|e| e.into_inner());
-    if deferred {
-        let handler = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        // SAFETY: `on_sigint` only stores to an atomic, which is async-signal-safe.
-        let old = unsafe { libc::signal(libc::SIGINT, handler) };
-        if old == libc::SIG_IGN {
-            // SIGINT was ignored: keep ignoring it rather than act on it here.
-            // SAFETY: setting the ignore disposition has no handler to be unsafe in.
-            unsafe {
-                libc::signal(libc::SIGINT, libc::SIG_IGN);
+    DEFERRING.store(deferred, Ordering::SeqCst);
+    INSTALL.call_once(|| {
+        // If a handler cannot be installed, SIGINT keeps its default action: the run ends at
+        // once and the next run removes the partial directory.
+        let _ = ctrlc::set_handler(|| {
+            if DEFERRING.load(Ordering::SeqCst) {
+                INTERRUPTED.store(true, Ordering::SeqCst);
+            } else {
+                std::process::exit(130);
             }
-        } else if old != libc::SIG_ERR {
-            *previous = Some(old);
-        }
-    } else if let Some(old) = previous.take() {
-        // SAFETY: restores the disposition `signal` returned above.
-        unsafe {
-            libc::signal(libc::SIGINT, old);
-        }
-    }
+        });
+    });
 }
-
-#[cfg(not(unix))]
-fn set_handler(_deferred: bool) {}
 
 /// Defers SIGINT while `partial` is being written.
 pub(crate) fn guard(partial: &Path) {

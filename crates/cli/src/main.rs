@@ -4,6 +4,10 @@
 //! (a malformed scenario, a missing file, an impossible fabric) prints one clear error naming
 //! the file, the key and the reason, exits with status 2, and writes nothing.
 
+#![forbid(unsafe_code)]
+// clap prints these doc comments as `--help`, where `out/<name>/` is a placeholder, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 mod engines;
 mod interrupt;
 mod limits;
@@ -11,6 +15,7 @@ mod num_cmd;
 mod output;
 mod paper;
 mod progress;
+mod provenance;
 mod scenario;
 
 use anyhow::{bail, Context, Result};

@@ -80,6 +80,7 @@ pub(crate) fn full_summary(scenario: &Scenario, out: &RunOutput) -> serde_json::
         m.insert("seed".into(), scenario.seed.into());
     }
     summary.insert("scenario".into(), echo);
+    summary.insert("dctc".into(), crate::provenance::json());
     let value = serde_json::Value::Object(summary.clone());
     summary.insert("paper".into(), paper::compare(&scenario.paper, &value));
     serde_json::Value::Object(summary)
@@ -95,6 +96,7 @@ pub(crate) fn write_run(
 ) -> Result<PathBuf> {
     let summary = full_summary(scenario, out);
     let mut report = out.report.clone();
+    report.meta = crate::provenance::report_line(scenario.seed);
     for section in &mut report.sections {
         for table in &mut section.tables {
             *table = table.without_column(WALL_COLUMN);

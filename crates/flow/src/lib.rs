@@ -17,6 +17,8 @@
 //! - [`convergence`]: DBA's per-iteration rates against the optimum (Fig. 7).
 //! - [`bench`](mod@bench): the speed benchmarks `dctc bench flow` runs.
 
+#![forbid(unsafe_code)]
+
 pub mod alloc;
 pub mod bench;
 pub mod convergence;

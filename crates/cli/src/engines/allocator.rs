@@ -384,19 +384,19 @@ fn output(
     ]);
     let mut over_chart = Chart::line(
         "Max over-allocation without normalization (Flowtune Fig. 12)",
-        "load",
-        "Gb/s",
+        "load (fraction of capacity)",
+        "over-allocation (Gb/s)",
     );
     let mut frac_chart = Chart::line(
         "Throughput as a fraction of optimal (Flowtune Fig. 13)",
-        "load",
+        "load (fraction of capacity)",
         "fraction of optimal",
     );
     let top = p.loads.iter().cloned().fold(0.0, f64::max);
     let mut series_chart = Chart::line(
         format!("Over-allocation over time at load {top}"),
         "time (us)",
-        "Gb/s",
+        "over-allocation (Gb/s)",
     );
     for (label, _) in &p.schemes {
         let mut over = Vec::new();
@@ -540,8 +540,8 @@ fn run_convergence(
     );
     let mut chart = Chart::line(
         "Largest relative rate error from a cold start (F-NORM rates)",
-        "iteration",
-        "max |x - x*| / x*",
+        "iteration (count)",
+        "max |x - x*| / x* (fraction)",
     );
     chart.y_log = true;
     let mut schemes = Map::new();
@@ -584,8 +584,11 @@ fn run_convergence(
         .with_paragraph(format!(
             "{n} flows between random host pairs ({} links), log utilities, prices starting at \
              the solver's initial value; then one more flow joins the converged allocation. \
-             Utility criterion: |U - U*| <= {tolerance} |U*|; rate criterion: every F-NORM rate \
-             within {tolerance} of its optimum (NED to 1e-11).",
+             Utility criterion: |U - U*| <= {tolerance} S with S = sum_f U'_f(x*_f) x*_f (here \
+             the number of flows: the weighted mean of log(x / x*) within {tolerance}; against \
+             {tolerance} |U*|, a sum of logs of rates in b/s, every solver met it at its first \
+             iteration); rate criterion: every F-NORM rate within {tolerance} of its optimum \
+             (NED to 1e-11).",
             capacity.len()
         ))
         .with_table(table.clone())

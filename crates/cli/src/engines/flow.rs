@@ -648,9 +648,21 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     );
     let mut sec = Section::new("Coflow completion times").with_table(table);
     if sweep {
-        let mut avg = Chart::line("Average CCT vs load", "load", "average CCT (s)");
-        let mut p99 = Chart::line("99th percentile CCT vs load", "load", "p99 CCT (s)");
-        let mut thr = Chart::line("Throughput vs load", "load", "bytes / makespan (Gb/s)");
+        let mut avg = Chart::line(
+            "Average CCT vs load",
+            "load (fraction of capacity)",
+            "average CCT (s)",
+        );
+        let mut p99 = Chart::line(
+            "99th percentile CCT vs load",
+            "load (fraction of capacity)",
+            "p99 CCT (s)",
+        );
+        let mut thr = Chart::line(
+            "Throughput vs load",
+            "load (fraction of capacity)",
+            "bytes / makespan (Gb/s)",
+        );
         for sc in &p.schemes {
             let pts = |f: &dyn Fn(&Run) -> f64| -> Vec<(f64, f64)> {
                 runs.iter()

@@ -7,9 +7,11 @@
 //! arrival), reorder (priority, DRR, fair queuing) and rewrite header fields (TFC, XCP). Per-port
 //! timers (CoDel, TFC, XCP) come through [`QueueDisc::poll_at`] / [`QueueDisc::on_timer`].
 
+pub mod codel;
 pub mod droptail;
 pub mod ecn;
 
+pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
 pub use ecn::EcnThreshold;
 
@@ -76,6 +78,8 @@ pub enum Queue {
     DropTail(DropTail),
     /// FIFO with CE marks above an instantaneous threshold (DCTCP).
     Ecn(EcnThreshold),
+    /// CoDel (RFC 8289) over one FIFO.
+    Codel(Codel),
 }
 
 macro_rules! dispatch {
@@ -83,6 +87,7 @@ macro_rules! dispatch {
         match $self {
             Queue::DropTail($q) => $e,
             Queue::Ecn($q) => $e,
+            Queue::Codel($q) => $e,
         }
     };
 }
