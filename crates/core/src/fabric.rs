@@ -267,7 +267,7 @@ fn rate(key: &str, gbps: f64) -> Result<Rate, TopologyError> {
     if gbps > MAX_RATE_GBPS {
         return Err(TopologyError::invalid(
             key,
-            format!("rate {gbps} Gb/s is above the {MAX_RATE_GBPS} Gb/s (100 Tb/s) dctc accepts"),
+            format!("rate {gbps:e} Gb/s is above the {MAX_RATE_GBPS} Gb/s (100 Tb/s) dctc accepts"),
         ));
     }
     Ok(Rate((gbps * 1e9).round() as u64))
@@ -283,7 +283,7 @@ fn delay(key: &str, us: f64) -> Result<Delta, TopologyError> {
     if us > MAX_DELAY_US {
         return Err(TopologyError::invalid(
             key,
-            format!("delay {us} us is above the {MAX_DELAY_US} us (1 s) dctc accepts"),
+            format!("delay {us:e} us is above the {MAX_DELAY_US} us (1 s) dctc accepts"),
         ));
     }
     Ok(Delta::from_us_f64(us))
