@@ -7,6 +7,17 @@
 #![forbid(unsafe_code)]
 // clap prints these doc comments as `--help`, where `out/<name>/` is a placeholder, not HTML.
 #![allow(rustdoc::invalid_html_tags)]
+// Everything for standard output goes through `emit` / `outln!`, which survive a closed or full
+// stdout; `println!` would panic on a broken pipe (`dctc bench | head -1`).
+#![deny(clippy::print_stdout)]
+
+/// `println!` through [`emit`]: a closed pipe quietly drops the rest, a failing stdout is
+/// reported when the command ends.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::emit(&(format!($($arg)*) + "\n"))
+    };
+}
 
 mod engines;
 mod interrupt;

@@ -608,11 +608,11 @@ pub(crate) fn bench() -> Result<()> {
     let threads = 2;
     let rows = dctc_num::fast::bench_table(threads, 2000);
     let kernel = rows.first().map_or("-", |r| r.kernel.name());
-    println!(
+    outln!(
         "Flowtune §6.1 allocator iteration, medians over 2000 iterations (us); pull layout, \
          {kernel} kernel; push = the previous layout, same rounds; f/c-us = flows per core-us"
     );
-    println!(
+    outln!(
         "{:>6} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>9}",
         "cores",
         "nodes",
@@ -628,7 +628,7 @@ pub(crate) fn bench() -> Result<()> {
         "best/FT"
     );
     for r in &rows {
-        println!(
+        outln!(
             "{:>6} {:>6} {:>6} {:>9.2} {:>9.1} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>11.0} {:>11.0} {:>9.2}",
             r.paper_cores,
             r.nodes,

@@ -885,7 +885,7 @@ pub(crate) fn bench() -> Result<()> {
     for b in dctc_flow::bench::BENCHES {
         let (name, what) = (b.name, b.what);
         let scale = forced.unwrap_or(b.default_scale);
-        println!("flow engine: {what} (scale {scale}), one core");
+        outln!("flow engine: {what} (scale {scale}), one core");
         let r = dctc_flow::bench::bench_with_progress(
             name,
             &trace,
@@ -894,12 +894,12 @@ pub(crate) fn bench() -> Result<()> {
             |t| progress.set(t.ps()),
         )?;
         progress.finish();
-        println!("  flows              {}", r.flows);
-        println!("  events             {}", r.events);
-        println!("  simulated          {:.3} s", r.sim_s);
-        println!("  setup              {:.3} s", r.setup_s);
-        println!("  wall               {:.3} s", r.wall_s);
-        println!("  average CCT        {:.4} s", r.avg_cct_s);
+        outln!("  flows              {}", r.flows);
+        outln!("  events             {}", r.events);
+        outln!("  simulated          {:.3} s", r.sim_s);
+        outln!("  setup              {:.3} s", r.setup_s);
+        outln!("  wall               {:.3} s", r.wall_s);
+        outln!("  average CCT        {:.4} s", r.avg_cct_s);
     }
     Ok(())
 }

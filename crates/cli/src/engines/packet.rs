@@ -1090,22 +1090,22 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
 /// `dctc bench` for this engine: flowtune-144, web search at 0.6 load, DCTCP, 100 ms.
 pub(crate) fn bench() -> Result<()> {
     let r = dctc_packet::bench::bench(Delta::from_ms(100), 1);
-    println!("packet engine: flowtune-144, websearch at 0.6 load, DCTCP (K = 97.5 KB), pFabric-tuned TCP, 100 ms simulated, one core");
-    println!("  flows offered      {}", r.flows);
-    println!("  events             {}", r.events);
-    println!("  packet-hops        {}", r.packet_hops);
-    println!("  wall               {:.3} s", r.wall_seconds);
-    println!("  events/s           {:.3} M", r.events_per_sec / 1e6);
-    println!("  packet-hops/s      {:.3} M", r.packet_hops_per_sec / 1e6);
+    outln!("packet engine: flowtune-144, websearch at 0.6 load, DCTCP (K = 97.5 KB), pFabric-tuned TCP, 100 ms simulated, one core");
+    outln!("  flows offered      {}", r.flows);
+    outln!("  events             {}", r.events);
+    outln!("  packet-hops        {}", r.packet_hops);
+    outln!("  wall               {:.3} s", r.wall_seconds);
+    outln!("  events/s           {:.3} M", r.events_per_sec / 1e6);
+    outln!("  packet-hops/s      {:.3} M", r.packet_hops_per_sec / 1e6);
     if let Some(cpu) = r.cpu_seconds {
-        println!(
+        outln!(
             "  thread CPU time    {cpu:.3} s ({:.3} M packet-hops per CPU second)",
             r.packet_hops as f64 / cpu / 1e6
         );
     }
     match r.peak_rss_bytes {
-        Some(b) => println!("  peak memory (VmHWM) {:.1} MB", b as f64 / 1e6),
-        None => println!("  peak memory        unavailable (no /proc/self/status)"),
+        Some(b) => outln!("  peak memory (VmHWM) {:.1} MB", b as f64 / 1e6),
+        None => outln!("  peak memory        unavailable (no /proc/self/status)"),
     }
     Ok(())
 }
