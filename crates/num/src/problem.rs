@@ -1043,6 +1043,49 @@ mod tests {
         ));
     }
 
+    /// The gain puts marginals at equal shares on the order of 1, and the same problem in b/s
+    /// and in Gb/s (alpha weights times s^(alpha - 1)) has the same scaled utilities, even
+    /// at alpha = 100 where `U'` in b/s underflows f64.
+    #[test]
+    fn autoscale_is_unit_free() {
+        let scaled = |s: f64, alpha: f64| {
+            let mut p = Problem::new(1e10 * s);
+            p.add_link("l", 1e10 * s).unwrap();
+            for (i, w) in [1.0, 4.0].into_iter().enumerate() {
+                let weight = w * s.powf(alpha - 1.0);
+                let u = Utility::Alpha { weight, alpha };
+                p.add_flow(FlowSpec::new(format!("f{i}"), vec![0], u))
+                    .unwrap();
+            }
+            p.autoscale();
+            let u = p.scaled_utilities();
+            [
+                u[0].marginal(0.5),
+                u[1].marginal(0.5),
+                u[0].rate_at_price(1.0),
+            ]
+        };
+        for alpha in [2.0, 5.0, 100.0] {
+            let bps = scaled(1.0, alpha);
+            // Geometric mean of the two marginals at the equal share 0.5 is 1.
+            assert!(
+                (bps[0] * bps[1] - 1.0).abs() < 1e-9,
+                "alpha {alpha}: {bps:?}"
+            );
+            assert!(bps.iter().all(|v| v.is_finite() && *v > 0.0), "{bps:?}");
+            if alpha < 10.0 {
+                // (At alpha = 100 the Gb/s weights, 1e-9^99, do not fit f64.)
+                let gbps = scaled(1e-9, alpha);
+                for (a, b) in bps.iter().zip(&gbps) {
+                    assert!(
+                        (a - b).abs() <= 1e-9 * a.abs(),
+                        "alpha {alpha}: {bps:?} {gbps:?}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn line_rate_caps() {
         let mut p = two_links();

@@ -2,8 +2,10 @@
 //!
 //! Every utility here is strictly concave and increasing on `x > 0`, which is what the dual
 //! solvers need (Flowtune §3, "Choice of utility function"). Rates are in b/s; prices are in
-//! utility per b/s. Solvers work in scaled units (see [`crate::problem::Problem::rate_unit`]):
-//! they call [`Utility::scaled`] rather than these functions directly.
+//! utility per b/s. Solvers work in scaled units (rates over
+//! [`crate::problem::Problem::rate_unit`], utilities times the problem's gain, see
+//! [`crate::problem::Problem::autoscale`]): they call [`Utility::scaled_with_gain`]'s
+//! [`Scaled`] rather than these functions directly.
 
 /// A flow's utility.
 #[derive(Clone, Copy, Debug, PartialEq)]
