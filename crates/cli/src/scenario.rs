@@ -2,6 +2,7 @@
 //! errors that name the file, the key path and the reason (with the nearest valid key when a
 //! name is misspelt).
 
+use dctc_core::config::KeyError;
 use dctc_core::fabric::FabricSpec;
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
@@ -251,6 +252,11 @@ impl Scenario {
         key: &str,
     ) -> Result<T, ScenarioError> {
         parse_value(value, key, &self.path.display().to_string())
+    }
+
+    /// A [`ScenarioError`] from an engine's [`KeyError`], whose path is already complete.
+    pub(crate) fn key_error(&self, e: KeyError) -> ScenarioError {
+        self.error(&e.path, e.reason)
     }
 
     /// A [`ScenarioError`] for `key` of this scenario.

@@ -107,8 +107,13 @@ impl<E: Copy> EventQueue<E> {
         };
         let abs = time.0 >> SLOT_BITS;
         if abs <= self.cur_abs {
-            debug_assert!(abs == self.cur_abs, "event scheduled in the past");
-            // Its key is the largest so far among equal times: after every smaller key.
+            debug_assert!(
+                self.head == 0 || self.cur[self.head - 1].key.time <= time.0,
+                "event scheduled before the last popped one"
+            );
+            // Its key is the largest so far among equal times: after every smaller key. (A
+            // slot earlier than the cursor's, possible after `peek_time` moved the cursor,
+            // belongs here too: before everything still pending.)
             let pos = self.head + self.cur[self.head..].partition_point(|x| x.key < e.key);
             self.cur.insert(pos, e);
         } else if abs < self.cur_abs + SLOTS {
@@ -127,6 +132,21 @@ impl<E: Copy> EventQueue<E> {
                 self.head += 1;
                 self.len -= 1;
                 return Some((SimTime(e.key.time), e.event));
+            }
+            if self.len == 0 {
+                return None;
+            }
+            self.advance();
+        }
+    }
+
+    /// The time of the earliest event, without removing it. It may turn the wheel (hence
+    /// `&mut`); events may still be pushed at any time not earlier than the last popped one.
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        loop {
+            if let Some(e) = self.cur.get(self.head) {
+                return Some(SimTime(e.key.time));
             }
             if self.len == 0 {
                 return None;
@@ -324,6 +344,31 @@ mod tests {
     }
 
     #[test]
+    fn a_push_after_a_peek_that_turned_the_wheel_still_pops_first() {
+        // The peek jumps the cursor to the far event's slot; an earlier push (allowed: not
+        // before the last pop) must come out before it.
+        let mut q = EventQueue::default();
+        q.push(SimTime(1), Ev::Sample);
+        assert_eq!(q.pop(), Some((SimTime(1), Ev::Sample)));
+        let far = 1u64 << 36;
+        q.push(SimTime(far), Ev::Arrive(0));
+        assert_eq!(q.peek_time(), Some(SimTime(far)));
+        q.push(SimTime(5_000_000), Ev::TxDone(1));
+        q.push(SimTime(far), Ev::Arrive(2));
+        assert_eq!(q.peek_time(), Some(SimTime(5_000_000)));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (SimTime(5_000_000), Ev::TxDone(1)),
+                (SimTime(far), Ev::Arrive(0)),
+                (SimTime(far), Ev::Arrive(2)),
+            ]
+        );
+        assert_eq!(q.peek_time(), None);
+    }
+
+    #[test]
     fn wheel_queue_pops_in_the_same_order_as_the_heap() {
         // A simulation-like pattern: pops interleaved with pushes at or after the current
         // time, many ties.
@@ -348,6 +393,9 @@ mod tests {
                 q.push(SimTime(now + dt), Ev::Arrive(next_id));
                 h.push(SimTime(now + dt), Ev::Arrive(next_id));
                 next_id += 1;
+            }
+            if step % 5 == 0 {
+                assert_eq!(q.peek_time(), h.peek_time());
             }
             if step % 3 != 0 || q.len() > 1000 {
                 let a = q.pop();

@@ -199,12 +199,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             None => default_routing.clone(),
         };
         let cfg: PolicyConfig = s.parse(&table, &key)?;
-        make_policy(&cfg, &net, &[]).map_err(|e| match e {
-            dctc_flow::FlowError::Invalid { key: k, reason } => {
-                s.error(&format!("{key}.{k}"), reason)
-            }
-            other => s.error(&key, other.to_string()),
-        })?;
+        make_policy(&cfg, &net, &[]).map_err(|e| flow_error(s, &key, e))?;
         if convergence && cfg.name != "dba" {
             return Err(s.error(
                 &format!("{key}.name"),
@@ -233,8 +228,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         let w: WorkloadConfig = s.parse(v, &key)?;
         match &w {
             WorkloadConfig::CoflowTrace(t) => {
-                t.validate()
-                    .map_err(|e| s.error(&format!("{key}.{}", flow_key(&e)), e.to_string()))?;
+                t.validate().map_err(|e| flow_error(s, &key, e))?;
                 let path = s.base_dir.join(&t.path);
                 if !path.is_file() {
                     return Err(s.error(
@@ -313,10 +307,11 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     })
 }
 
-fn flow_key(e: &dctc_flow::FlowError) -> String {
+/// A flow-crate error about the table at `key`: an invalid value keeps its own path below it.
+fn flow_error(s: &Scenario, key: &str, e: dctc_flow::FlowError) -> ScenarioError {
     match e {
-        dctc_flow::FlowError::Invalid { key, .. } => key.clone(),
-        _ => String::new(),
+        dctc_flow::FlowError::Invalid(e) => s.key_error(e.at(key)),
+        other => s.error(key, other.to_string()),
     }
 }
 
@@ -331,12 +326,7 @@ fn build_coflows(
     for (i, w) in p.workloads.iter().enumerate() {
         let key = format!("workload[{i}]");
         let seed = mix64(s.seed ^ i as u64);
-        let map_err = |e: dctc_flow::FlowError| match e {
-            dctc_flow::FlowError::Invalid { key: k, reason } => {
-                s.error(&format!("{key}.{k}"), reason)
-            }
-            other => s.error(&key, other.to_string()),
-        };
+        let map_err = |e: dctc_flow::FlowError| flow_error(s, &key, e);
         let mut cf = match w {
             WorkloadConfig::CoflowTrace(t) => {
                 let mut t = t.clone();
