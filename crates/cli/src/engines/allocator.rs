@@ -30,6 +30,7 @@ use crate::output::{csv_opt, CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
+use dctc_core::config::KeyError;
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::units::SimTime;
@@ -123,42 +124,102 @@ struct Plan {
     convergence: bool,
 }
 
-fn solver(s: &Scenario, key: &str, c: &SchemeConfig) -> Result<AnySolver, ScenarioError> {
-    let mut solver = AnySolver::by_name(&c.name).ok_or_else(|| {
-        s.error(
-            &format!("{key}.name"),
-            format!(
-                "unknown solver `{}`; valid: ned, gradient, fgm, newton-like, dba",
-                c.name
-            ),
-        )
-    })?;
-    if let Some(g) = c.gamma {
-        if !(g.is_finite() && g > 0.0) {
-            return Err(s.error(&format!("{key}.gamma"), "must be > 0"));
-        }
-        match &mut solver {
-            AnySolver::Ned(x) => x.gamma = g,
-            AnySolver::Gradient(x) => x.gamma = g,
-            AnySolver::NewtonLike(x) => x.gamma = g,
-            AnySolver::Dba(x) => x.gamma = g,
-            AnySolver::Fgm(_) => {
-                return Err(s.error(
-                    &format!("{key}.gamma"),
-                    "fgm has no gamma (its steps come from the utilities' curvature)",
-                ))
+impl Settings {
+    /// Checks the churn-run values; paths are relative to `[allocator]`.
+    fn validate(&self) -> Result<(), KeyError> {
+        if let Some(us) = self.iteration_us {
+            if !(us.is_finite() && us > 0.0) {
+                return Err(KeyError::new("iteration_us", "must be > 0"));
             }
         }
+        if self.optimal_every == Some(0) {
+            return Err(KeyError::new("optimal_every", "must be at least 1"));
+        }
+        if let Some(w) = self.warmup_ms {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(KeyError::new("warmup_ms", "must be >= 0"));
+            }
+        }
+        if let Some(t) = self.threshold {
+            if !(t.is_finite() && (0.0..0.5).contains(&t)) {
+                return Err(KeyError::new("threshold", "must be in [0, 0.5)"));
+            }
+        }
+        for (k, &l) in self.loads.iter().enumerate() {
+            if !(l.is_finite() && l > 0.0 && l <= 1.5) {
+                return Err(KeyError::new(
+                    format!("loads[{k}]"),
+                    format!("must be in (0, 1.5], got {l}"),
+                ));
+            }
+        }
+        Ok(())
     }
-    Ok(solver)
+
+    /// Whether this is a convergence run, with its values checked; paths are relative to
+    /// `[allocator]`.
+    fn convergence(&self) -> Result<bool, KeyError> {
+        let convergence = match self.mode.as_deref().unwrap_or("churn") {
+            "churn" => false,
+            "convergence" => true,
+            other => {
+                return Err(KeyError::new(
+                    "mode",
+                    format!("unknown mode `{other}`; valid: churn, convergence"),
+                ))
+            }
+        };
+        if self.flows == Some(0) {
+            return Err(KeyError::new("flows", "must be at least 1"));
+        }
+        if let Some(t) = self.tolerance {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(KeyError::new("tolerance", "must be > 0"));
+            }
+        }
+        Ok(convergence)
+    }
+}
+
+impl SchemeConfig {
+    /// The solver it names; paths are relative to its `[[schemes]]` table.
+    fn solver(&self) -> Result<AnySolver, KeyError> {
+        let mut solver = AnySolver::by_name(&self.name).ok_or_else(|| {
+            KeyError::new(
+                "name",
+                format!(
+                    "unknown solver `{}`; valid: ned, gradient, fgm, newton-like, dba",
+                    self.name
+                ),
+            )
+        })?;
+        if let Some(g) = self.gamma {
+            if !(g.is_finite() && g > 0.0) {
+                return Err(KeyError::new("gamma", "must be > 0"));
+            }
+            match &mut solver {
+                AnySolver::Ned(x) => x.gamma = g,
+                AnySolver::Gradient(x) => x.gamma = g,
+                AnySolver::NewtonLike(x) => x.gamma = g,
+                AnySolver::Dba(x) => x.gamma = g,
+                AnySolver::Fgm(_) => {
+                    return Err(KeyError::new(
+                        "gamma",
+                        "fgm has no gamma (its steps come from the utilities' curvature)",
+                    ))
+                }
+            }
+        }
+        Ok(solver)
+    }
 }
 
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let settings: Settings = s.parse(&s.settings, "allocator")?;
+    settings
+        .validate()
+        .map_err(|e| s.key_error(e.at("allocator")))?;
     if let Some(us) = settings.iteration_us {
-        if !(us.is_finite() && us > 0.0) {
-            return Err(s.error("allocator.iteration_us", "must be > 0"));
-        }
         // One solver iteration per step: bound the steps like a sampled series.
         crate::limits::check_samples(
             s,
@@ -167,27 +228,6 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             s.duration,
             1,
         )?;
-    }
-    if settings.optimal_every == Some(0) {
-        return Err(s.error("allocator.optimal_every", "must be at least 1"));
-    }
-    if let Some(w) = settings.warmup_ms {
-        if !(w.is_finite() && w >= 0.0) {
-            return Err(s.error("allocator.warmup_ms", "must be >= 0"));
-        }
-    }
-    if let Some(t) = settings.threshold {
-        if !(t.is_finite() && (0.0..0.5).contains(&t)) {
-            return Err(s.error("allocator.threshold", "must be in [0, 0.5)"));
-        }
-    }
-    for (k, &l) in settings.loads.iter().enumerate() {
-        if !(l.is_finite() && l > 0.0 && l <= 1.5) {
-            return Err(s.error(
-                &format!("allocator.loads[{k}]"),
-                format!("must be in (0, 1.5], got {l}"),
-            ));
-        }
     }
     if s.schemes.is_empty() {
         return Err(s.error(
@@ -199,7 +239,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, v) in s.schemes.iter().enumerate() {
         let key = format!("schemes[{i}]");
         let c: SchemeConfig = s.parse(v, &key)?;
-        let sv = solver(s, &key, &c)?;
+        let sv = c.solver().map_err(|e| s.key_error(e.at(&key)))?;
         let label = c.label.clone().unwrap_or_else(|| c.name.clone());
         if schemes.iter().any(|(l, _)| *l == label) {
             return Err(s.error(
@@ -209,29 +249,14 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         }
         schemes.push((label, sv));
     }
-    let convergence = match settings.mode.as_deref().unwrap_or("churn") {
-        "churn" => false,
-        "convergence" => true,
-        other => {
-            return Err(s.error(
-                "allocator.mode",
-                format!("unknown mode `{other}`; valid: churn, convergence"),
-            ))
-        }
-    };
-    if settings.flows == Some(0) {
-        return Err(s.error("allocator.flows", "must be at least 1"));
-    }
+    let convergence = settings
+        .convergence()
+        .map_err(|e| s.key_error(e.at("allocator")))?;
     if let Some(n) = settings.flows.filter(|&n| n as u64 > MAX_FLOWS) {
         return Err(s.error(
             "allocator.flows",
             format!("{n} is more than the {MAX_FLOWS} flows dctc allocates"),
         ));
-    }
-    if let Some(t) = settings.tolerance {
-        if !(t.is_finite() && t > 0.0) {
-            return Err(s.error("allocator.tolerance", "must be > 0"));
-        }
     }
     let topo = s
         .fabric
