@@ -11,12 +11,14 @@ pub mod codel;
 pub mod droptail;
 pub mod ecn;
 pub mod fq_codel;
+pub mod pfabric;
 pub mod sfq_codel;
 
 pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
 pub use ecn::EcnThreshold;
 pub use fq_codel::{FqCodel, FqCodelParams};
+pub use pfabric::PFabric;
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
 
 use crate::engine::{PacketId, PacketPool};
@@ -88,6 +90,8 @@ pub enum Queue {
     FqCodel(FqCodel),
     /// Stochastic fair queueing with CoDel per bucket.
     SfqCodel(SfqCodel),
+    /// pFabric's priority queue with priority dropping.
+    PFabric(PFabric),
 }
 
 macro_rules! dispatch {
@@ -98,6 +102,7 @@ macro_rules! dispatch {
             Queue::Codel($q) => $e,
             Queue::FqCodel($q) => $e,
             Queue::SfqCodel($q) => $e,
+            Queue::PFabric($q) => $e,
         }
     };
 }
