@@ -10,10 +10,16 @@
 pub mod codel;
 pub mod droptail;
 pub mod ecn;
+pub mod fq_codel;
+pub mod pfabric;
+pub mod sfq_codel;
 
 pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
 pub use ecn::EcnThreshold;
+pub use fq_codel::{FqCodel, FqCodelParams};
+pub use pfabric::PFabric;
+pub use sfq_codel::{SfqCodel, SfqCodelParams};
 
 use crate::engine::{PacketId, PacketPool};
 use dctc_core::units::SimTime;
@@ -80,6 +86,12 @@ pub enum Queue {
     Ecn(EcnThreshold),
     /// CoDel (RFC 8289) over one FIFO.
     Codel(Codel),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(FqCodel),
+    /// Stochastic fair queueing with CoDel per bucket.
+    SfqCodel(SfqCodel),
+    /// pFabric's priority queue with priority dropping.
+    PFabric(PFabric),
 }
 
 macro_rules! dispatch {
@@ -88,6 +100,9 @@ macro_rules! dispatch {
             Queue::DropTail($q) => $e,
             Queue::Ecn($q) => $e,
             Queue::Codel($q) => $e,
+            Queue::FqCodel($q) => $e,
+            Queue::SfqCodel($q) => $e,
+            Queue::PFabric($q) => $e,
         }
     };
 }
