@@ -1,6 +1,7 @@
 //! `dctc sweep`: the cartesian product of values of scenario keys, each point run as an
 //! ordinary scenario into `DIR/<point>/`, in parallel over worker threads, plus `DIR/sweep.csv`
-//! with one row per point and scheme.
+//! with one row per point and scheme and `DIR/report.html` plotting the main metrics against
+//! the first swept key.
 //!
 //! Every point is built and validated before anything runs or is written. Runs are
 //! independent and single-threaded, and everything written depends only on the points, so the
@@ -75,6 +76,8 @@ struct Point {
     name: String,
     /// The value of each axis, as written into `sweep.csv`.
     cells: Vec<String>,
+    /// Which value of each axis (an index into [`Axis::values`]).
+    picks: Vec<usize>,
     /// The scenario with the values set.
     scenario: Scenario,
 }
@@ -362,6 +365,7 @@ fn points(s: &Scenario, axes: &[Axis]) -> Result<Vec<Point>> {
         out.push(Point {
             name,
             cells,
+            picks,
             scenario: point,
         });
     }
@@ -377,8 +381,30 @@ fn complete(dir: &Path, s: &Scenario) -> bool {
     let Ok(text) = std::fs::read_to_string(dir.join("summary.json")) else {
         return false;
     };
-    serde_json::from_str::<Json>(&text)
-        .is_ok_and(|j| j.get("scenario") == Some(&output::scenario_echo(s)))
+    serde_json::from_str::<Json>(&text).is_ok_and(|j| {
+        j.get("scenario")
+            .is_some_and(|e| same(e, &output::scenario_echo(s)))
+    })
+}
+
+/// Whether two JSON values are equal, numbers within a relative 1e-15 (serde_json's parser may
+/// read a long decimal back one unit in the last place off).
+fn same(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => {
+            x == y
+                || x.as_f64()
+                    .zip(y.as_f64())
+                    .is_some_and(|(x, y)| (x - y).abs() <= 1e-15 * x.abs().max(y.abs()))
+        }
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
 }
 
 /// Serializes the final writes of finished points, so the SIGINT deferral of
@@ -448,16 +474,16 @@ pub(crate) fn run(args: &SweepArgs) -> Result<()> {
             points[i].name
         );
     }
-    let csv = table(&dir, &axes, &points)?;
-    let tmp = dir.join(".sweep.csv.partial");
-    std::fs::write(&tmp, csv).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, dir.join("sweep.csv"))
-        .with_context(|| format!("cannot write {}", dir.join("sweep.csv").display()))?;
+    let rows = collect(&dir, &points)?;
+    write_file(&dir, "sweep.csv", &table(&axes, &points, &rows))?;
+    let html = report(&base, &axes, &points, &rows).to_html();
+    write_file(&dir, "report.html", html.as_bytes())?;
     crate::emit(&format!(
-        "sweep: {} points; ran {}, skipped {skipped} already complete\nwrote {}\n",
+        "sweep: {} points; ran {}, skipped {skipped} already complete\nwrote {} and {}\n",
         points.len(),
         pending.len(),
-        dir.join("sweep.csv").display()
+        dir.join("sweep.csv").display(),
+        dir.join("report.html").display()
     ));
     Ok(())
 }
@@ -504,11 +530,37 @@ fn flatten(prefix: &str, v: &Json, out: &mut Leaves) {
     }
 }
 
-/// `sweep.csv`: one row per point (in point order) and scheme, the swept values, then every
-/// numeric leaf of `schemes.<label>` in the points' summaries (columns in order of first
-/// appearance; a missing or `null` value is an empty cell).
-fn table(dir: &Path, axes: &[Axis], points: &[Point]) -> Result<Vec<u8>> {
-    let mut rows: Vec<(usize, String, Leaves)> = Vec::new();
+/// Writes `dir/name` whole: into a hidden file first, then renamed into place.
+fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let tmp = dir.join(format!(".{name}.partial"));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, dir.join(name))
+        .with_context(|| format!("cannot write {}", dir.join(name).display()))
+}
+
+/// One scheme of one point: its summary's numeric leaves.
+struct Row {
+    /// Index of the point.
+    point: usize,
+    /// The scheme's label (its key under `schemes`).
+    scheme: String,
+    /// Numeric leaves of `schemes.<label>`.
+    leaves: Leaves,
+}
+
+impl Row {
+    /// The number at dotted path `name`, if present and not `null`.
+    fn get(&self, name: &str) -> Option<&str> {
+        self.leaves
+            .iter()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.as_deref())
+    }
+}
+
+/// Reads every point's `summary.json`, in point order, into one row per scheme.
+fn collect(dir: &Path, points: &[Point]) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     for (i, p) in points.iter().enumerate() {
         let path = dir.join(&p.name).join("summary.json");
         let text = std::fs::read_to_string(&path)
@@ -521,13 +573,136 @@ fn table(dir: &Path, axes: &[Axis], points: &[Point]) -> Result<Vec<u8>> {
         for (label, v) in schemes {
             let mut leaves = Vec::new();
             flatten("", v, &mut leaves);
-            rows.push((i, label.clone(), leaves));
+            rows.push(Row {
+                point: i,
+                scheme: label.clone(),
+                leaves,
+            });
         }
     }
+    Ok(rows)
+}
+
+/// Metrics `report.html` plots, where the summaries have them: (dotted path, title).
+const PLOTTED: [(&str, &str); 5] = [
+    ("fct_slowdown.overall.p99", "p99 FCT slowdown, all flows"),
+    ("goodput_gbps", "goodput (Gb/s)"),
+    ("drops.packets", "dropped packets"),
+    ("avg_cct_s", "average CCT (s)"),
+    ("avg_fct_s", "average FCT (s)"),
+];
+
+/// `report.html`: each metric of [`PLOTTED`] against the first swept key, one line per
+/// scheme at the mean over the other keys' values, with the minimum and maximum as their own
+/// series where they differ from the mean (the report's charts have no error bars).
+fn report(base: &Scenario, axes: &[Axis], points: &[Point], rows: &[Row]) -> dctc_report::Report {
+    use dctc_report::{Chart, Section, Series};
+    let first = &axes[0];
+    let others: Vec<&str> = axes[1..].iter().map(|a| a.key.as_str()).collect();
+    let mut report = dctc_report::Report::new(
+        format!("Sweep of {}", base.name),
+        format!(
+            "{} points: {}",
+            points.len(),
+            axes.iter()
+                .map(|a| format!(
+                    "{} = {}",
+                    a.key,
+                    a.values
+                        .iter()
+                        .map(value_text)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    );
+    report.meta = format!(
+        "dctc {} (commit {})",
+        crate::provenance::VERSION,
+        crate::provenance::COMMIT
+    );
+    let mut schemes: Vec<&str> = Vec::new();
+    for r in rows {
+        if !schemes.contains(&r.scheme.as_str()) {
+            schemes.push(&r.scheme);
+        }
+    }
+    let numeric: Option<Vec<f64>> = first
+        .values
+        .iter()
+        .map(|v| match v {
+            toml::Value::Integer(n) => Some(*n as f64),
+            toml::Value::Float(x) => Some(*x),
+            _ => None,
+        })
+        .collect();
+    let mut section = Section::new(format!("Against {}", first.key));
+    section.push_paragraph(if others.is_empty() {
+        "One run per value.".to_string()
+    } else {
+        format!(
+            "Lines: the mean over the values of {}; `min` and `max` series: their range.",
+            others.join(", ")
+        )
+    });
+    if numeric.is_none() {
+        section.push_paragraph(format!(
+            "{} is not a number: the values are plotted in the order given, at 0, 1, 2, ...",
+            first.key
+        ));
+    }
+    let xs: Vec<f64> =
+        numeric.unwrap_or_else(|| (0..first.values.len()).map(|i| i as f64).collect());
+    for (metric, title) in PLOTTED {
+        if !rows.iter().any(|r| r.get(metric).is_some()) {
+            continue;
+        }
+        let mut chart = Chart::line(title, first.key.clone(), title);
+        for scheme in &schemes {
+            let (mut mean, mut low, mut high) = (Vec::new(), Vec::new(), Vec::new());
+            for (xi, &x) in xs.iter().enumerate() {
+                let ys: Vec<f64> = rows
+                    .iter()
+                    .filter(|r| r.scheme == *scheme && points[r.point].picks[0] == xi)
+                    .filter_map(|r| r.get(metric).and_then(|v| v.parse::<f64>().ok()))
+                    .collect();
+                if ys.is_empty() {
+                    continue;
+                }
+                mean.push((x, ys.iter().sum::<f64>() / ys.len() as f64));
+                low.push((x, ys.iter().copied().fold(f64::INFINITY, f64::min)));
+                high.push((x, ys.iter().copied().fold(f64::NEG_INFINITY, f64::max)));
+            }
+            let spread = low.iter().zip(&high).any(|(a, b)| a.1 < b.1);
+            chart = chart.with_series(Series {
+                name: scheme.to_string(),
+                points: mean,
+            });
+            if spread {
+                for (suffix, pts) in [("min", low), ("max", high)] {
+                    chart = chart.with_series(Series {
+                        name: format!("{scheme} {suffix}"),
+                        points: pts,
+                    });
+                }
+            }
+        }
+        section.push_chart(chart);
+    }
+    report.push_section(section);
+    report
+}
+
+/// `sweep.csv`: one row per point (in point order) and scheme, the swept values, then every
+/// numeric leaf of `schemes.<label>` in the points' summaries (columns in order of first
+/// appearance; a missing or `null` value is an empty cell).
+fn table(axes: &[Axis], points: &[Point], rows: &[Row]) -> Vec<u8> {
     let mut columns: Vec<String> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
-    for (_, _, leaves) in &rows {
-        for (name, _) in leaves {
+    for r in rows {
+        for (name, _) in &r.leaves {
             if seen.insert(name.clone()) {
                 columns.push(name.clone());
             }
@@ -543,11 +718,11 @@ fn table(dir: &Path, axes: &[Axis], points: &[Point]) -> Result<Vec<u8>> {
     header.extend(columns.iter().cloned());
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut csv = output::CsvOut::new(&header_refs);
-    for (i, label, leaves) in &rows {
+    for r in rows {
         let lookup: std::collections::BTreeMap<&str, &Option<String>> =
-            leaves.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        let mut fields: Vec<String> = points[*i].cells.clone();
-        fields.push(label.clone());
+            r.leaves.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let mut fields: Vec<String> = points[r.point].cells.clone();
+        fields.push(r.scheme.clone());
         for c in &columns {
             fields.push(
                 lookup
@@ -558,7 +733,7 @@ fn table(dir: &Path, axes: &[Axis], points: &[Point]) -> Result<Vec<u8>> {
         }
         csv.row(fields);
     }
-    Ok(csv.into_bytes())
+    csv.into_bytes()
 }
 
 #[cfg(test)]

@@ -149,6 +149,19 @@ fn table_rows_equal_the_points_run_one_by_one() {
         }
     }
     assert!(compared > 100, "compared only {compared} numbers");
+    // The report plots the packet metrics against the load, a line per scheme, with the range
+    // over the two seeds.
+    let html = std::fs::read_to_string(dir.path().join("sw/report.html")).unwrap();
+    for text in [
+        "p99 FCT slowdown",
+        "goodput (Gb/s)",
+        "dropped packets",
+        "dctcp min",
+        "newreno max",
+    ] {
+        assert!(html.contains(text), "report.html lacks {text}");
+    }
+    assert!(!html.contains("average CCT"), "no flow-engine metric here");
     assert!(goodputs.len() >= 4, "the points must differ: {goodputs:?}");
 }
 
