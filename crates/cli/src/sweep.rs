@@ -592,7 +592,7 @@ const PLOTTED: [(&str, &str); 5] = [
     ("avg_fct_s", "average FCT (s)"),
 ];
 
-/// `report.html`: each metric of [`PLOTTED`] against the first swept key, one line per
+/// `report.html`: each metric of [`PLOTTED`] (also below a prefix) against the first swept key, one line per
 /// scheme at the mean over the other keys' values, with the minimum and maximum as their own
 /// series where they differ from the mean (the report's charts have no error bars).
 fn report(base: &Scenario, axes: &[Axis], points: &[Point], rows: &[Row]) -> dctc_report::Report {
@@ -655,11 +655,21 @@ fn report(base: &Scenario, axes: &[Axis], points: &[Point], rows: &[Row]) -> dct
     }
     let xs: Vec<f64> =
         numeric.unwrap_or_else(|| (0..first.values.len()).map(|i| i as f64).collect());
+    let all = columns(rows);
+    // A metric may sit below a prefix, e.g. the flow engine's `load_50.avg_cct_s`.
+    let mut charts: Vec<(&str, String)> = Vec::new();
     for (metric, title) in PLOTTED {
-        if !rows.iter().any(|r| r.get(metric).is_some()) {
-            continue;
+        let tail = format!(".{metric}");
+        for c in &all {
+            if c == metric {
+                charts.push((c, title.to_string()));
+            } else if let Some(prefix) = c.strip_suffix(&tail) {
+                charts.push((c, format!("{title}, {prefix}")));
+            }
         }
-        let mut chart = Chart::line(title, first.key.clone(), title);
+    }
+    for (metric, title) in charts {
+        let mut chart = Chart::line(&title, first.key.clone(), &title);
         for scheme in &schemes {
             let (mut mean, mut low, mut high) = (Vec::new(), Vec::new(), Vec::new());
             for (xi, &x) in xs.iter().enumerate() {
@@ -695,10 +705,8 @@ fn report(base: &Scenario, axes: &[Axis], points: &[Point], rows: &[Row]) -> dct
     report
 }
 
-/// `sweep.csv`: one row per point (in point order) and scheme, the swept values, then every
-/// numeric leaf of `schemes.<label>` in the points' summaries (columns in order of first
-/// appearance; a missing or `null` value is an empty cell).
-fn table(axes: &[Axis], points: &[Point], rows: &[Row]) -> Vec<u8> {
+/// The metric columns of `sweep.csv`: every leaf name, in order of first appearance.
+fn columns(rows: &[Row]) -> Vec<String> {
     let mut columns: Vec<String> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for r in rows {
@@ -713,6 +721,14 @@ fn table(axes: &[Axis], points: &[Point], rows: &[Row]) -> Vec<u8> {
         let inner = format!("{c}.");
         !seen.iter().any(|s| s.starts_with(&inner))
     });
+    columns
+}
+
+/// `sweep.csv`: one row per point (in point order) and scheme, the swept values, then every
+/// numeric leaf of `schemes.<label>` in the points' summaries (columns in order of first
+/// appearance; a missing or `null` value is an empty cell).
+fn table(axes: &[Axis], points: &[Point], rows: &[Row]) -> Vec<u8> {
+    let columns = columns(rows);
     let mut header: Vec<String> = axes.iter().map(|a| a.key.clone()).collect();
     header.push("scheme".into());
     header.extend(columns.iter().cloned());
@@ -739,6 +755,48 @@ fn table(axes: &[Axis], points: &[Point], rows: &[Row]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn report_plots_prefixed_flow_metrics_with_the_range_over_other_keys() {
+        let text = "engine = \"flow\"\nduration_ms = 1.0\n[fabric]\nkind = \"preset\"\nname = \"dba-144\"\n";
+        let s = Scenario::from_str(text, Path::new("f.toml"), Path::new("."), None).unwrap();
+        let axes = axes(&["x=1,2".into(), "seed=1..2".into()]).unwrap();
+        let points: Vec<Point> = (0..4)
+            .map(|i| Point {
+                name: format!("p{i}"),
+                cells: Vec::new(),
+                picks: vec![i / 2, i % 2],
+                scenario: s.clone(),
+            })
+            .collect();
+        // avg_cct_s = x * 10 + seed, under the flow engine's per-load prefix.
+        let rows: Vec<Row> = (0..4)
+            .map(|i| Row {
+                point: i,
+                scheme: "dba".into(),
+                leaves: vec![(
+                    "load_50.avg_cct_s".into(),
+                    Some(((i / 2 + 1) * 10 + i % 2 + 1).to_string()),
+                )],
+            })
+            .collect();
+        let r = report(&s, &axes, &points, &rows);
+        let charts: Vec<_> = r.charts().collect();
+        assert_eq!(charts.len(), 1);
+        assert_eq!(charts[0].title, "average CCT (s), load_50");
+        let series = |name: &str| {
+            charts[0]
+                .series
+                .iter()
+                .find(|x| x.name == name)
+                .unwrap()
+                .points
+                .clone()
+        };
+        assert_eq!(series("dba"), vec![(1.0, 11.5), (2.0, 21.5)]);
+        assert_eq!(series("dba min"), vec![(1.0, 11.0), (2.0, 21.0)]);
+        assert_eq!(series("dba max"), vec![(1.0, 12.0), (2.0, 22.0)]);
+    }
 
     #[test]
     fn key_paths_parse_into_steps() {
