@@ -1,6 +1,6 @@
 //! `dctc`: turns scenario files into per-flow records, summaries, charts and a report.
 //!
-//! Subcommands: `run`, `validate`, `demo`, `reproduce`, `list`, `bench`, `num`. Bad input
+//! Subcommands: `run`, `sweep`, `validate`, `demo`, `reproduce`, `list`, `bench`, `num`. Bad input
 //! (a malformed scenario, a missing file, an impossible fabric) prints one clear error naming
 //! the file, the key and the reason, exits with status 2, and writes nothing.
 
@@ -28,6 +28,7 @@ mod paper;
 mod progress;
 mod provenance;
 mod scenario;
+mod sweep;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -74,6 +75,9 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Run a scenario for every combination of `--set` values into DIR/<point>/, in parallel,
+    /// plus DIR/sweep.csv (one row per point and scheme). Rerun to resume.
+    Sweep(sweep::SweepArgs),
     /// Check a scenario without running it.
     Validate {
         /// Scenario file (TOML).
@@ -177,6 +181,7 @@ fn dispatch(command: Command) -> Result<()> {
             let s = Scenario::load(&scenario, seed)?;
             run_and_write(&s, out, !quiet, force)
         }
+        Command::Sweep(args) => sweep::run(&args),
         Command::Validate { scenario } => {
             let s = Scenario::load(&scenario, None)?;
             validate(&s)?;

@@ -74,16 +74,22 @@ pub(crate) fn full_summary(scenario: &Scenario, out: &RunOutput) -> serde_json::
             m
         }
     };
+    summary.insert("scenario".into(), scenario_echo(scenario));
+    summary.insert("dctc".into(), crate::provenance::json());
+    let value = serde_json::Value::Object(summary.clone());
+    summary.insert("paper".into(), paper::compare(&scenario.paper, &value));
+    serde_json::Value::Object(summary)
+}
+
+/// The scenario as `summary.json` echoes it under `scenario`: the file as parsed, with the
+/// name and seed the run used.
+pub(crate) fn scenario_echo(scenario: &Scenario) -> serde_json::Value {
     let mut echo = serde_json::to_value(&scenario.raw).unwrap_or(serde_json::Value::Null);
     if let serde_json::Value::Object(m) = &mut echo {
         m.insert("name".into(), scenario.name.clone().into());
         m.insert("seed".into(), scenario.seed.into());
     }
-    summary.insert("scenario".into(), echo);
-    summary.insert("dctc".into(), crate::provenance::json());
-    let value = serde_json::Value::Object(summary.clone());
-    summary.insert("paper".into(), paper::compare(&scenario.paper, &value));
-    serde_json::Value::Object(summary)
+    echo
 }
 
 /// Writes `out` for `scenario` into `dir` atomically (temp dir + rename). Replaces an existing
@@ -126,6 +132,12 @@ pub(crate) const MARKER: &str = ".dctc-output";
 
 /// Contents of [`MARKER`].
 const MARKER_TEXT: &str = "This directory was written by dctc; a later run may replace it whole.\n";
+
+/// Writes [`MARKER`] into the existing directory `dir`, so later runs may write into it.
+pub(crate) fn mark(dir: &Path) -> Result<()> {
+    std::fs::write(dir.join(MARKER), MARKER_TEXT)
+        .with_context(|| format!("cannot write {}", dir.join(MARKER).display()))
+}
 
 /// Why an output directory cannot be used.
 fn refuse(dir: &Path, reason: impl std::fmt::Display) -> anyhow::Error {

@@ -25,6 +25,31 @@ impl Progress {
         Progress { bar }
     }
 
+    /// A bar over `total` sweep points (when stderr is a terminal and `enabled` is true);
+    /// advanced with [`Progress::inc`].
+    pub(crate) fn points(enabled: bool, total: u64) -> Progress {
+        let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "sweep [{bar:32}] {pos}/{len} points, {elapsed} elapsed, ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        Progress { bar }
+    }
+
+    /// Counts one more finished point.
+    pub(crate) fn inc(&self) {
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        }
+    }
+
     /// Starts a phase (e.g. one scheme) that runs to `total_ps` of simulated time.
     pub(crate) fn begin(&self, label: &str, total_ps: u64) {
         if let Some(b) = &self.bar {

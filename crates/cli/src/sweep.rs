@@ -1,0 +1,878 @@
+//! `dctc sweep`: the cartesian product of values of scenario keys, each point run as an
+//! ordinary scenario into `DIR/<point>/`, in parallel over worker threads, plus `DIR/sweep.csv`
+//! with one row per point and scheme and `DIR/report.html` plotting the main metrics against
+//! the first swept key.
+//!
+//! Every point is built and validated before anything runs or is written. Runs are
+//! independent and single-threaded, and everything written depends only on the points, so the
+//! output tree is byte-identical whatever `--jobs` is. A point whose directory already holds
+//! dctc's marker and a `summary.json` echoing the same scenario is complete and skipped, so an
+//! interrupted sweep resumes where it stopped.
+
+use crate::output;
+use crate::progress::Progress;
+use crate::scenario::Scenario;
+use anyhow::{anyhow, bail, Context, Result};
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Most values one `--set` may give (a range included).
+const MAX_VALUES: u64 = 10_000;
+/// Most points a sweep may have.
+const MAX_POINTS: usize = 100_000;
+/// Longest point directory name, in bytes (file systems allow 255).
+const MAX_NAME: usize = 200;
+
+/// Arguments of `dctc sweep`.
+#[derive(clap::Args)]
+pub(crate) struct SweepArgs {
+    /// Scenario file (TOML).
+    scenario: PathBuf,
+    /// `KEY=V1,V2,...` or `KEY=A..B` (integers, inclusive): values for a scalar key path of
+    /// the scenario (`seed`, `duration_ms`, `workload[0].load`, `schemes[1].ecn_k_bytes`).
+    /// Repeat for more keys; the sweep runs every combination.
+    #[arg(long = "set", value_name = "KEY=VALUES", required = true)]
+    sets: Vec<String>,
+    /// Worker threads, each running one point at a time (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Output directory (default: out/<scenario name>-sweep).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Replace `--out`, or a point directory in it, even if dctc did not write it.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// One step of a key path: a table key or an array index.
+#[derive(Clone, Debug, PartialEq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// One `--set`: a key path and its values.
+#[derive(Debug)]
+struct Axis {
+    /// The key path as written (normalized), e.g. `workload[0].load`.
+    key: String,
+    /// Its steps.
+    path: Vec<Seg>,
+    /// Short name used in point directory names (the last key, or the whole path when two
+    /// axes share a last key).
+    label: String,
+    /// The values, in the order given.
+    values: Vec<toml::Value>,
+}
+
+/// One combination of values: a scenario to run.
+struct Point {
+    /// Directory name, e.g. `load=0.2,seed=1`.
+    name: String,
+    /// The value of each axis, as written into `sweep.csv`.
+    cells: Vec<String>,
+    /// Which value of each axis (an index into [`Axis::values`]).
+    picks: Vec<usize>,
+    /// The scenario with the values set.
+    scenario: Scenario,
+}
+
+/// Parses `workload[0].load` into steps.
+fn parse_path(key: &str) -> Result<Vec<Seg>, String> {
+    if key.is_empty() {
+        return Err("the key path is empty".into());
+    }
+    let mut segs = Vec::new();
+    for part in key.split('.') {
+        let (name, mut rest) = match part.find('[') {
+            Some(i) => part.split_at(i),
+            None => (part, ""),
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(format!(
+                "`{part}` is not a key (letters, digits, '_' or '-', then optional [index])"
+            ));
+        }
+        segs.push(Seg::Key(name.to_string()));
+        while !rest.is_empty() {
+            let close = rest
+                .find(']')
+                .filter(|_| rest.starts_with('['))
+                .ok_or_else(|| format!("`{part}`: expected `[index]`"))?;
+            let index: usize = rest[1..close]
+                .parse()
+                .map_err(|_| format!("`{part}`: `{}` is not an array index", &rest[1..close]))?;
+            segs.push(Seg::Index(index));
+            rest = &rest[close + 1..];
+        }
+    }
+    Ok(segs)
+}
+
+/// The value a `--set` item stands for: a TOML number, boolean or quoted string, else the text
+/// as a string (so `name=dctcp` needs no quotes).
+fn parse_value(text: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {text}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .filter(|v| !v.is_table() && !v.is_array())
+        .unwrap_or_else(|| toml::Value::String(text.to_string()))
+}
+
+/// Parses `A..B` (integers) into its values, or `None` when `item` is not a range.
+fn parse_range(item: &str) -> Option<Result<Vec<toml::Value>, String>> {
+    let (a, b) = item.split_once("..")?;
+    let (Ok(a), Ok(b)) = (a.trim().parse::<i64>(), b.trim().parse::<i64>()) else {
+        return Some(Err(format!(
+            "`{item}`: a range is two integers, `A..B` (inclusive)"
+        )));
+    };
+    if a > b {
+        return Some(Err(format!("`{item}`: the range is empty ({a} > {b})")));
+    }
+    let count = (b as i128 - a as i128 + 1) as u128;
+    if count > MAX_VALUES as u128 {
+        return Some(Err(format!(
+            "`{item}` has {count} values, more than the {MAX_VALUES} one --set may give"
+        )));
+    }
+    Some(Ok((a..=b).map(toml::Value::Integer).collect()))
+}
+
+/// Parses one `--set KEY=VALUES`.
+fn parse_set(set: &str) -> Result<(String, Vec<Seg>, Vec<toml::Value>)> {
+    let fail = |reason: String| anyhow!("--set {set}: {reason}");
+    let (key, list) = set
+        .split_once('=')
+        .ok_or_else(|| fail("expected KEY=V1,V2,... or KEY=A..B".into()))?;
+    let key = key.trim();
+    let path = parse_path(key).map_err(fail)?;
+    let mut values = Vec::new();
+    for item in list.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err(fail(if list.trim().is_empty() {
+                format!("no values for `{key}`")
+            } else {
+                format!("an empty value in the list for `{key}`")
+            }));
+        }
+        match parse_range(item) {
+            Some(r) => values.extend(r.map_err(fail)?),
+            None => values.push(parse_value(item)),
+        }
+        if values.len() as u64 > MAX_VALUES {
+            return Err(fail(format!(
+                "more than the {MAX_VALUES} values one --set may give"
+            )));
+        }
+    }
+    Ok((key.to_string(), path, values))
+}
+
+/// Sets the scalar at `path` in `root` to `value`. Missing tables on the way are created;
+/// arrays must already hold the index. A float key given an integer keeps a float.
+fn set_path(root: &mut toml::Value, path: &[Seg], value: &toml::Value) -> Result<(), String> {
+    let mut here = root;
+    let mut walked = String::new();
+    let (last, init) = path.split_last().expect("a parsed path has a step");
+    for (i, seg) in init.iter().enumerate() {
+        let next_is_index = matches!(path.get(i + 1), Some(Seg::Index(_)));
+        here = step(here, seg, &mut walked, next_is_index)?;
+    }
+    let scalar = |old: &toml::Value, at: &str| -> Result<toml::Value, String> {
+        if old.is_table() || old.is_array() {
+            return Err(format!(
+                "`{at}` is a {}, not a single value",
+                if old.is_table() { "table" } else { "array" }
+            ));
+        }
+        Ok(match (old, value) {
+            (toml::Value::Float(_), toml::Value::Integer(n)) => toml::Value::Float(*n as f64),
+            _ => value.clone(),
+        })
+    };
+    match last {
+        Seg::Key(k) => {
+            let at = join(&walked, last);
+            let table = here
+                .as_table_mut()
+                .ok_or_else(|| format!("`{walked}` is not a table"))?;
+            let new = match table.get(k) {
+                Some(old) => scalar(old, &at)?,
+                None => value.clone(),
+            };
+            table.insert(k.clone(), new);
+        }
+        Seg::Index(i) => {
+            let at = join(&walked, last);
+            let array = here
+                .as_array_mut()
+                .ok_or_else(|| format!("`{walked}` is not an array"))?;
+            let len = array.len();
+            let slot = array
+                .get_mut(*i)
+                .ok_or_else(|| format!("`{at}`: `{walked}` has {len} entries"))?;
+            *slot = scalar(slot, &at)?;
+        }
+    }
+    Ok(())
+}
+
+/// `walked` followed by `seg`, as a key path.
+fn join(walked: &str, seg: &Seg) -> String {
+    match seg {
+        Seg::Key(k) if walked.is_empty() => k.clone(),
+        Seg::Key(k) => format!("{walked}.{k}"),
+        Seg::Index(i) => format!("{walked}[{i}]"),
+    }
+}
+
+/// One step down from `here` along `seg`, creating a missing table (not a missing array).
+fn step<'a>(
+    here: &'a mut toml::Value,
+    seg: &Seg,
+    walked: &mut String,
+    next_is_index: bool,
+) -> Result<&'a mut toml::Value, String> {
+    let at = join(walked, seg);
+    let next = match seg {
+        Seg::Key(k) => {
+            let table = here
+                .as_table_mut()
+                .ok_or_else(|| format!("`{walked}` is not a table"))?;
+            if !table.contains_key(k) {
+                if next_is_index {
+                    return Err(format!("`{at}`: the scenario has no such array"));
+                }
+                table.insert(k.clone(), toml::Value::Table(toml::Table::new()));
+            }
+            table.get_mut(k).expect("present")
+        }
+        Seg::Index(i) => {
+            let array = here
+                .as_array_mut()
+                .ok_or_else(|| format!("`{walked}` is not an array"))?;
+            let len = array.len();
+            array
+                .get_mut(*i)
+                .ok_or_else(|| format!("`{at}`: `{walked}` has {len} entries"))?
+        }
+    };
+    *walked = at;
+    Ok(next)
+}
+
+/// A value as text: strings bare, everything else as TOML writes it.
+fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `text` with every character a file name should not hold replaced by `_`.
+fn file_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._+-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Parses the `--set`s into axes, naming each by its last key unless two share it.
+fn axes(sets: &[String]) -> Result<Vec<Axis>> {
+    let mut axes: Vec<Axis> = Vec::new();
+    for set in sets {
+        let (key, path, values) = parse_set(set)?;
+        if axes.iter().any(|a| a.path == path) {
+            bail!("--set {set}: `{key}` is already swept by another --set");
+        }
+        let label = match path.last() {
+            Some(Seg::Key(k)) => k.clone(),
+            _ => key.clone(),
+        };
+        axes.push(Axis {
+            key,
+            path,
+            label,
+            values,
+        });
+    }
+    let labels: Vec<String> = axes.iter().map(|a| a.label.clone()).collect();
+    for a in &mut axes {
+        if labels.iter().filter(|l| **l == a.label).count() > 1 {
+            a.label = a.key.clone();
+        }
+        a.label = file_safe(&a.label);
+    }
+    Ok(axes)
+}
+
+/// Builds and validates every point of the sweep, in order (the last axis varies fastest).
+fn points(s: &Scenario, axes: &[Axis]) -> Result<Vec<Point>> {
+    let total = axes
+        .iter()
+        .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
+        .filter(|n| *n <= MAX_POINTS)
+        .ok_or_else(|| anyhow!("the sweep has more than {MAX_POINTS} points"))?;
+    let mut out = Vec::with_capacity(total);
+    let mut names = std::collections::BTreeSet::new();
+    for n in 0..total {
+        let mut rest = n;
+        let mut picks = vec![0; axes.len()];
+        for (i, a) in axes.iter().enumerate().rev() {
+            picks[i] = rest % a.values.len();
+            rest /= a.values.len();
+        }
+        let mut doc = s.raw.clone();
+        let mut name_parts = Vec::new();
+        let mut cells = Vec::new();
+        let mut sets = Vec::new();
+        for (a, &p) in axes.iter().zip(&picks) {
+            let v = &a.values[p];
+            set_path(&mut doc, &a.path, v)
+                .map_err(|reason| anyhow!("--set {}={}: {reason}", a.key, value_text(v)))?;
+            name_parts.push(format!("{}={}", a.label, file_safe(&value_text(v))));
+            cells.push(value_text(v));
+            sets.push(format!("--set {}={}", a.key, value_text(v)));
+        }
+        let name = name_parts.join(",");
+        if name.len() > MAX_NAME {
+            bail!("point `{name}`: the directory name is longer than {MAX_NAME} bytes; sweep fewer keys");
+        }
+        if !names.insert(name.to_ascii_lowercase()) {
+            bail!("two points share the directory name `{name}` (values that differ only in case or in characters a file name cannot hold)");
+        }
+        let text = toml::to_string(&doc).context("cannot write the point's scenario")?;
+        let point = Scenario::from_str(&text, &s.path, &s.base_dir, None)
+            .map_err(anyhow::Error::from)
+            .and_then(|p| crate::validate(&p).map(|()| p))
+            .map_err(|e| anyhow!("{} (point `{name}`): {e:#}", sets.join(" ")))?;
+        out.push(Point {
+            name,
+            cells,
+            picks,
+            scenario: point,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether `dir` holds a finished run of `s`: dctc's marker, and a `summary.json` that echoes
+/// the same scenario.
+fn complete(dir: &Path, s: &Scenario) -> bool {
+    if !dir.join(output::MARKER).is_file() {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(dir.join("summary.json")) else {
+        return false;
+    };
+    serde_json::from_str::<Json>(&text).is_ok_and(|j| {
+        j.get("scenario")
+            .is_some_and(|e| same(e, &output::scenario_echo(s)))
+    })
+}
+
+/// Whether two JSON values are equal, numbers within a relative 1e-15 (serde_json's parser may
+/// read a long decimal back one unit in the last place off).
+fn same(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => {
+            x == y
+                || x.as_f64()
+                    .zip(y.as_f64())
+                    .is_some_and(|(x, y)| (x - y).abs() <= 1e-15 * x.abs().max(y.abs()))
+        }
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Serializes the final writes of finished points, so the SIGINT deferral of
+/// [`output::write_atomically`] (one guarded directory at a time) stays exact.
+static WRITING: Mutex<()> = Mutex::new(());
+
+/// `dctc sweep`.
+pub(crate) fn run(args: &SweepArgs) -> Result<()> {
+    let base = Scenario::load(&args.scenario, None)?;
+    let axes = axes(&args.sets)?;
+    let jobs = match args.jobs {
+        Some(0) => bail!("--jobs 0: at least one worker is needed"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let points = points(&base, &axes)?;
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("out").join(format!("{}-sweep", base.name)));
+    prepare_dir(&dir, args.force)?;
+    let pending: Vec<usize> = (0..points.len())
+        .filter(|&i| !complete(&dir.join(&points[i].name), &points[i].scenario))
+        .collect();
+    for &i in &pending {
+        output::check_destination(&dir.join(&points[i].name), args.force)?;
+    }
+    let skipped = points.len() - pending.len();
+    let progress = Progress::points(!args.quiet, pending.len() as u64);
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let errors: Mutex<Vec<(usize, anyhow::Error)>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(pending.len()) {
+            scope.spawn(|| loop {
+                if failed.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Some(&i) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else {
+                    return;
+                };
+                let p = &points[i];
+                let result =
+                    crate::run_engine(&p.scenario, &Progress::new(false)).and_then(|out| {
+                        let _lock = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+                        output::write_run(&dir.join(&p.name), &p.scenario, &out, args.force)
+                    });
+                match result {
+                    Ok(_) => progress.inc(),
+                    Err(e) => {
+                        failed.store(true, Ordering::SeqCst);
+                        errors
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((i, e));
+                    }
+                }
+            });
+        }
+    });
+    progress.finish();
+    let mut errors = errors.into_inner().unwrap_or_else(|e| e.into_inner());
+    errors.sort_by_key(|(i, _)| *i);
+    if let Some((i, e)) = errors.into_iter().next() {
+        bail!(
+            "point `{}` failed: {e:#} (finished points are kept: rerun the same command to resume)",
+            points[i].name
+        );
+    }
+    let rows = collect(&dir, &points)?;
+    write_file(&dir, "sweep.csv", &table(&axes, &points, &rows))?;
+    let html = report(&base, &axes, &points, &rows).to_html();
+    write_file(&dir, "report.html", html.as_bytes())?;
+    crate::emit(&format!(
+        "sweep: {} points; ran {}, skipped {skipped} already complete\nwrote {} and {}\n",
+        points.len(),
+        pending.len(),
+        dir.join("sweep.csv").display(),
+        dir.join("report.html").display()
+    ));
+    Ok(())
+}
+
+/// Makes `dir` a dctc output directory to write points into: refused as
+/// [`output::check_destination`] refuses; an existing directory dctc wrote is kept (its
+/// complete points are reused), any other is replaced whole with `force`.
+fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
+    output::check_destination(dir, force)?;
+    if let Ok(meta) = std::fs::symlink_metadata(dir) {
+        if meta.is_dir() && !dir.join(output::MARKER).is_file() {
+            std::fs::remove_dir_all(dir)
+                .with_context(|| format!("cannot replace {}", dir.display()))?;
+        } else if !meta.is_dir() {
+            std::fs::remove_file(dir)
+                .with_context(|| format!("cannot replace {}", dir.display()))?;
+        }
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    output::mark(dir)
+}
+
+/// Numeric leaves of a summary: dotted name, and the number as `summary.json` writes it
+/// (`None` for `null`).
+type Leaves = Vec<(String, Option<String>)>;
+
+/// Appends the numeric leaves of `v` below `prefix` (dotted names); `null` counts as a number
+/// that is missing. Strings, booleans and arrays are left out.
+fn flatten(prefix: &str, v: &Json, out: &mut Leaves) {
+    match v {
+        Json::Object(m) => {
+            for (k, x) in m {
+                let name = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&name, x, out);
+            }
+        }
+        Json::Number(n) => out.push((prefix.to_string(), Some(n.to_string()))),
+        Json::Null => out.push((prefix.to_string(), None)),
+        _ => {}
+    }
+}
+
+/// Writes `dir/name` whole: into a hidden file first, then renamed into place.
+fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let tmp = dir.join(format!(".{name}.partial"));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, dir.join(name))
+        .with_context(|| format!("cannot write {}", dir.join(name).display()))
+}
+
+/// One scheme of one point: its summary's numeric leaves.
+struct Row {
+    /// Index of the point.
+    point: usize,
+    /// The scheme's label (its key under `schemes`).
+    scheme: String,
+    /// Numeric leaves of `schemes.<label>`.
+    leaves: Leaves,
+}
+
+impl Row {
+    /// The number at dotted path `name`, if present and not `null`.
+    fn get(&self, name: &str) -> Option<&str> {
+        self.leaves
+            .iter()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.as_deref())
+    }
+}
+
+/// Reads every point's `summary.json`, in point order, into one row per scheme.
+fn collect(dir: &Path, points: &[Point]) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        let path = dir.join(&p.name).join("summary.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let summary: Json = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not valid JSON", path.display()))?;
+        let Some(Json::Object(schemes)) = summary.get("schemes") else {
+            bail!("{}: no `schemes` object", path.display());
+        };
+        for (label, v) in schemes {
+            let mut leaves = Vec::new();
+            flatten("", v, &mut leaves);
+            rows.push(Row {
+                point: i,
+                scheme: label.clone(),
+                leaves,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Metrics `report.html` plots, where the summaries have them: (dotted path, title).
+const PLOTTED: [(&str, &str); 5] = [
+    ("fct_slowdown.overall.p99", "p99 FCT slowdown, all flows"),
+    ("goodput_gbps", "goodput (Gb/s)"),
+    ("drops.packets", "dropped packets"),
+    ("avg_cct_s", "average CCT (s)"),
+    ("avg_fct_s", "average FCT (s)"),
+];
+
+/// `report.html`: each metric of [`PLOTTED`] (also below a prefix) against the first swept key, one line per
+/// scheme at the mean over the other keys' values, with the minimum and maximum as their own
+/// series where they differ from the mean (the report's charts have no error bars).
+fn report(base: &Scenario, axes: &[Axis], points: &[Point], rows: &[Row]) -> dctc_report::Report {
+    use dctc_report::{Chart, Section, Series};
+    let first = &axes[0];
+    let others: Vec<&str> = axes[1..].iter().map(|a| a.key.as_str()).collect();
+    let mut report = dctc_report::Report::new(
+        format!("Sweep of {}", base.name),
+        format!(
+            "{} points: {}",
+            points.len(),
+            axes.iter()
+                .map(|a| format!(
+                    "{} = {}",
+                    a.key,
+                    a.values
+                        .iter()
+                        .map(value_text)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    );
+    report.meta = format!(
+        "dctc {} (commit {})",
+        crate::provenance::VERSION,
+        crate::provenance::COMMIT
+    );
+    let mut schemes: Vec<&str> = Vec::new();
+    for r in rows {
+        if !schemes.contains(&r.scheme.as_str()) {
+            schemes.push(&r.scheme);
+        }
+    }
+    let numeric: Option<Vec<f64>> = first
+        .values
+        .iter()
+        .map(|v| match v {
+            toml::Value::Integer(n) => Some(*n as f64),
+            toml::Value::Float(x) => Some(*x),
+            _ => None,
+        })
+        .collect();
+    let mut section = Section::new(format!("Against {}", first.key));
+    section.push_paragraph(if others.is_empty() {
+        "One run per value.".to_string()
+    } else {
+        format!(
+            "Lines: the mean over the values of {}; `min` and `max` series: their range.",
+            others.join(", ")
+        )
+    });
+    if numeric.is_none() {
+        section.push_paragraph(format!(
+            "{} is not a number: the values are plotted in the order given, at 0, 1, 2, ...",
+            first.key
+        ));
+    }
+    let xs: Vec<f64> =
+        numeric.unwrap_or_else(|| (0..first.values.len()).map(|i| i as f64).collect());
+    let all = columns(rows);
+    // A metric may sit below a prefix, e.g. the flow engine's `load_50.avg_cct_s`.
+    let mut charts: Vec<(&str, String)> = Vec::new();
+    for (metric, title) in PLOTTED {
+        let tail = format!(".{metric}");
+        for c in &all {
+            if c == metric {
+                charts.push((c, title.to_string()));
+            } else if let Some(prefix) = c.strip_suffix(&tail) {
+                charts.push((c, format!("{title}, {prefix}")));
+            }
+        }
+    }
+    for (metric, title) in charts {
+        let mut chart = Chart::line(&title, first.key.clone(), &title);
+        for scheme in &schemes {
+            let (mut mean, mut low, mut high) = (Vec::new(), Vec::new(), Vec::new());
+            for (xi, &x) in xs.iter().enumerate() {
+                let ys: Vec<f64> = rows
+                    .iter()
+                    .filter(|r| r.scheme == *scheme && points[r.point].picks[0] == xi)
+                    .filter_map(|r| r.get(metric).and_then(|v| v.parse::<f64>().ok()))
+                    .collect();
+                if ys.is_empty() {
+                    continue;
+                }
+                mean.push((x, ys.iter().sum::<f64>() / ys.len() as f64));
+                low.push((x, ys.iter().copied().fold(f64::INFINITY, f64::min)));
+                high.push((x, ys.iter().copied().fold(f64::NEG_INFINITY, f64::max)));
+            }
+            let spread = low.iter().zip(&high).any(|(a, b)| a.1 < b.1);
+            chart = chart.with_series(Series {
+                name: scheme.to_string(),
+                points: mean,
+            });
+            if spread {
+                for (suffix, pts) in [("min", low), ("max", high)] {
+                    chart = chart.with_series(Series {
+                        name: format!("{scheme} {suffix}"),
+                        points: pts,
+                    });
+                }
+            }
+        }
+        section.push_chart(chart);
+    }
+    report.push_section(section);
+    report
+}
+
+/// The metric columns of `sweep.csv`: every leaf name, in order of first appearance.
+fn columns(rows: &[Row]) -> Vec<String> {
+    let mut columns: Vec<String> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for r in rows {
+        for (name, _) in &r.leaves {
+            if seen.insert(name.clone()) {
+                columns.push(name.clone());
+            }
+        }
+    }
+    // A `null` where other rows hold an object (an empty bucket) is covered by those columns.
+    columns.retain(|c| {
+        let inner = format!("{c}.");
+        !seen.iter().any(|s| s.starts_with(&inner))
+    });
+    columns
+}
+
+/// `sweep.csv`: one row per point (in point order) and scheme, the swept values, then every
+/// numeric leaf of `schemes.<label>` in the points' summaries (columns in order of first
+/// appearance; a missing or `null` value is an empty cell).
+fn table(axes: &[Axis], points: &[Point], rows: &[Row]) -> Vec<u8> {
+    let columns = columns(rows);
+    let mut header: Vec<String> = axes.iter().map(|a| a.key.clone()).collect();
+    header.push("scheme".into());
+    header.extend(columns.iter().cloned());
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut csv = output::CsvOut::new(&header_refs);
+    for r in rows {
+        let lookup: std::collections::BTreeMap<&str, &Option<String>> =
+            r.leaves.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let mut fields: Vec<String> = points[r.point].cells.clone();
+        fields.push(r.scheme.clone());
+        for c in &columns {
+            fields.push(
+                lookup
+                    .get(c.as_str())
+                    .and_then(|v| v.as_ref().cloned())
+                    .unwrap_or_default(),
+            );
+        }
+        csv.row(fields);
+    }
+    csv.into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_plots_prefixed_flow_metrics_with_the_range_over_other_keys() {
+        let text = "engine = \"flow\"\nduration_ms = 1.0\n[fabric]\nkind = \"preset\"\nname = \"dba-144\"\n";
+        let s = Scenario::from_str(text, Path::new("f.toml"), Path::new("."), None).unwrap();
+        let axes = axes(&["x=1,2".into(), "seed=1..2".into()]).unwrap();
+        let points: Vec<Point> = (0..4)
+            .map(|i| Point {
+                name: format!("p{i}"),
+                cells: Vec::new(),
+                picks: vec![i / 2, i % 2],
+                scenario: s.clone(),
+            })
+            .collect();
+        // avg_cct_s = x * 10 + seed, under the flow engine's per-load prefix.
+        let rows: Vec<Row> = (0..4)
+            .map(|i| Row {
+                point: i,
+                scheme: "dba".into(),
+                leaves: vec![(
+                    "load_50.avg_cct_s".into(),
+                    Some(((i / 2 + 1) * 10 + i % 2 + 1).to_string()),
+                )],
+            })
+            .collect();
+        let r = report(&s, &axes, &points, &rows);
+        let charts: Vec<_> = r.charts().collect();
+        assert_eq!(charts.len(), 1);
+        assert_eq!(charts[0].title, "average CCT (s), load_50");
+        let series = |name: &str| {
+            charts[0]
+                .series
+                .iter()
+                .find(|x| x.name == name)
+                .unwrap()
+                .points
+                .clone()
+        };
+        assert_eq!(series("dba"), vec![(1.0, 11.5), (2.0, 21.5)]);
+        assert_eq!(series("dba min"), vec![(1.0, 11.0), (2.0, 21.0)]);
+        assert_eq!(series("dba max"), vec![(1.0, 12.0), (2.0, 22.0)]);
+    }
+
+    #[test]
+    fn key_paths_parse_into_steps() {
+        assert_eq!(
+            parse_path("workload[0].load").unwrap(),
+            vec![
+                Seg::Key("workload".into()),
+                Seg::Index(0),
+                Seg::Key("load".into())
+            ]
+        );
+        assert!(parse_path("a..b").is_err());
+        assert!(parse_path("a[x]").is_err());
+        assert!(parse_path("a[1").is_err());
+    }
+
+    #[test]
+    fn values_and_ranges_parse() {
+        let (_, _, v) = parse_set("seed=1..3,7").unwrap();
+        assert_eq!(v, [1, 2, 3, 7].map(toml::Value::Integer));
+        let (_, _, v) = parse_set("schemes[0].name=dctcp,0.5,true").unwrap();
+        assert_eq!(
+            v,
+            vec![
+                toml::Value::String("dctcp".into()),
+                toml::Value::Float(0.5),
+                toml::Value::Boolean(true)
+            ]
+        );
+        assert!(parse_set("seed=")
+            .unwrap_err()
+            .to_string()
+            .contains("no values"));
+        assert!(parse_set("seed=3..1")
+            .unwrap_err()
+            .to_string()
+            .contains("empty"));
+        assert!(parse_set("seed").is_err());
+    }
+
+    #[test]
+    fn set_path_keeps_floats_and_refuses_tables() {
+        let mut doc: toml::Value =
+            toml::from_str("x = 1.5\n[[w]]\nload = 0.3\n[t]\na = 1\n").unwrap();
+        set_path(
+            &mut doc,
+            &parse_path("x").unwrap(),
+            &toml::Value::Integer(2),
+        )
+        .unwrap();
+        assert_eq!(doc["x"], toml::Value::Float(2.0));
+        set_path(
+            &mut doc,
+            &parse_path("w[0].load").unwrap(),
+            &toml::Value::Float(0.5),
+        )
+        .unwrap();
+        assert_eq!(doc["w"][0]["load"], toml::Value::Float(0.5));
+        let e = set_path(
+            &mut doc,
+            &parse_path("w[3].load").unwrap(),
+            &toml::Value::Float(0.5),
+        );
+        assert!(e.unwrap_err().contains("has 1 entries"));
+        let e = set_path(
+            &mut doc,
+            &parse_path("t").unwrap(),
+            &toml::Value::Integer(1),
+        );
+        assert!(e.unwrap_err().contains("is a table"));
+        set_path(
+            &mut doc,
+            &parse_path("new.k").unwrap(),
+            &toml::Value::Integer(1),
+        )
+        .unwrap();
+        assert_eq!(doc["new"]["k"], toml::Value::Integer(1));
+    }
+}
