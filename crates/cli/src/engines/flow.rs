@@ -315,13 +315,29 @@ fn flow_error(s: &Scenario, key: &str, e: dctc_flow::FlowError) -> ScenarioError
     }
 }
 
-/// The coflows of every workload at `load` (when set), renumbered so ids are unique.
+/// What a workload could not carry: `(workload key, flows dropped, coflows dropped)`.
+type Dropped = Vec<(String, usize, usize)>;
+
+/// The warning lines for dropped flows, one per workload that lost some.
+fn dropped_lines(d: &Dropped) -> String {
+    d.iter()
+        .map(|(key, flows, coflows)| {
+            format!(
+                "warning: {key}: {flows} flows ({coflows} whole coflows) dropped: their reducers have 0 bytes\n"
+            )
+        })
+        .collect()
+}
+
+/// The coflows of every workload at `load` (when set), renumbered so ids are unique, and what
+/// each workload dropped (only workloads that dropped something are listed).
 fn build_coflows(
     s: &Scenario,
     p: &Plan,
     load: Option<f64>,
-) -> Result<Vec<CoflowInput>, ScenarioError> {
+) -> Result<(Vec<CoflowInput>, Dropped), ScenarioError> {
     let mut all = Vec::new();
+    let mut dropped = Dropped::new();
     let until = SimTime::from_delta(s.duration);
     for (i, w) in p.workloads.iter().enumerate() {
         let key = format!("workload[{i}]");
@@ -335,7 +351,11 @@ fn build_coflows(
                 }
                 let trace = load_trace(&s.base_dir.join(&t.path))
                     .map_err(|e| s.error(&format!("{key}.path"), e.to_string()))?;
-                t.build(&trace, &p.net, seed).map_err(map_err)?
+                let b = t.build_counted(&trace, &p.net, seed).map_err(map_err)?;
+                if b.dropped_flows > 0 {
+                    dropped.push((key.clone(), b.dropped_flows, b.dropped_coflows));
+                }
+                b.coflows
             }
             WorkloadConfig::SyntheticCoflows(sp) => {
                 let mut sp = sp.clone();
@@ -366,7 +386,7 @@ fn build_coflows(
             "the workloads produce no coflows (raise the load or duration_ms)",
         ));
     }
-    Ok(all)
+    Ok((all, dropped))
 }
 
 /// Checks a scenario for this engine.
@@ -396,8 +416,12 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     // Arrivals stop at the workloads' end; every run goes on until its last coflow ends.
     let until = SimTime::NEVER;
     let mut runs = Vec::new();
+    let mut dropped = Dropped::new();
     for &load in &p.loads {
-        let coflows = build_coflows(s, &p, load)?;
+        let (coflows, d) = build_coflows(s, &p, load)?;
+        if dropped.is_empty() {
+            dropped = d;
+        }
         let sizes: Vec<f64> = coflows
             .iter()
             .map(|c| c.flows.iter().map(|f| f.bytes).sum())
@@ -435,7 +459,18 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
             });
         }
     }
-    Ok(render(s, &p, &runs))
+    let mut out = render(s, &p, &runs);
+    if !dropped.is_empty() {
+        out.console = dropped_lines(&dropped) + &out.console;
+        if let Value::Object(m) = &mut out.summary {
+            let v: Vec<Value> = dropped
+                .iter()
+                .map(|(k, f, c)| json!({"workload": k, "flows": f, "coflows": c, "reason": "reducer has 0 bytes"}))
+                .collect();
+            m.insert("dropped".into(), Value::Array(v));
+        }
+    }
+    Ok(out)
 }
 
 fn summary_json(r: &Run) -> Value {
@@ -713,7 +748,10 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
     let within = p.settings.within.unwrap_or(0.01);
     let factor = p.settings.size_factor.unwrap_or(1000.0);
     let track = p.settings.track.unwrap_or(3);
-    let mut coflows = build_coflows(s, p, p.loads[0])?;
+    let (mut coflows, dropped) = build_coflows(s, p, p.loads[0])?;
+    if !dropped.is_empty() {
+        eprint!("{}", dropped_lines(&dropped));
+    }
     for c in &mut coflows {
         for f in &mut c.flows {
             f.bytes *= factor;
