@@ -106,3 +106,35 @@ fn zero_byte_reducers_are_counted_not_silent() {
     assert_eq!((b.dropped_flows, b.dropped_coflows), (2, 1));
     assert_eq!(b.coflows.len(), 1);
 }
+
+#[test]
+fn progress_moves_on_completions() {
+    // One coflow arriving at t = 0 with 5,000 flows of distinct sizes between two hosts: one
+    // arrival event, then 5,000 completions. Progress from event pops alone would only ever
+    // report t = 0 before the final call.
+    let net = switch(2, 1.0);
+    let flows: Vec<dctc_flow::FlowInput> = (1..=5000)
+        .map(|k| dctc_flow::FlowInput {
+            src: 0,
+            dst: 1,
+            bytes: 1000.0 * k as f64,
+        })
+        .collect();
+    let total: f64 = flows.iter().map(|f| f.bytes).sum();
+    let cf = vec![dctc_flow::CoflowInput {
+        id: 0,
+        arrival: dctc_core::units::SimTime::ZERO,
+        flows,
+    }];
+    let p = make_policy(&PolicyConfig::named("maxmin"), &net, &[total]).unwrap();
+    let mut sim = dctc_flow::Simulator::new(&net, cf, p, SimConfig::default());
+    let mut seen = Vec::new();
+    let r = sim.run(|t| seen.push(t));
+    assert_eq!(r.flows.len(), 5000);
+    let before_last = &seen[..seen.len() - 1];
+    assert!(
+        before_last.iter().any(|t| t.ps() > 0),
+        "progress before the end: {before_last:?}"
+    );
+    assert!(before_last.windows(2).all(|w| w[0] <= w[1]));
+}
