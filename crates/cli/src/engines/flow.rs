@@ -473,18 +473,28 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     Ok(out)
 }
 
+/// A statistic over `n` finished items: `null` when there are none (not 0.0).
+fn stat_or_null(n: usize, v: f64) -> Value {
+    if n == 0 {
+        Value::Null
+    } else {
+        json!(v)
+    }
+}
+
 fn summary_json(r: &Run) -> Value {
     let x = &r.summary;
+    let done_flows = r.result.flows.iter().filter(|f| f.fct_s.is_some()).count();
     let mut m = json!({
         "coflows": x.coflows,
         "finished": x.finished,
-        "avg_cct_s": x.avg_cct_s,
-        "p50_cct_s": x.p50_cct_s,
-        "p99_cct_s": x.p99_cct_s,
-        "max_cct_s": x.max_cct_s,
-        "avg_slowdown": x.avg_slowdown,
-        "avg_fct_s": x.avg_fct_s,
-        "p99_fct_s": x.p99_fct_s,
+        "avg_cct_s": stat_or_null(x.finished, x.avg_cct_s),
+        "p50_cct_s": stat_or_null(x.finished, x.p50_cct_s),
+        "p99_cct_s": stat_or_null(x.finished, x.p99_cct_s),
+        "max_cct_s": stat_or_null(x.finished, x.max_cct_s),
+        "avg_slowdown": stat_or_null(x.finished, x.avg_slowdown),
+        "avg_fct_s": stat_or_null(done_flows, x.avg_fct_s),
+        "p99_fct_s": stat_or_null(done_flows, x.p99_fct_s),
         "throughput_gbps": x.throughput_gbps,
         "makespan_s": x.makespan_s,
         "flows": r.result.flows.len(),
@@ -930,4 +940,77 @@ pub(crate) fn bench() -> Result<()> {
         outln!("  average CCT        {:.4} s", r.avg_cct_s);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dctc_flow::metrics::{CoflowRecord, FlowRecordOut};
+
+    fn run_with(finished: bool) -> Run {
+        let done = finished.then_some(2.0);
+        let result = RunResult {
+            policy: "maxmin".into(),
+            routing: "ecmp".into(),
+            coflows: vec![CoflowRecord {
+                id: 0,
+                arrival_s: 0.0,
+                finish_s: done,
+                cct_s: done,
+                ideal_s: 1.0,
+                flows: 1,
+                bytes: 1e6,
+            }],
+            flows: vec![FlowRecordOut {
+                id: 0,
+                coflow: 0,
+                src: 0,
+                dst: 1,
+                bytes: 1e6,
+                start_s: 0.0,
+                finish_s: done,
+                fct_s: done,
+                ideal_s: 1.0,
+            }],
+            events: 1,
+            allocations: 0,
+            allocated_flows: 0,
+            ticks: 0,
+            reroutes: 0,
+            end_s: 2.0,
+            extra: Vec::new(),
+        };
+        let summary = result.summary();
+        Run {
+            label: "x".into(),
+            load: None,
+            result,
+            summary,
+            wall_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn averages_are_null_when_nothing_finished() {
+        let v = summary_json(&run_with(false));
+        for k in ["avg_cct_s", "p99_cct_s", "avg_slowdown", "avg_fct_s"] {
+            assert_eq!(v[k], Value::Null, "{k}: {v}");
+        }
+        assert_eq!(v["finished"], json!(0));
+        let v = summary_json(&run_with(true));
+        assert_eq!(v["avg_slowdown"], json!(2.0));
+        assert_eq!(v["avg_cct_s"], json!(2.0));
+        assert_eq!(v["avg_fct_s"], json!(2.0));
+    }
+
+    #[test]
+    fn dropped_flows_make_a_warning_line() {
+        let d = vec![("workload[0]".to_string(), 4, 1)];
+        let w = dropped_lines(&d);
+        assert!(
+            w.starts_with("warning: workload[0]: 4 flows (1 whole coflows) dropped"),
+            "{w}"
+        );
+        assert!(dropped_lines(&Vec::new()).is_empty());
+    }
 }
