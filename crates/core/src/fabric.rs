@@ -1,5 +1,6 @@
 //! Fabric descriptions (as written in a scenario) and the builders that turn them into a
-//! [`Topology`]: leaf-spine, 3-tier fat-tree, dumbbell, a file, or one of the papers' presets.
+//! [`Topology`]: leaf-spine, 3-tier fat-tree, dumbbell, a non-blocking big switch, a file, or
+//! one of the papers' presets.
 //!
 //! Rates in scenario files are in Gb/s, delays in microseconds, buffers in bytes.
 
@@ -14,7 +15,7 @@ use std::path::Path;
 pub enum FabricSpec {
     /// One of the papers' fabrics by name (see [`PRESETS`]).
     Preset {
-        /// `flowtune-144`, `tfc-360`, `fq-codel-32`, `dba-144` or `holnet-6x6`.
+        /// `flowtune-144`, `tfc-360`, `fq-codel-32`, `dba-144`, `holnet-6x6` or `fb-150`.
         name: String,
     },
     /// Two-tier leaf-spine: every leaf connects to every spine.
@@ -23,6 +24,9 @@ pub enum FabricSpec {
     FatTree(FatTreeSpec),
     /// `senders` hosts on one switch, `receivers` hosts on another, one bottleneck cable between.
     Dumbbell(DumbbellSpec),
+    /// `ports` hosts on one non-blocking switch: each host has one up- and one down-link at its
+    /// port's rate, and nothing else is shared (the coflow literature's "giant switch").
+    BigSwitch(BigSwitchSpec),
     /// Nodes and cables from a TOML file (see [`load_fabric_file`]).
     File {
         /// Path of the fabric file, relative to the scenario file.
@@ -100,6 +104,41 @@ pub struct DumbbellSpec {
     pub buffer_bytes: u64,
 }
 
+/// Parameters of a non-blocking big switch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BigSwitchSpec {
+    /// Number of ports (hosts).
+    pub ports: usize,
+    /// Rate of every port's up- and down-link, Gb/s; ignored when `port_rates_gbps` is set.
+    #[serde(default)]
+    pub rate_gbps: Option<f64>,
+    /// One rate per port, Gb/s (port `i`'s up- and down-link); overrides `rate_gbps`.
+    #[serde(default)]
+    pub port_rates_gbps: Option<Vec<f64>>,
+    /// Propagation delay of every link, us.
+    #[serde(default)]
+    pub link_delay_us: f64,
+    /// Host stack delay per one-way trip, us.
+    #[serde(default)]
+    pub host_delay_us: f64,
+    /// Buffer of every port, bytes (only packet engines use it; default 1,000,000).
+    #[serde(default = "default_big_switch_buffer")]
+    pub buffer_bytes: u64,
+}
+
+fn default_big_switch_buffer() -> u64 {
+    1_000_000
+}
+
+/// Bits per second of a "1 Gb/s" port in the Facebook coflow trace's model: 2^30. The trace
+/// (coflow-benchmark, used by Varys and Aalo) describes 150 ports but gives no rate in bits;
+/// Varys's reference implementation and its coflow simulator count a 1 Gb/s NIC as
+/// 1024 x 1,048,576 bits per second (their `nicMbps` default of 1024, times 2^20), and this is
+/// the rate at which their CCTs for this trace are computed. DBA §5.1 replays the trace on its
+/// own 10 Gb/s leaf-spine instead and says nothing about the trace's port rate.
+pub const FB_PORT_BPS: u64 = 1 << 30;
+
 /// The papers' fabrics: name, one-line description.
 pub const PRESETS: &[(&str, &str)] = &[
     (
@@ -121,6 +160,10 @@ pub const PRESETS: &[(&str, &str)] = &[
     (
         "holnet-6x6",
         "HOLNET: 6 leaves x 24 hosts, 6 spines, 10 Gb/s/10 us hosts, 20 Gb/s/30 us fabric",
+    ),
+    (
+        "fb-150",
+        "Facebook coflow trace's model: 150-port non-blocking switch, 2^30 b/s ports, 1 us links",
     ),
 ];
 
@@ -159,6 +202,16 @@ pub fn preset(name: &str) -> Option<FabricSpec> {
             150_000,
             Some(300_000),
         ),
+        // The trace's own fabric (see FB_PORT_BPS). It has no propagation delay; 1 us links
+        // keep the base RTT (the tick of per-RTT policies) the same as on dba-144.
+        "fb-150" => FabricSpec::BigSwitch(BigSwitchSpec {
+            ports: 150,
+            rate_gbps: Some(FB_PORT_BPS as f64 / 1e9),
+            port_rates_gbps: None,
+            link_delay_us: 1.0,
+            host_delay_us: 0.0,
+            buffer_bytes: 1_000_000,
+        }),
         _ => return None,
     })
 }
@@ -344,6 +397,14 @@ impl FabricSpec {
                     links: hosts.saturating_add(1).saturating_mul(2),
                 })
             }
+            FabricSpec::BigSwitch(b) => {
+                let hosts = b.ports as u64;
+                Some(FabricSize {
+                    hosts,
+                    nodes: hosts.saturating_add(1),
+                    links: hosts.saturating_mul(2),
+                })
+            }
             FabricSpec::File { .. } => None,
         }
     }
@@ -366,6 +427,7 @@ impl FabricSpec {
             FabricSpec::LeafSpine(s) => leaf_spine(s),
             FabricSpec::FatTree(s) => fat_tree(s),
             FabricSpec::Dumbbell(s) => dumbbell(s),
+            FabricSpec::BigSwitch(s) => big_switch(s),
             FabricSpec::File { path } => load_fabric_file(&base_dir.join(path)),
         }
     }
@@ -510,6 +572,49 @@ pub fn dumbbell(s: &DumbbellSpec) -> Result<Topology, TopologyError> {
     Ok(t)
 }
 
+/// Builds a non-blocking big switch: hosts `h0..h{ports-1}` on switch `switch`, host `i` on
+/// one cable at port `i`'s rate. Every path is host up-link, host down-link.
+pub fn big_switch(s: &BigSwitchSpec) -> Result<Topology, TopologyError> {
+    positive("ports", s.ports)?;
+    FabricSpec::BigSwitch(s.clone())
+        .size()
+        .expect("generated fabrics have a size")
+        .check("ports")?;
+    let rates: Vec<Rate> = match (&s.port_rates_gbps, s.rate_gbps) {
+        (Some(list), _) => {
+            if list.len() != s.ports {
+                return Err(TopologyError::invalid(
+                    "port_rates_gbps",
+                    format!("has {} rates for {} ports", list.len(), s.ports),
+                ));
+            }
+            list.iter()
+                .enumerate()
+                .map(|(i, &g)| rate(&format!("port_rates_gbps[{i}]"), g))
+                .collect::<Result<_, _>>()?
+        }
+        (None, Some(g)) => vec![rate("rate_gbps", g)?; s.ports],
+        (None, None) => {
+            return Err(TopologyError::invalid(
+                "rate_gbps",
+                "missing: give `rate_gbps` or `port_rates_gbps`",
+            ))
+        }
+    };
+    let d = delay("link_delay_us", s.link_delay_us)?;
+    let hd = delay("host_delay_us", s.host_delay_us)?;
+    let buf = buffer("buffer_bytes", s.buffer_bytes)?;
+    let mut t = Topology::new(format!("big-switch {}", s.ports), hd);
+    let hosts: Vec<_> = (0..s.ports)
+        .map(|i| t.add_node(NodeKind::Host, format!("h{i}")))
+        .collect();
+    let sw = t.add_node(NodeKind::Switch { tier: 1 }, "switch");
+    for (&h, &r) in hosts.iter().zip(&rates) {
+        t.add_cable(h, sw, r, d, buf, buf);
+    }
+    Ok(t)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FabricFile {
@@ -635,6 +740,88 @@ mod tests {
             .find(|l| !t.is_host(t.link(**l).to))
             .unwrap();
         assert_eq!(t.link(*up).rate, Rate::gbps(40));
+    }
+
+    #[test]
+    fn fb_150_is_a_150_port_big_switch_at_2_pow_30() {
+        let t = FabricSpec::Preset {
+            name: "fb-150".into(),
+        }
+        .build(Path::new("."))
+        .unwrap();
+        assert_eq!(t.hosts().len(), 150);
+        assert_eq!(t.nodes().len(), 151);
+        assert_eq!(t.links().len(), 300);
+        for &h in t.hosts() {
+            assert_eq!(t.host_rate(h), Some(Rate(1 << 30)));
+            let up = t.out_links(h)[0];
+            assert_eq!(t.link(t.link(up).reverse).rate, Rate(1 << 30));
+        }
+        assert_eq!(t.name, "fb-150");
+    }
+
+    #[test]
+    fn big_switch_per_port_rates_and_errors() {
+        let mut s = BigSwitchSpec {
+            ports: 3,
+            rate_gbps: Some(10.0),
+            port_rates_gbps: Some(vec![1.0, 2.0, 4.0]),
+            link_delay_us: 1.0,
+            host_delay_us: 0.0,
+            buffer_bytes: 100_000,
+        };
+        let t = big_switch(&s).unwrap();
+        let rates: Vec<_> = t.hosts().iter().map(|&h| t.host_rate(h)).collect();
+        assert_eq!(
+            rates,
+            vec![
+                Some(Rate::gbps(1)),
+                Some(Rate::gbps(2)),
+                Some(Rate::gbps(4))
+            ]
+        );
+        assert_eq!(
+            FabricSpec::BigSwitch(s.clone()).size(),
+            Some(FabricSize::of(&t))
+        );
+        s.port_rates_gbps = Some(vec![1.0, f64::NAN, 4.0]);
+        let e = big_switch(&s).unwrap_err().to_string();
+        assert!(e.starts_with("port_rates_gbps[1]:"), "{e}");
+        s.port_rates_gbps = Some(vec![1.0]);
+        let e = big_switch(&s).unwrap_err().to_string();
+        assert!(
+            e.starts_with("port_rates_gbps:") && e.contains("1 rates for 3"),
+            "{e}"
+        );
+        s.port_rates_gbps = None;
+        s.rate_gbps = Some(0.0);
+        assert!(big_switch(&s)
+            .unwrap_err()
+            .to_string()
+            .starts_with("rate_gbps:"));
+        s.rate_gbps = None;
+        assert!(big_switch(&s)
+            .unwrap_err()
+            .to_string()
+            .starts_with("rate_gbps:"));
+        s.rate_gbps = Some(1.0);
+        s.ports = 0;
+        assert!(big_switch(&s)
+            .unwrap_err()
+            .to_string()
+            .starts_with("ports:"));
+        s.ports = 2_000_000;
+        assert!(big_switch(&s)
+            .unwrap_err()
+            .to_string()
+            .starts_with("ports:"));
+        // From TOML, as a scenario writes it.
+        let spec: FabricSpec =
+            toml::from_str("kind = \"big-switch\"\nports = 4\nrate_gbps = 10.0").unwrap();
+        assert_eq!(spec.build(Path::new(".")).unwrap().hosts().len(), 4);
+        assert!(
+            toml::from_str::<FabricSpec>("kind = \"big-switch\"\nports = 4\nrate = 1").is_err()
+        );
     }
 
     #[test]

@@ -81,6 +81,7 @@ fn fig7_set(net: &Net) -> Vec<CoflowInput> {
         max_mappers: Some(8),
         max_reducers: Some(8),
         size_scale: 1.0,
+        arrivals: Default::default(),
     };
     let mut cf = spec.build(&trace, net, mix64(1)).unwrap();
     for c in &mut cf {

@@ -98,6 +98,7 @@ pub fn trace_workload(trace: &Path, scale: f64) -> Result<(Net, Vec<CoflowInput>
         max_mappers: None,
         max_reducers: None,
         size_scale: 1.0,
+        arrivals: Default::default(),
     };
     let coflows = spec.build(&tr, &net, 1)?;
     Ok((net, coflows))

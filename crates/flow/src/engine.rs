@@ -521,7 +521,8 @@ impl<'n> Simulator<'n> {
         self.policy.as_ref()
     }
 
-    /// Runs to the end (or `until`), calling `progress(now)` every few thousand events.
+    /// Runs to the end (or `until`), calling `progress(now)` every 4096 events of any kind
+    /// (arrivals, ticks, reroutes and flow completions).
     pub fn run(&mut self, mut progress: impl FnMut(SimTime)) -> RunResult {
         let until = self.cfg.until;
         self.advance(until, &mut progress);
@@ -556,6 +557,10 @@ impl<'n> Simulator<'n> {
                 }
                 self.done.pop();
                 self.stats.events += 1;
+                // Completions come off their own heap: report progress from them too.
+                if self.stats.events.is_multiple_of(4096) {
+                    progress(self.now);
+                }
                 if self.flows.active[f as usize] {
                     self.complete(f as usize, &mut seed_links);
                 }

@@ -108,8 +108,19 @@ impl Net {
         self.topo.hosts()[h as usize]
     }
 
-    /// The per-flow ECMP path from host `src` to host `dst`.
+    /// The per-flow ECMP path from host `src` to host `dst`. A host sending to itself goes
+    /// through its switch: up its uplink and back down its downlink.
     pub fn ecmp(&self, src: u32, dst: u32, hash: u64) -> Vec<Hop> {
+        if src == dst {
+            return self
+                .loopback(src)
+                .into_iter()
+                .map(|l| Hop {
+                    link: l.0,
+                    coef: 1.0,
+                })
+                .collect();
+        }
         self.routing
             .ecmp_path(&self.topo, self.host(src), self.host(dst), hash)
             .into_iter()
@@ -120,8 +131,20 @@ impl Net {
             .collect()
     }
 
-    /// Every equal-cost path (at most `limit`) from host `src` to host `dst`.
+    /// Host `h`'s path to itself: its uplink, then its downlink.
+    pub fn loopback(&self, h: u32) -> Vec<LinkId> {
+        vec![
+            LinkId(self.host_up[h as usize]),
+            LinkId(self.host_down[h as usize]),
+        ]
+    }
+
+    /// Every equal-cost path (at most `limit`) from host `src` to host `dst` (for `src == dst`,
+    /// the one [`Net::loopback`] path).
     pub fn paths(&self, src: u32, dst: u32, limit: usize) -> Vec<Vec<LinkId>> {
+        if src == dst {
+            return vec![self.loopback(src)];
+        }
         self.routing
             .all_paths(&self.topo, self.host(src), self.host(dst), limit)
     }

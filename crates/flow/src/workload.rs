@@ -16,10 +16,14 @@
 //! times, else the mean), and the draws of one group (the coflow, or the reducer) are rescaled
 //! to sum exactly to its bytes, so the trace's bytes (and hence the load) are kept. Endpoints: `placement = "random"` (DBA:
 //! sender and receiver of every flow uniform over the fabric's hosts, distinct), or `"ports"`
-//! (port `p` is host `floor(p * hosts / ports)`; flows whose two ends land on one host are
-//! dropped). **Load:** arrival times are compressed (or stretched) by one factor so that the
+//! (port `p` is host `floor(p * hosts / ports)`; a flow whose two ends land on one host goes up
+//! that host's link and back down it, as the trace's model sends a mapper's data to a reducer
+//! on the same port through the switch). Reducers with no bytes have no flows; a coflow left
+//! with no flow at all is dropped and counted ([`TraceBuild`]). **Arrivals** (`arrivals`):
+//! `"load"` (the default) compresses (or stretches) arrival times by one factor so that the
 //! trace's bytes over its arrival span offer `load x hosts x host rate` (DBA: 1..10 Gb/s per
-//! 10 Gb/s server for 10%..100%).
+//! 10 Gb/s server for 10%..100%); `"native"` keeps the trace's own millisecond stamps (and
+//! ignores `load`).
 
 use crate::engine::{CoflowInput, FlowInput};
 use crate::net::Net;
@@ -248,15 +252,41 @@ pub enum SizeModel {
     ReducerMean,
 }
 
+/// When trace coflows arrive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrivals {
+    /// Scaled by one factor so that the trace offers `load` (DBA §5.1).
+    #[default]
+    Load,
+    /// At the trace's own times (its millisecond stamps); `load` is ignored.
+    Native,
+}
+
+/// Coflows built from a trace, and what could not be carried.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceBuild {
+    /// The coflows.
+    pub coflows: Vec<CoflowInput>,
+    /// Coflows of the selection that have no flow at all (every reducer has 0 bytes), dropped.
+    pub dropped_coflows: usize,
+    /// Mapper-reducer pairs not turned into flows (their reducer has 0 bytes).
+    pub dropped_flows: usize,
+}
+
 /// How to turn a trace into coflows (`kind = "coflow-trace"`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
     /// Trace file, relative to the scenario.
     pub path: String,
-    /// Offered load as a fraction of the hosts' total link rate (0.1..1 in DBA).
+    /// Offered load as a fraction of the hosts' total link rate (0.1..1 in DBA); used with
+    /// `arrivals = "load"`.
     #[serde(default = "one")]
     pub load: f64,
+    /// Arrival times: scaled to `load` (default) or the trace's own.
+    #[serde(default)]
+    pub arrivals: Arrivals,
     /// Mean coefficient of variation of flow sizes within a coflow.
     #[serde(default = "half")]
     pub cv: f64,
@@ -327,6 +357,16 @@ impl TraceSpec {
         net: &Net,
         seed: u64,
     ) -> Result<Vec<CoflowInput>, FlowError> {
+        Ok(self.build_counted(trace, net, seed)?.coflows)
+    }
+
+    /// The coflows for `net`, with the count of what was dropped.
+    pub fn build_counted(
+        &self,
+        trace: &Trace,
+        net: &Net,
+        seed: u64,
+    ) -> Result<TraceBuild, FlowError> {
         self.validate()?;
         let hosts = net.hosts() as u32;
         if hosts < 2 {
@@ -344,6 +384,8 @@ impl TraceSpec {
         let mut place_rng = component_rng(seed, streams::WORKLOAD);
         let mut out = Vec::with_capacity(sel.len());
         let mut raw_arrivals = Vec::with_capacity(sel.len());
+        let mut native_ps = Vec::with_capacity(sel.len());
+        let (mut dropped_flows, mut dropped_coflows) = (0usize, 0usize);
         for c in sel {
             let cv = if self.cv > 0.0 {
                 size_rng.random_range(0.0..=2.0 * self.cv)
@@ -389,6 +431,7 @@ impl TraceSpec {
             let mut next_size = sizes.into_iter();
             for (&(rport, _), &total) in reducers.iter().zip(&totals) {
                 if total <= 0.0 {
+                    dropped_flows += m;
                     continue;
                 }
                 for &mport in mappers {
@@ -408,9 +451,6 @@ impl TraceSpec {
                             (map(mport), map(rport))
                         }
                     };
-                    if src == dst {
-                        continue;
-                    }
                     flows.push(FlowInput {
                         src,
                         dst,
@@ -419,9 +459,11 @@ impl TraceSpec {
                 }
             }
             if flows.is_empty() {
+                dropped_coflows += 1;
                 continue;
             }
             raw_arrivals.push(c.arrival_ms * 1e-3);
+            native_ps.push((c.arrival_ms * 1e9).round() as u64);
             out.push(CoflowInput {
                 id: c.id,
                 arrival: SimTime::ZERO,
@@ -431,8 +473,18 @@ impl TraceSpec {
         if out.is_empty() {
             return Err(FlowError::invalid(
                 "path",
-                "no coflow has a flow between two hosts",
+                "no coflow has a flow (every selected reducer has 0 bytes)",
             ));
+        }
+        if self.arrivals == Arrivals::Native {
+            for (c, &ps) in out.iter_mut().zip(&native_ps) {
+                c.arrival = SimTime(ps);
+            }
+            return Ok(TraceBuild {
+                coflows: out,
+                dropped_coflows,
+                dropped_flows,
+            });
         }
         // Load scaling: one time factor for all arrivals.
         let first = raw_arrivals.iter().copied().fold(f64::INFINITY, f64::min);
@@ -451,7 +503,11 @@ impl TraceSpec {
         for (c, &a) in out.iter_mut().zip(&raw_arrivals) {
             c.arrival = SimTime::from_delta(Delta::from_secs_f64((a - first) * factor));
         }
-        Ok(out)
+        Ok(TraceBuild {
+            coflows: out,
+            dropped_coflows,
+            dropped_flows,
+        })
     }
 }
 

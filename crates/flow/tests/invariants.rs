@@ -172,6 +172,7 @@ fn trace_scaling_keeps_bytes_and_sets_the_load() {
         max_mappers: None,
         max_reducers: None,
         size_scale: 1.0,
+        arrivals: Default::default(),
     };
     let full = spec(1.0).build(&t, &net, 1).unwrap();
     let half = spec(0.5).build(&t, &net, 1).unwrap();
@@ -220,6 +221,7 @@ fn trace_flow_sizes_follow_the_chosen_mean() {
         max_mappers: None,
         max_reducers: None,
         size_scale: 1.0,
+        arrivals: Default::default(),
     };
     let mb = 1_048_576.0;
     let sizes = |c: &dctc_flow::CoflowInput| c.flows.iter().map(|f| f.bytes).collect::<Vec<_>>();

@@ -315,13 +315,29 @@ fn flow_error(s: &Scenario, key: &str, e: dctc_flow::FlowError) -> ScenarioError
     }
 }
 
-/// The coflows of every workload at `load` (when set), renumbered so ids are unique.
+/// What a workload could not carry: `(workload key, flows dropped, coflows dropped)`.
+type Dropped = Vec<(String, usize, usize)>;
+
+/// The warning lines for dropped flows, one per workload that lost some.
+fn dropped_lines(d: &Dropped) -> String {
+    d.iter()
+        .map(|(key, flows, coflows)| {
+            format!(
+                "warning: {key}: {flows} flows ({coflows} whole coflows) dropped: their reducers have 0 bytes\n"
+            )
+        })
+        .collect()
+}
+
+/// The coflows of every workload at `load` (when set), renumbered so ids are unique, and what
+/// each workload dropped (only workloads that dropped something are listed).
 fn build_coflows(
     s: &Scenario,
     p: &Plan,
     load: Option<f64>,
-) -> Result<Vec<CoflowInput>, ScenarioError> {
+) -> Result<(Vec<CoflowInput>, Dropped), ScenarioError> {
     let mut all = Vec::new();
+    let mut dropped = Dropped::new();
     let until = SimTime::from_delta(s.duration);
     for (i, w) in p.workloads.iter().enumerate() {
         let key = format!("workload[{i}]");
@@ -335,7 +351,11 @@ fn build_coflows(
                 }
                 let trace = load_trace(&s.base_dir.join(&t.path))
                     .map_err(|e| s.error(&format!("{key}.path"), e.to_string()))?;
-                t.build(&trace, &p.net, seed).map_err(map_err)?
+                let b = t.build_counted(&trace, &p.net, seed).map_err(map_err)?;
+                if b.dropped_flows > 0 {
+                    dropped.push((key.clone(), b.dropped_flows, b.dropped_coflows));
+                }
+                b.coflows
             }
             WorkloadConfig::SyntheticCoflows(sp) => {
                 let mut sp = sp.clone();
@@ -366,7 +386,7 @@ fn build_coflows(
             "the workloads produce no coflows (raise the load or duration_ms)",
         ));
     }
-    Ok(all)
+    Ok((all, dropped))
 }
 
 /// Checks a scenario for this engine.
@@ -396,8 +416,12 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     // Arrivals stop at the workloads' end; every run goes on until its last coflow ends.
     let until = SimTime::NEVER;
     let mut runs = Vec::new();
+    let mut dropped = Dropped::new();
     for &load in &p.loads {
-        let coflows = build_coflows(s, &p, load)?;
+        let (coflows, d) = build_coflows(s, &p, load)?;
+        if dropped.is_empty() {
+            dropped = d;
+        }
         let sizes: Vec<f64> = coflows
             .iter()
             .map(|c| c.flows.iter().map(|f| f.bytes).sum())
@@ -435,21 +459,42 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
             });
         }
     }
-    Ok(render(s, &p, &runs))
+    let mut out = render(s, &p, &runs);
+    if !dropped.is_empty() {
+        out.console = dropped_lines(&dropped) + &out.console;
+        if let Value::Object(m) = &mut out.summary {
+            let v: Vec<Value> = dropped
+                .iter()
+                .map(|(k, f, c)| json!({"workload": k, "flows": f, "coflows": c, "reason": "reducer has 0 bytes"}))
+                .collect();
+            m.insert("dropped".into(), Value::Array(v));
+        }
+    }
+    Ok(out)
+}
+
+/// A statistic over `n` finished items: `null` when there are none (not 0.0).
+fn stat_or_null(n: usize, v: f64) -> Value {
+    if n == 0 {
+        Value::Null
+    } else {
+        json!(v)
+    }
 }
 
 fn summary_json(r: &Run) -> Value {
     let x = &r.summary;
+    let done_flows = r.result.flows.iter().filter(|f| f.fct_s.is_some()).count();
     let mut m = json!({
         "coflows": x.coflows,
         "finished": x.finished,
-        "avg_cct_s": x.avg_cct_s,
-        "p50_cct_s": x.p50_cct_s,
-        "p99_cct_s": x.p99_cct_s,
-        "max_cct_s": x.max_cct_s,
-        "avg_slowdown": x.avg_slowdown,
-        "avg_fct_s": x.avg_fct_s,
-        "p99_fct_s": x.p99_fct_s,
+        "avg_cct_s": stat_or_null(x.finished, x.avg_cct_s),
+        "p50_cct_s": stat_or_null(x.finished, x.p50_cct_s),
+        "p99_cct_s": stat_or_null(x.finished, x.p99_cct_s),
+        "max_cct_s": stat_or_null(x.finished, x.max_cct_s),
+        "avg_slowdown": stat_or_null(x.finished, x.avg_slowdown),
+        "avg_fct_s": stat_or_null(done_flows, x.avg_fct_s),
+        "p99_fct_s": stat_or_null(done_flows, x.p99_fct_s),
         "throughput_gbps": x.throughput_gbps,
         "makespan_s": x.makespan_s,
         "flows": r.result.flows.len(),
@@ -713,7 +758,10 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
     let within = p.settings.within.unwrap_or(0.01);
     let factor = p.settings.size_factor.unwrap_or(1000.0);
     let track = p.settings.track.unwrap_or(3);
-    let mut coflows = build_coflows(s, p, p.loads[0])?;
+    let (mut coflows, dropped) = build_coflows(s, p, p.loads[0])?;
+    if !dropped.is_empty() {
+        eprint!("{}", dropped_lines(&dropped));
+    }
     for c in &mut coflows {
         for f in &mut c.flows {
             f.bytes *= factor;
@@ -892,4 +940,77 @@ pub(crate) fn bench() -> Result<()> {
         outln!("  average CCT        {:.4} s", r.avg_cct_s);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dctc_flow::metrics::{CoflowRecord, FlowRecordOut};
+
+    fn run_with(finished: bool) -> Run {
+        let done = finished.then_some(2.0);
+        let result = RunResult {
+            policy: "maxmin".into(),
+            routing: "ecmp".into(),
+            coflows: vec![CoflowRecord {
+                id: 0,
+                arrival_s: 0.0,
+                finish_s: done,
+                cct_s: done,
+                ideal_s: 1.0,
+                flows: 1,
+                bytes: 1e6,
+            }],
+            flows: vec![FlowRecordOut {
+                id: 0,
+                coflow: 0,
+                src: 0,
+                dst: 1,
+                bytes: 1e6,
+                start_s: 0.0,
+                finish_s: done,
+                fct_s: done,
+                ideal_s: 1.0,
+            }],
+            events: 1,
+            allocations: 0,
+            allocated_flows: 0,
+            ticks: 0,
+            reroutes: 0,
+            end_s: 2.0,
+            extra: Vec::new(),
+        };
+        let summary = result.summary();
+        Run {
+            label: "x".into(),
+            load: None,
+            result,
+            summary,
+            wall_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn averages_are_null_when_nothing_finished() {
+        let v = summary_json(&run_with(false));
+        for k in ["avg_cct_s", "p99_cct_s", "avg_slowdown", "avg_fct_s"] {
+            assert_eq!(v[k], Value::Null, "{k}: {v}");
+        }
+        assert_eq!(v["finished"], json!(0));
+        let v = summary_json(&run_with(true));
+        assert_eq!(v["avg_slowdown"], json!(2.0));
+        assert_eq!(v["avg_cct_s"], json!(2.0));
+        assert_eq!(v["avg_fct_s"], json!(2.0));
+    }
+
+    #[test]
+    fn dropped_flows_make_a_warning_line() {
+        let d = vec![("workload[0]".to_string(), 4, 1)];
+        let w = dropped_lines(&d);
+        assert!(
+            w.starts_with("warning: workload[0]: 4 flows (1 whole coflows) dropped"),
+            "{w}"
+        );
+        assert!(dropped_lines(&Vec::new()).is_empty());
+    }
 }
