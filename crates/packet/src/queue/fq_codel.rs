@@ -2,7 +2,7 @@
 //! priority for newly active buckets, CoDel on each bucket, and on a full buffer a head drop
 //! from the bucket holding the most bytes.
 //!
-//! The bucket machinery ([`FlowQueues`]) is shared with sfqCoDel, which is the same structure
+//! The bucket machinery (`FlowQueues`) is shared with sfqCoDel, which is the same structure
 //! with a single round-robin list (no new-flow priority) and no drop batch.
 
 use super::codel::{check_buffer, CodelParams, CodelQueue, CodelState, CodelStats, MTU_BYTES};

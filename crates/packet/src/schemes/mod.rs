@@ -1,9 +1,9 @@
 //! Schemes: one module each, assembled from parts.
 //!
 //! A scheme module (`schemes/<name>.rs`) holds its `[[schemes]]` keys as its own
-//! `deny_unknown_fields` config (made by [`scheme_config!`], which adds the keys every scheme
+//! `deny_unknown_fields` config (made by `scheme_config!`, which adds the keys every scheme
 //! shares), its one-line description, and `parts`, which validates the config and picks the
-//! scheme's congestion controller and switch queue discipline. One line of [`schemes!`] below
+//! scheme's congestion controller and switch queue discipline. One line of `schemes!` below
 //! registers a module: it generates the name lookup, the `dctc list` row ([`SCHEMES`]) and the
 //! name written to outputs ([`PacketScheme::name`]).
 //!
@@ -176,7 +176,7 @@ pub enum QueueName {
     Ecn,
 }
 
-/// The keys every scheme table accepts, as [`scheme_config!`] adds them.
+/// The keys every scheme table accepts, as `scheme_config!` adds them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CommonKeys {
     /// A registered scheme name.
@@ -245,7 +245,7 @@ macro_rules! scheme_config {
 }
 
 /// Registers scheme modules, one line each: `module,` for `schemes/<module>.rs`, which
-/// defines `NAME`, `ABOUT`, `Config` (by [`scheme_config!`]) and
+/// defines `NAME`, `ABOUT`, `Config` (by `scheme_config!`) and
 /// `parts(&Config, &Context) -> Result<Parts, ConfigError>`.
 macro_rules! schemes {
     ($($(#[$doc:meta])* $m:ident,)*) => {
