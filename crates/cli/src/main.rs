@@ -4,11 +4,29 @@
 //! (a malformed scenario, a missing file, an impossible fabric) prints one clear error naming
 //! the file, the key and the reason, exits with status 2, and writes nothing.
 
+#![forbid(unsafe_code)]
+// clap prints these doc comments as `--help`, where `out/<name>/` is a placeholder, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+// Everything for standard output goes through `emit` / `outln!`, which survive a closed or full
+// stdout; `println!` would panic on a broken pipe (`dctc bench | head -1`).
+#![deny(clippy::print_stdout)]
+
+/// `println!` through [`emit`]: a closed pipe quietly drops the rest, a failing stdout is
+/// reported when the command ends.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::emit(&(format!($($arg)*) + "\n"))
+    };
+}
+
 mod engines;
+mod interrupt;
+mod limits;
 mod num_cmd;
 mod output;
 mod paper;
 mod progress;
+mod provenance;
 mod scenario;
 
 use anyhow::{bail, Context, Result};
@@ -16,8 +34,11 @@ use clap::{Parser, Subcommand};
 use output::RunOutput;
 use progress::Progress;
 use scenario::{Engine, Scenario};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// The embedded default scenario run by `dctc demo`.
 const DEMO: &str = include_str!("../../../scenarios/demo.toml");
@@ -48,6 +69,10 @@ enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Replace `--out` even if it is a directory dctc did not write (never `.`, `..`, `/`,
+        /// the home directory or an ancestor of the working directory).
+        #[arg(long)]
+        force: bool,
     },
     /// Check a scenario without running it.
     Validate {
@@ -62,6 +87,9 @@ enum Command {
         /// Print the embedded scenario instead of running it.
         #[arg(long)]
         print: bool,
+        /// Replace `--out` even if it is a directory dctc did not write.
+        #[arg(long)]
+        force: bool,
     },
     /// Rerun a paper's experiments: every scenario in scenarios/<paper>/.
     Reproduce {
@@ -76,6 +104,9 @@ enum Command {
         /// Where the scenario folders are (default: ./scenarios, else the source tree's).
         #[arg(long)]
         scenarios: Option<PathBuf>,
+        /// Replace output directories even if dctc did not write them.
+        #[arg(long)]
+        force: bool,
     },
     /// List fabrics, workloads and schemes with one-line descriptions.
     List,
@@ -89,10 +120,44 @@ enum Command {
     Num(num_cmd::NumArgs),
 }
 
+/// Set once standard output is closed or failing: later output is dropped.
+static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+/// The first stdout error other than a closed pipe, reported when the command ends.
+static STDOUT_ERROR: Mutex<Option<String>> = Mutex::new(None);
+
+/// Prints `text` to standard output. A closed pipe (`dctc ... | head -1`) silently drops the
+/// rest of the output; any other failure (a full disk, `> /dev/full`) is remembered and
+/// reported as an error when the command ends. Work goes on either way, so results already
+/// headed for disk are never lost to a console problem.
+pub(crate) fn emit(text: &str) {
+    if STDOUT_FAILED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        STDOUT_FAILED.store(true, Ordering::Relaxed);
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            let mut first = STDOUT_ERROR.lock().unwrap_or_else(|e| e.into_inner());
+            first.get_or_insert_with(|| e.to_string());
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match dispatch(cli.command) {
-        Ok(()) => ExitCode::SUCCESS,
+    let result = dispatch(cli.command);
+    let stdout_error = STDOUT_ERROR
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    match result {
+        Ok(()) => match stdout_error {
+            None => ExitCode::SUCCESS,
+            Some(e) => {
+                eprintln!("error: cannot write to standard output: {e} (results, if any, were written to disk first)");
+                ExitCode::from(2)
+            }
+        },
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -107,38 +172,40 @@ fn dispatch(command: Command) -> Result<()> {
             out,
             seed,
             quiet,
+            force,
         } => {
             let s = Scenario::load(&scenario, seed)?;
-            run_and_write(&s, out, !quiet)
+            run_and_write(&s, out, !quiet, force)
         }
         Command::Validate { scenario } => {
             let s = Scenario::load(&scenario, None)?;
             validate(&s)?;
-            println!(
-                "{}: ok ({:?} engine, {} scheme(s))",
+            emit(&format!(
+                "{}: ok ({:?} engine, {} scheme(s))\n",
                 scenario.display(),
                 s.engine,
                 s.schemes.len()
-            );
+            ));
             Ok(())
         }
-        Command::Demo { out, print } => {
+        Command::Demo { out, print, force } => {
             if print {
-                print!("{DEMO}");
+                emit(DEMO);
                 return Ok(());
             }
             let cwd = std::env::current_dir()?;
             let s = Scenario::from_str(DEMO, Path::new("<embedded demo>"), &cwd, None)?;
-            run_and_write(&s, out, true)
+            run_and_write(&s, out, true, force)
         }
         Command::Reproduce {
             paper,
             full,
             out,
             scenarios,
-        } => reproduce(&paper, full, out, scenarios),
+            force,
+        } => reproduce(&paper, full, out, scenarios, force),
         Command::List => {
-            print!("{}", engines::list());
+            emit(&engines::list());
             Ok(())
         }
         Command::Bench { engine } => engines::bench(&engine),
@@ -147,10 +214,16 @@ fn dispatch(command: Command) -> Result<()> {
 }
 
 fn validate(s: &Scenario) -> Result<()> {
-    // The fabric is common to every engine: check it here so each engine need not.
-    s.fabric
+    // The fabric is common to every engine: check it here so each engine need not. Its size
+    // is checked from the parameters first, so a fabric too big to hold is never built.
+    if let Some(size) = s.fabric.size() {
+        limits::check_memory(s, size, 0)?;
+    }
+    let topo = s
+        .fabric
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
+    limits::check_memory(s, dctc_core::fabric::FabricSize::of(&topo), 0)?;
     match s.engine {
         Engine::Packet => engines::packet::validate(s),
         Engine::Flow => engines::flow::validate(s),
@@ -166,20 +239,29 @@ fn run_engine(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     }
 }
 
-fn run_and_write(s: &Scenario, out: Option<PathBuf>, show_progress: bool) -> Result<()> {
+/// Validates `s`, checks that `out` can be written, runs, writes the results, and only then
+/// prints the console tables.
+fn run_and_write(
+    s: &Scenario,
+    out: Option<PathBuf>,
+    show_progress: bool,
+    force: bool,
+) -> Result<()> {
     validate(s)?;
     let dir = out.unwrap_or_else(|| Path::new("out").join(&s.name));
+    output::check_destination(&dir, force)?;
     let progress = Progress::new(show_progress);
     let result = run_engine(s, &progress);
     progress.finish();
     let result = result?;
-    print!("{}", result.console);
+    let dir = output::write_run(&dir, s, &result, force)?;
+    let mut text = result.console.clone();
     let summary = output::full_summary(s, &result);
     if let Some(t) = paper::table(&s.paper, &summary) {
-        println!("\n{}", t.to_text());
+        text.push_str(&format!("\n{}\n", t.to_text()));
     }
-    let dir = output::write_run(&dir, s, &result)?;
-    println!("wrote {}", dir.join("report.html").display());
+    text.push_str(&format!("wrote {}\n", dir.join("report.html").display()));
+    emit(&text);
     Ok(())
 }
 
@@ -203,6 +285,7 @@ fn reproduce(
     full: bool,
     out: Option<PathBuf>,
     scenarios: Option<PathBuf>,
+    force: bool,
 ) -> Result<()> {
     let root = scenarios_root(scenarios)?;
     let dir = root.join(paper);
@@ -248,15 +331,19 @@ fn reproduce(
             Ok(s)
         })
         .collect::<Result<Vec<_>>>()?;
+    // And every output directory, so a refused one fails before hours of runs, not after.
+    for s in &loaded {
+        output::check_destination(&parent.join(&s.name), force)?;
+    }
     for (i, s) in loaded.iter().enumerate() {
-        println!(
-            "== [{}/{}] {} ({})",
+        emit(&format!(
+            "== [{}/{}] {} ({})\n",
             i + 1,
             loaded.len(),
             s.name,
             s.path.display()
-        );
-        run_and_write(s, Some(parent.join(&s.name)), true)?;
+        ));
+        run_and_write(s, Some(parent.join(&s.name)), true, force)?;
     }
     Ok(())
 }

@@ -3,7 +3,9 @@
 //! `dctc num solve PROBLEM.json [--solver ned|gradient|fgm|newton-like|dba|maxmin|reference]
 //! [--iterations N] [--normalize none|u-norm|f-norm]` prints
 //! `{"flows":[{"id":..,"rate_bps":..}],"objective":..,"max_overload_bps":..,"iterations":..}`
-//! plus `"status"`. The input format is in `crates/num/README.md`.
+//! plus `"status"` and, for the iterative solvers and the reference, `"kkt"`: the relative KKT
+//! residuals of the answer, behind every `converged` / `solved` (`dctc_num::kkt`). The input
+//! and output formats are in `crates/num/README.md`.
 //!
 //! `maxmin` is weighted max-min with minimum and maximum rates: by water-filling
 //! ([`dctc_num::maxmin::bounded_weighted_max_min`]) when every flow has one path, and on flow
@@ -12,10 +14,11 @@
 //! instance: 80 / 80 Mb/s; the split over paths is one of possibly many).
 
 use anyhow::{Context, Result};
+use dctc_num::kkt::{self, Residuals};
 use dctc_num::maxmin::{bounded_weighted_max_min, multipath_max_min, MaxMinError, MultipathFlow};
 use dctc_num::normalize::Normalize;
 use dctc_num::reference::{self, Status};
-use dctc_num::solver::{run_to_convergence, AnySolver, RunStatus, Solver, State};
+use dctc_num::solver::{run_checked, AnySolver, CheckedStatus, Solver, State};
 use dctc_num::spec::ProblemSpec;
 use serde_json::json;
 use std::path::PathBuf;
@@ -42,7 +45,8 @@ struct SolveArgs {
     #[arg(long, default_value = "ned")]
     solver: String,
     /// Run exactly N iterations (iterative solvers); without it, run until the relative change
-    /// of rates and prices is below 1e-9 or 1,000,000 iterations.
+    /// of rates and prices is below 1e-9 with KKT residuals within 1e-6, or 1,000,000
+    /// iterations.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     iterations: Option<u64>,
     /// none, u-norm or f-norm, applied to the final rates.
@@ -75,7 +79,7 @@ fn solve(a: &SolveArgs) -> Result<()> {
             a.solver
         );
     }
-    let text = std::fs::read_to_string(&a.problem)
+    let text = dctc_core::workload::read_input_file(&a.problem)
         .with_context(|| format!("cannot read {}", a.problem.display()))?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let spec: ProblemSpec = serde_path_to_error::deserialize(de)
@@ -84,97 +88,124 @@ fn solve(a: &SolveArgs) -> Result<()> {
         .build()
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.problem.display()))?;
     problem.prepare();
-    let (mut sub_rate, iterations, status): (Vec<f64>, u64, String) = match a.solver.as_str() {
-        "reference" => {
-            let sol = reference::solve(&mut problem);
-            let status = match sol.status {
-                Status::Solved => "solved",
-                Status::Infeasible => "infeasible",
-                Status::MaxIterations => "max_iterations",
-                Status::NumericalError => "numerical_error",
-            };
-            (
-                sol.sub_rate_bps,
-                u64::from(sol.newton_steps),
-                status.to_string(),
-            )
-        }
-        "maxmin" => {
-            let unit = problem.rate_unit();
-            let cap = problem.capacity_scaled();
-            let r = if problem.is_single_path() {
-                let weights: Vec<f64> = problem.utilities().iter().map(|u| u.weight()).collect();
-                let lo: Vec<f64> = problem.min_bps().iter().map(|m| m / unit).collect();
-                let hi: Vec<f64> = problem.max_bps().iter().map(|m| m / unit).collect();
-                bounded_weighted_max_min(cap, problem.paths(), &weights, &lo, &hi)
-            } else {
-                let flows: Vec<MultipathFlow> = (0..problem.flows())
-                    .map(|f| MultipathFlow {
-                        paths: problem
-                            .subflows(f)
-                            .map(|s| problem.paths().row(s).iter().map(|&l| l as usize).collect())
-                            .collect(),
-                        weight: problem.utilities()[f].weight(),
-                        min: problem.min_bps()[f] / unit,
-                        max: problem.max_bps()[f] / unit,
-                    })
-                    .collect();
-                multipath_max_min(cap, &flows)
+    let (mut sub_rate, iterations, status, kkt): (Vec<f64>, u64, String, Option<Residuals>) =
+        match a.solver.as_str() {
+            "reference" => {
+                let sol = reference::solve(&mut problem);
+                let status = match sol.status {
+                    Status::Solved => "solved",
+                    Status::Infeasible => "infeasible",
+                    Status::MaxIterations => "max_iterations",
+                    Status::NumericalError => "numerical_error",
+                    Status::Inaccurate => "inaccurate",
+                };
+                let kkt = matches!(sol.status, Status::Solved | Status::Inaccurate)
+                    .then_some(sol.residuals);
+                (
+                    sol.sub_rate_bps,
+                    u64::from(sol.newton_steps),
+                    status.to_string(),
+                    kkt,
+                )
             }
-            .map_err(|e| match e {
-                MaxMinError::InfeasibleMinimum { link, .. } => anyhow::anyhow!(
-                    "{}: link `{}`: minimum rates exceed its capacity",
-                    a.problem.display(),
-                    problem.link_names()[link],
-                ),
-                MaxMinError::BadBounds { flow, .. } => anyhow::anyhow!(
-                    "{}: flow `{}`: bad rate bounds",
-                    a.problem.display(),
-                    problem.flow_names()[flow]
-                ),
-                MaxMinError::NoFeasiblePoint => anyhow::anyhow!(
-                    "{}: the minimum rates cannot all be met over the flows' paths",
-                    a.problem.display()
-                ),
-            })?;
-            (
-                r.iter().map(|x| x * unit).collect(),
-                1,
-                "solved".to_string(),
-            )
-        }
-        name => {
-            let mut solver = AnySolver::by_name(name).with_context(|| {
+            "maxmin" => {
+                let unit = problem.rate_unit();
+                let cap = problem.capacity_scaled();
+                let r = if problem.is_single_path() {
+                    let weights: Vec<f64> =
+                        problem.utilities().iter().map(|u| u.weight()).collect();
+                    let lo: Vec<f64> = problem.min_bps().iter().map(|m| m / unit).collect();
+                    let hi: Vec<f64> = problem.max_bps().iter().map(|m| m / unit).collect();
+                    bounded_weighted_max_min(cap, problem.paths(), &weights, &lo, &hi)
+                } else {
+                    let flows: Vec<MultipathFlow> = (0..problem.flows())
+                        .map(|f| MultipathFlow {
+                            paths: problem
+                                .subflows(f)
+                                .map(|s| {
+                                    problem.paths().row(s).iter().map(|&l| l as usize).collect()
+                                })
+                                .collect(),
+                            weight: problem.utilities()[f].weight(),
+                            min: problem.min_bps()[f] / unit,
+                            max: problem.max_bps()[f] / unit,
+                        })
+                        .collect();
+                    multipath_max_min(cap, &flows)
+                }
+                .map_err(|e| match e {
+                    MaxMinError::InfeasibleMinimum { link, .. } => anyhow::anyhow!(
+                        "{}: link `{}`: minimum rates exceed its capacity",
+                        a.problem.display(),
+                        problem.link_names()[link],
+                    ),
+                    MaxMinError::BadBounds { flow, .. } => anyhow::anyhow!(
+                        "{}: flow `{}`: bad rate bounds",
+                        a.problem.display(),
+                        problem.flow_names()[flow]
+                    ),
+                    MaxMinError::NoFeasiblePoint => anyhow::anyhow!(
+                        "{}: the minimum rates cannot all be met over the flows' paths",
+                        a.problem.display()
+                    ),
+                })?;
+                (
+                    r.iter().map(|x| x * unit).collect(),
+                    1,
+                    "solved".to_string(),
+                    None,
+                )
+            }
+            name => {
+                let mut solver = AnySolver::by_name(name).with_context(|| {
                 format!(
                     "--solver: unknown `{name}`; choose ned, gradient, fgm, newton-like, dba, maxmin or reference"
                 )
             })?;
-            solver
-                .check(&problem)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", a.problem.display()))?;
-            let mut state = State::new(&problem, solver.initial_price());
-            let status = match a.iterations {
-                Some(n) => {
-                    for _ in 0..n {
-                        solver.iterate(&mut problem, &mut state);
+                solver
+                    .check(&problem)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", a.problem.display()))?;
+                let mut state = State::new(&problem, solver.initial_price());
+                let (status, residuals) = match a.iterations {
+                    Some(n) => {
+                        for _ in 0..n {
+                            solver.iterate(&mut problem, &mut state);
+                        }
+                        problem.prepare();
+                        let r = kkt::residuals(
+                            &problem,
+                            &state.sub_rate,
+                            &state.prices,
+                            kkt::TOLERANCE,
+                        );
+                        ("fixed_iterations", r)
                     }
-                    "fixed_iterations"
-                }
-                None => {
-                    match run_to_convergence(&mut solver, &mut problem, &mut state, 1e-9, CAP) {
-                        RunStatus::Converged => "converged",
-                        RunStatus::MaxIterations => "max_iterations",
-                        RunStatus::NumericalError => "numerical_error",
+                    None => {
+                        let out = run_checked(
+                            &mut solver,
+                            &mut problem,
+                            &mut state,
+                            1e-9,
+                            kkt::TOLERANCE,
+                            CAP,
+                        );
+                        let status = match out.status {
+                            CheckedStatus::Converged => "converged",
+                            CheckedStatus::MaxIterations => "max_iterations",
+                            CheckedStatus::NumericalError => "numerical_error",
+                            CheckedStatus::Stalled => "stalled",
+                        };
+                        (status, out.residuals)
                     }
-                }
-            };
-            (
-                state.sub_rates_bps(&problem),
-                state.iterations,
-                status.to_string(),
-            )
-        }
-    };
+                };
+                (
+                    state.sub_rates_bps(&problem),
+                    state.iterations,
+                    status.to_string(),
+                    Some(residuals),
+                )
+            }
+        };
     normalize.apply(problem.capacity_bps(), problem.paths(), &mut sub_rate);
     let mut flow_rate = vec![0.0; problem.flows()];
     for (s, x) in sub_rate.iter().enumerate() {
@@ -201,6 +232,27 @@ fn solve(a: &SolveArgs) -> Result<()> {
         "solver": a.solver,
         "status": status,
     });
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    let mut out = out;
+    if let Some(r) = kkt {
+        out["kkt"] = kkt_json(&r);
+    }
+    crate::emit(&(serde_json::to_string_pretty(&out)? + "\n"));
     Ok(())
+}
+
+/// The `"kkt"` object: the three relative residuals of the solver's own rates and prices
+/// (before `--normalize`), the tolerance behind `converged` / `solved`, and the largest
+/// residual by name (the one to blame when the status is not a success).
+fn kkt_json(r: &Residuals) -> serde_json::Value {
+    let num = |v: f64| if v.is_finite() { json!(v) } else { json!(null) };
+    let (name, value) = r.largest();
+    json!({
+        "primal": num(r.primal),
+        "complementarity": num(r.complementarity),
+        "stationarity": num(r.stationarity),
+        "tolerance": kkt::TOLERANCE,
+        "largest": name,
+        "largest_value": num(value),
+        "within_tolerance": r.within(kkt::TOLERANCE),
+    })
 }

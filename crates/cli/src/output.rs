@@ -8,9 +8,9 @@ use anyhow::{Context, Result};
 use dctc_report::Report;
 use std::path::{Path, PathBuf};
 
-/// Header of the wall-clock column of console tables. Wall time varies between runs, so the
-/// frame drops this column from the report: everything written is byte-identical for one seed,
-/// except the `wall_seconds` timing fields of `summary.json`.
+/// Header of the wall-clock column of console tables. Wall time varies between runs, so it is
+/// printed on the console only: the frame drops this column from the report, and no engine puts
+/// wall time in `summary.json`, so everything written is byte-identical for one seed.
 pub(crate) const WALL_COLUMN: &str = "wall s";
 
 /// A CSV file built in memory with the csv crate: fields are quoted only where they need it
@@ -80,16 +80,23 @@ pub(crate) fn full_summary(scenario: &Scenario, out: &RunOutput) -> serde_json::
         m.insert("seed".into(), scenario.seed.into());
     }
     summary.insert("scenario".into(), echo);
+    summary.insert("dctc".into(), crate::provenance::json());
     let value = serde_json::Value::Object(summary.clone());
     summary.insert("paper".into(), paper::compare(&scenario.paper, &value));
     serde_json::Value::Object(summary)
 }
 
 /// Writes `out` for `scenario` into `dir` atomically (temp dir + rename). Replaces an existing
-/// `dir`. Returns the final path.
-pub(crate) fn write_run(dir: &Path, scenario: &Scenario, out: &RunOutput) -> Result<PathBuf> {
+/// `dir` only as [`check_destination`] allows. Returns the final path.
+pub(crate) fn write_run(
+    dir: &Path,
+    scenario: &Scenario,
+    out: &RunOutput,
+    force: bool,
+) -> Result<PathBuf> {
     let summary = full_summary(scenario, out);
     let mut report = out.report.clone();
+    report.meta = crate::provenance::report_line(scenario.seed);
     for section in &mut report.sections {
         for table in &mut section.tables {
             *table = table.without_column(WALL_COLUMN);
@@ -109,44 +116,203 @@ pub(crate) fn write_run(dir: &Path, scenario: &Scenario, out: &RunOutput) -> Res
     for (name, svg) in dctc_report::write_svg_files(&report) {
         files.push((format!("charts/{name}"), svg.into_bytes()));
     }
-    write_atomically(dir, &files)?;
+    write_atomically(dir, &files, force)?;
     Ok(dir.to_path_buf())
 }
 
-/// Writes `files` (relative names, `/` for subdirectories) as the complete contents of `dir`.
-pub(crate) fn write_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
+/// Name of the marker file dctc writes into every output directory. Only a directory holding
+/// it is replaced by a later run without `--force`.
+pub(crate) const MARKER: &str = ".dctc-output";
+
+/// Contents of [`MARKER`].
+const MARKER_TEXT: &str = "This directory was written by dctc; a later run may replace it whole.\n";
+
+/// Why an output directory cannot be used.
+fn refuse(dir: &Path, reason: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("output directory {}: {reason}", dir.display())
+}
+
+/// The parent of `dir` (`.` for a bare name) and its last component.
+fn split(dir: &Path) -> Result<(PathBuf, String)> {
+    let leaf =
+        match dir.components().next_back() {
+            Some(std::path::Component::Normal(s)) => s.to_string_lossy().into_owned(),
+            _ => return Err(refuse(
+                dir,
+                "ends in `.`, `..` or `/`: refusing to replace it, even with --force; name a new directory",
+            )),
+        };
     let parent = dir
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)
-        .with_context(|| format!("cannot create {}", parent.display()))?;
-    let leaf = dir
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = parent.join(format!(".{leaf}.partial-{}", std::process::id()));
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    Ok((parent, leaf))
+}
+
+/// Checks that results may be written to `dir`, before any work is done:
+///
+/// - never `.`, `..`, `/`, the home directory, the working directory or one of its ancestors,
+///   even with `force` (paths are compared canonicalized, so `a/..` or a symlink to one of
+///   them is caught too);
+/// - an existing `dir` is replaced only if it is a directory dctc wrote (it holds [`MARKER`]),
+///   or with `force`;
+/// - the parent is created if missing and must accept a new directory (probed by creating and
+///   removing the hidden temporary directory the results are first written to).
+///
+/// Also removes partial directories left behind in the parent by interrupted runs
+/// ([`clean_stale_partials`]).
+pub(crate) fn check_destination(dir: &Path, force: bool) -> Result<()> {
+    let (parent, leaf) = split(dir)?;
+    let forbidden = |canon: &Path| -> Option<&'static str> {
+        if canon.parent().is_none() {
+            return Some("is the root directory");
+        }
+        if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+            if std::fs::canonicalize(&home).is_ok_and(|h| h == canon) {
+                return Some("is the home directory");
+            }
+        }
+        if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize) {
+            if cwd == canon {
+                return Some("is the current directory");
+            }
+            if cwd.starts_with(canon) {
+                return Some("contains the current directory");
+            }
+        }
+        None
+    };
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) => {
+            if let Ok(canon) = std::fs::canonicalize(dir) {
+                if let Some(why) = forbidden(&canon) {
+                    return Err(refuse(
+                        dir,
+                        format!("{why}; refusing to replace it, even with --force"),
+                    ));
+                }
+            }
+            if meta.is_dir() {
+                if !force && !dir.join(MARKER).is_file() {
+                    return Err(refuse(
+                        dir,
+                        format!("exists and was not written by dctc (no {MARKER} file in it); choose another --out, or pass --force to replace it whole"),
+                    ));
+                }
+            } else if meta.file_type().is_symlink() {
+                // A symlink is replaced by the results, never followed.
+                if !force {
+                    return Err(refuse(dir, "is a symbolic link; pass --force to replace the link (its target is left alone)"));
+                }
+            } else {
+                return Err(refuse(dir, "exists and is not a directory"));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(refuse(dir, format!("cannot be created: {e}"))),
+    }
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| refuse(dir, format!("cannot create {}: {e}", parent.display())))?;
+    if let Ok(canon) = std::fs::canonicalize(&parent) {
+        // `--out x/..`-like names resolve here: `dir` itself may not exist yet.
+        let target = canon.join(&leaf);
+        if let Some(why) = forbidden(&target) {
+            return Err(refuse(
+                dir,
+                format!("{why}; refusing to replace it, even with --force"),
+            ));
+        }
+    }
+    clean_stale_partials(&parent);
+    let probe = partial_path(&parent, &leaf);
+    std::fs::create_dir(&probe)
+        .and_then(|()| std::fs::write(probe.join(MARKER), MARKER_TEXT))
+        .map_err(|e| refuse(dir, format!("cannot write into {}: {e}", parent.display())))?;
+    std::fs::remove_dir_all(&probe).ok();
+    Ok(())
+}
+
+/// The hidden directory results are written to before the rename into `parent/leaf`.
+fn partial_path(parent: &Path, leaf: &str) -> PathBuf {
+    parent.join(format!(".{leaf}.partial-{}", std::process::id()))
+}
+
+/// Whether process `pid` is running. Where this cannot be told (no `/proc`), every process
+/// counts as running, so nothing is removed.
+fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return true;
+    }
+    proc.join(pid.to_string()).exists()
+}
+
+/// Removes `.NAME.partial-PID` directories in `parent` that an interrupted dctc left behind:
+/// only those holding [`MARKER`] (so nothing of the user's is touched) whose process is gone.
+pub(crate) fn clean_stale_partials(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix('.')
+            .and_then(|n| n.rsplit_once(".partial-"))
+            .and_then(|(_, pid)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let path = e.path();
+        if pid != std::process::id()
+            && !process_alive(pid)
+            && e.file_type().is_ok_and(|t| t.is_dir())
+            && path.join(MARKER).is_file()
+        {
+            std::fs::remove_dir_all(&path).ok();
+        }
+    }
+}
+
+/// Writes `files` (relative names, `/` for subdirectories) as the complete contents of `dir`,
+/// with [`MARKER`]. `dir` is checked with [`check_destination`] first.
+pub(crate) fn write_atomically(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Result<()> {
+    check_destination(dir, force)?;
+    let (parent, leaf) = split(dir)?;
+    let tmp = partial_path(&parent, &leaf);
+    crate::interrupt::guard(&tmp);
     let result = (|| -> Result<()> {
         if tmp.exists() {
             std::fs::remove_dir_all(&tmp)?;
         }
-        std::fs::create_dir_all(&tmp)?;
+        std::fs::create_dir_all(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        // The marker goes first: a partial directory without it is never cleaned up.
+        std::fs::write(tmp.join(MARKER), MARKER_TEXT)
+            .with_context(|| format!("cannot write {}", tmp.join(MARKER).display()))?;
         for (name, bytes) in files {
             let path = tmp.join(name);
             if let Some(p) = path.parent() {
-                std::fs::create_dir_all(p)?;
+                std::fs::create_dir_all(p)
+                    .with_context(|| format!("cannot create {}", p.display()))?;
             }
             std::fs::write(&path, bytes)
                 .with_context(|| format!("cannot write {}", path.display()))?;
+            crate::interrupt::checkpoint();
         }
-        if dir.exists() {
-            std::fs::remove_dir_all(dir)
-                .with_context(|| format!("cannot replace {}", dir.display()))?;
+        if std::fs::symlink_metadata(dir).is_ok() {
+            if dir.is_dir() && !dir.is_symlink() {
+                std::fs::remove_dir_all(dir)
+            } else {
+                std::fs::remove_file(dir)
+            }
+            .with_context(|| format!("cannot replace {}", dir.display()))?;
         }
         std::fs::rename(&tmp, dir)
             .with_context(|| format!("cannot move results into {}", dir.display()))?;
         Ok(())
     })();
+    crate::interrupt::unguard();
     if result.is_err() {
         std::fs::remove_dir_all(&tmp).ok();
     }
@@ -167,10 +333,11 @@ mod tests {
                 ("a.txt".into(), b"1".to_vec()),
                 ("sub/b.txt".into(), b"2".to_vec()),
             ],
+            false,
         )
         .unwrap();
         assert_eq!(std::fs::read(dir.join("sub/b.txt")).unwrap(), b"2");
-        write_atomically(&dir, &[("c.txt".into(), b"3".to_vec())]).unwrap();
+        write_atomically(&dir, &[("c.txt".into(), b"3".to_vec())], false).unwrap();
         assert!(!dir.join("a.txt").exists(), "old contents must be gone");
         assert!(dir.join("c.txt").exists());
         let leftovers: Vec<_> = std::fs::read_dir(root.path())

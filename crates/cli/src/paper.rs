@@ -2,7 +2,7 @@
 //! `summary.json` by its dotted path and the value the paper reports.
 
 use crate::scenario::PaperRow;
-use dctc_report::{Cell, Section, Table};
+use dctc_report::{Cell, Chart, Section, Series, Table};
 use serde_json::{json, Value};
 
 /// Looks up a dotted path (`schemes.dctcp.fct_slowdown.overall.p99`) in a JSON value. A
@@ -15,7 +15,65 @@ pub(crate) fn lookup<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
     })
 }
 
-/// The comparison as JSON: one object per row with `ours` (null when the metric is missing).
+/// How a figure of ours compares with the paper's.
+///
+/// The rule (also printed in the report):
+/// - **holds**: ours is within 25% of the paper's value, `|ours - paper| <= 0.25 |paper|`;
+/// - **direction only**: not within 25%, but on the same side of zero (`ours * paper > 0`) and at
+///   least a tenth of the paper's size (`|ours| >= 0.1 |paper|`), so for a relative figure
+///   ("DBA 37% below Varys") the same scheme wins, by another but still visible margin;
+/// - **misses**: anything else (the other side of zero, or an effect under a tenth of the
+///   paper's, which is no effect at this precision);
+/// - **missing**: the run has no such metric.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Holds,
+    DirectionOnly,
+    Misses,
+    Missing,
+}
+
+/// Relative tolerance within which a figure "holds".
+pub(crate) const HOLDS_WITHIN: f64 = 0.25;
+/// The smallest part of the paper's value a figure on the same side of zero must reach for
+/// "direction only".
+pub(crate) const DIRECTION_AT_LEAST: f64 = 0.1;
+
+/// The rule of [`Verdict`] in one sentence, for the report.
+pub(crate) const RULE: &str = "Verdict: \"holds\" when ours is within 25% of the paper's value \
+     (|ours - paper| <= 0.25 |paper|); \"direction only\" when it is not but lies on the same side of \
+     zero with at least a tenth of the paper's size (|ours| >= 0.1 |paper|: for a relative figure such \
+     as \"DBA 37% below Varys\", the same scheme wins by another but visible margin); \"misses\" \
+     otherwise (the other side of zero, or next to zero).";
+
+impl Verdict {
+    /// The verdict for the paper's `paper` against our `ours`.
+    pub(crate) fn of(paper: f64, ours: Option<f64>) -> Verdict {
+        let Some(o) = ours.filter(|o| o.is_finite()) else {
+            return Verdict::Missing;
+        };
+        if (o - paper).abs() <= HOLDS_WITHIN * paper.abs() {
+            Verdict::Holds
+        } else if o * paper > 0.0 && o.abs() >= DIRECTION_AT_LEAST * paper.abs() {
+            Verdict::DirectionOnly
+        } else {
+            Verdict::Misses
+        }
+    }
+
+    /// The word shown in tables and JSON.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::DirectionOnly => "direction only",
+            Verdict::Misses => "misses",
+            Verdict::Missing => "missing",
+        }
+    }
+}
+
+/// The comparison as JSON: one object per row with `ours` (null when the metric is missing)
+/// and the `verdict`.
 pub(crate) fn compare(rows: &[PaperRow], summary: &Value) -> Value {
     Value::Array(
         rows.iter()
@@ -23,7 +81,7 @@ pub(crate) fn compare(rows: &[PaperRow], summary: &Value) -> Value {
                 let ours = lookup(summary, &r.metric).and_then(Value::as_f64);
                 json!({
                     "label": r.label, "metric": r.metric, "paper": r.value, "ours": ours,
-                    "ratio": ours.map(|o| if r.value != 0.0 { o / r.value } else { f64::NAN }),
+                    "verdict": Verdict::of(r.value, ours).label(),
                     "note": r.note,
                 })
             })
@@ -38,21 +96,20 @@ pub(crate) fn table(rows: &[PaperRow], summary: &Value) -> Option<Table> {
     }
     let mut t = Table {
         caption: "The paper's figures beside ours".into(),
-        columns: ["figure", "paper", "dctc", "dctc / paper", "note"]
+        columns: ["#", "figure", "paper", "dctc", "verdict", "note"]
             .map(String::from)
             .to_vec(),
         rows: Vec::new(),
     };
-    for r in rows {
+    for (i, r) in rows.iter().enumerate() {
         let ours = lookup(summary, &r.metric).and_then(Value::as_f64);
         t.rows.push(vec![
+            Cell::Num((i + 1) as f64),
             Cell::Text(r.label.clone()),
             Cell::Num(r.value),
             ours.map(Cell::Num)
                 .unwrap_or_else(|| Cell::Text(format!("missing: {}", r.metric))),
-            ours.filter(|_| r.value != 0.0)
-                .map(|o| Cell::Num(o / r.value))
-                .unwrap_or_else(|| Cell::Text("-".into())),
+            Cell::Text(Verdict::of(r.value, ours).label().into()),
             Cell::Text(r.note.clone()),
         ]);
     }
@@ -67,10 +124,65 @@ pub(crate) fn section(rows: &[PaperRow], summary: &Value) -> Option<Section> {
             "Published figures next to this run's. Exact numbers differ (other simulators, seeds and \
              scales); the claim to check is who wins, by roughly how much, and which way curves bend."
                 .into(),
+            RULE.into(),
         ],
         tables: vec![t],
-        charts: Vec::new(),
+        charts: charts(rows, summary),
     })
+}
+
+/// The paper's values drawn beside ours: bars per table row (numbered as in the table), the
+/// paper's value and ours side by side on a linear axis with zero, so a sign (who wins) and
+/// a margin read at a glance. Rows whose paper value lies within [-1, 1] (relative changes and
+/// fractions) share one chart; every other row gets its own, since its unit is its own.
+pub(crate) fn charts(rows: &[PaperRow], summary: &Value) -> Vec<Chart> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let small: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].value.abs() <= 1.0)
+        .collect();
+    if !small.is_empty() {
+        groups.push(small);
+    }
+    groups.extend(
+        (0..rows.len())
+            .filter(|&i| rows[i].value.abs() > 1.0)
+            .map(|i| vec![i]),
+    );
+    groups
+        .into_iter()
+        .map(|g| {
+            let (title, y_label) = if g.len() == 1 {
+                (
+                    format!("Paper vs dctc: row {}", g[0] + 1),
+                    rows[g[0]].label.clone(),
+                )
+            } else {
+                (
+                    "Paper vs dctc: relative figures and fractions".to_string(),
+                    "value (fraction; relative change as a fraction)".to_string(),
+                )
+            };
+            let cats: Vec<String> = g.iter().map(|&i| format!("row {}", i + 1)).collect();
+            let mut ch = Chart::bars(title, "row of the table above", y_label, cats);
+            let paper: Vec<(f64, f64)> = g
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| (k as f64, rows[i].value))
+                .collect();
+            let ours: Vec<(f64, f64)> = g
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &i)| {
+                    lookup(summary, &rows[i].metric)
+                        .and_then(Value::as_f64)
+                        .map(|o| (k as f64, o))
+                })
+                .collect();
+            ch.push_series(Series::new("paper", paper));
+            ch.push_series(Series::new("dctc", ours));
+            ch
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -86,7 +198,23 @@ mod tests {
     }
 
     #[test]
-    fn comparison_reports_ratio_and_missing_metrics() {
+    fn verdicts_follow_the_written_rule() {
+        assert_eq!(Verdict::of(-0.371, Some(-0.30)), Verdict::Holds);
+        assert_eq!(Verdict::of(-0.371, Some(-0.10)), Verdict::DirectionOnly);
+        assert_eq!(Verdict::of(-0.371, Some(0.05)), Verdict::Misses);
+        // Same side of zero but under a tenth of the paper's effect: no effect.
+        assert_eq!(Verdict::of(-0.348, Some(-0.0037)), Verdict::Misses);
+        assert_eq!(Verdict::of(-0.264, Some(-0.091)), Verdict::DirectionOnly);
+        assert_eq!(Verdict::of(0.14, Some(0.0)), Verdict::Misses);
+        assert_eq!(Verdict::of(140.0, Some(175.0)), Verdict::Holds);
+        assert_eq!(Verdict::of(140.0, Some(176.0)), Verdict::DirectionOnly);
+        assert_eq!(Verdict::of(0.0, Some(0.0)), Verdict::Holds);
+        assert_eq!(Verdict::of(1.0, None), Verdict::Missing);
+        assert_eq!(Verdict::of(1.0, Some(f64::NAN)), Verdict::Missing);
+    }
+
+    #[test]
+    fn comparison_reports_verdict_and_missing_metrics() {
         let v = json!({"a": {"b": 6.0}});
         let rows = vec![
             PaperRow {
@@ -103,10 +231,22 @@ mod tests {
             },
         ];
         let c = compare(&rows, &v);
-        assert_eq!(c[0]["ratio"], json!(2.0));
+        assert_eq!(c[0]["verdict"], json!("direction only"));
+        assert_eq!(c[0].get("ratio"), None);
         assert_eq!(c[1]["ours"], Value::Null);
+        assert_eq!(c[1]["verdict"], json!("missing"));
         let t = table(&rows, &v).unwrap();
         assert_eq!(t.rows.len(), 2);
-        assert_eq!(t.rows[1][2], Cell::Text("missing: a.c".into()));
+        assert_eq!(t.rows[1][3], Cell::Text("missing: a.c".into()));
+        assert_eq!(t.rows[0][4], Cell::Text("direction only".into()));
+        // Rows within [-1, 1] share a chart (y), others get their own (x); paper beside
+        // ours, no bar for ours when missing.
+        let c = charts(&rows, &v);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].series[0].points, vec![(0.0, 1.0)]);
+        assert!(c[0].series[1].points.is_empty());
+        assert_eq!(c[1].series[0].points, vec![(0.0, 3.0)]);
+        assert_eq!(c[1].series[1].points, vec![(0.0, 6.0)]);
+        assert_eq!(c[1].title, "Paper vs dctc: row 1");
     }
 }

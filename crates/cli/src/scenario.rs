@@ -2,6 +2,7 @@
 //! errors that name the file, the key path and the reason (with the nearest valid key when a
 //! name is misspelt).
 
+use dctc_core::config::KeyError;
 use dctc_core::fabric::FabricSpec;
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
@@ -127,7 +128,7 @@ impl std::error::Error for ScenarioError {}
 impl Scenario {
     /// Reads and checks a scenario file. `seed` overrides the file's seed.
     pub(crate) fn load(path: &Path, seed: Option<u64>) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        let text = dctc_core::workload::read_input_file(path).map_err(|e| ScenarioError {
             file: path.display().to_string(),
             key: String::new(),
             reason: format!("cannot read: {e}"),
@@ -160,6 +161,16 @@ impl Scenario {
                 "duration_ms",
                 format!(
                     "must be a positive number of milliseconds, got {}",
+                    r.duration_ms
+                ),
+            ));
+        }
+        let max_ms = Delta::MAX_SCENARIO.as_secs_f64() * 1e3;
+        if r.duration_ms > max_ms {
+            return Err(err(
+                "duration_ms",
+                format!(
+                    "{:e} ms is longer than the {max_ms} ms (one day) of simulated time dctc accepts",
                     r.duration_ms
                 ),
             ));
@@ -241,6 +252,11 @@ impl Scenario {
         key: &str,
     ) -> Result<T, ScenarioError> {
         parse_value(value, key, &self.path.display().to_string())
+    }
+
+    /// A [`ScenarioError`] from an engine's [`KeyError`], whose path is already complete.
+    pub(crate) fn key_error(&self, e: KeyError) -> ScenarioError {
+        self.error(&e.path, e.reason)
     }
 
     /// A [`ScenarioError`] for `key` of this scenario.

@@ -102,7 +102,7 @@ fn embedded_demo_is_a_valid_scenario() {
 }
 
 #[test]
-fn same_seed_gives_byte_identical_outputs_except_wall_time() {
+fn same_seed_gives_byte_identical_outputs() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.toml"), MINIMAL).unwrap();
     for out in ["a", "b"] {
@@ -121,22 +121,7 @@ fn same_seed_gives_byte_identical_outputs_except_wall_time() {
     );
     assert!(a.iter().any(|f| f.0 == "flows.csv") && a.iter().any(|f| f.0 == "report.html"));
     for ((name, x), (_, y)) in a.iter().zip(&b) {
-        if name == "summary.json" {
-            // Wall-clock time is the one thing allowed to differ.
-            let strip = |t: &[u8]| -> String {
-                String::from_utf8_lossy(t)
-                    .lines()
-                    .filter(|l| !l.contains("wall_seconds"))
-                    .collect()
-            };
-            assert_eq!(
-                strip(x),
-                strip(y),
-                "summary.json differs beyond wall_seconds"
-            );
-        } else {
-            assert!(x == y, "{name} differs between two runs with one seed");
-        }
+        assert!(x == y, "{name} differs between two runs with one seed");
     }
 }
 

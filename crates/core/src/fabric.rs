@@ -163,11 +163,111 @@ pub fn preset(name: &str) -> Option<FabricSpec> {
     })
 }
 
+/// Most hosts a fabric may have: 1,000,000. The fabric alone then takes a few hundred MB;
+/// an engine's per-host tables grow faster (see [`FabricSize::routing_bytes`]), so larger
+/// fabrics cannot be simulated on one machine anyway, and refusing them before building keeps
+/// a typo (`k = 1000`: 250 M hosts) from exhausting memory.
+pub const MAX_HOSTS: u64 = 1_000_000;
+
+/// Most directed links a fabric may have: 20,000,000 (two per cable), about 1 GB of links and
+/// adjacency, for the same reason as [`MAX_HOSTS`].
+pub const MAX_LINKS: u64 = 20_000_000;
+
+/// Fastest link rate accepted, Gb/s: 100,000 (100 Tb/s), beyond any single link built today.
+/// Larger values are typos, and rates must stay well inside the `u64` bits-per-second range
+/// the engines compute with.
+pub const MAX_RATE_GBPS: f64 = 100_000.0;
+
+/// Longest propagation or host delay accepted, microseconds: 1,000,000 (1 s). Datacenter
+/// links are microseconds and wide-area paths tens of milliseconds; the cap keeps every time
+/// computed from delays far from the picosecond clock's 213-day range.
+pub const MAX_DELAY_US: f64 = 1e6;
+
+/// How big a fabric is, known before it is built.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FabricSize {
+    /// Hosts.
+    pub hosts: u64,
+    /// Hosts and switches.
+    pub nodes: u64,
+    /// Directed links (two per cable).
+    pub links: u64,
+}
+
+impl FabricSize {
+    /// The size of a built fabric.
+    pub fn of(t: &Topology) -> FabricSize {
+        FabricSize {
+            hosts: t.hosts().len() as u64,
+            nodes: t.nodes().len() as u64,
+            links: t.links().len() as u64,
+        }
+    }
+
+    /// Upper bound on the bytes of equal-cost routing tables for this fabric: per destination
+    /// host, a 4-byte offset and a 2-byte distance per node and at most one 4-byte next hop per
+    /// link. Saturates instead of overflowing.
+    pub fn routing_bytes(&self) -> u64 {
+        let per_host = self
+            .nodes
+            .saturating_mul(6)
+            .saturating_add(self.links.saturating_mul(4));
+        self.hosts.saturating_mul(per_host)
+    }
+
+    /// Refuses a fabric larger than [`MAX_HOSTS`] or [`MAX_LINKS`]; `key` names the parameter
+    /// that sets the size.
+    pub fn check(&self, key: &str) -> Result<(), TopologyError> {
+        if self.hosts > MAX_HOSTS {
+            return Err(TopologyError::invalid(
+                key,
+                format!(
+                    "the fabric would have {} hosts, more than the {MAX_HOSTS} dctc accepts (its routing tables alone would take about {})",
+                    self.hosts,
+                    human_bytes(self.routing_bytes())
+                ),
+            ));
+        }
+        if self.links > MAX_LINKS {
+            return Err(TopologyError::invalid(
+                key,
+                format!(
+                    "the fabric would have {} links, more than the {MAX_LINKS} dctc accepts",
+                    self.links
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A byte count for messages: `512 B`, `3.2 GB`, `404.0 TB` (decimal units).
+pub fn human_bytes(b: u64) -> String {
+    let units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+    let mut x = b as f64;
+    let mut u = 0;
+    while x >= 1000.0 && u + 1 < units.len() {
+        x /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{x:.1} {}", units[u])
+    }
+}
+
 fn rate(key: &str, gbps: f64) -> Result<Rate, TopologyError> {
     if !(gbps.is_finite() && gbps > 0.0) {
         return Err(TopologyError::invalid(
             key,
             format!("rate must be positive, got {gbps}"),
+        ));
+    }
+    if gbps > MAX_RATE_GBPS {
+        return Err(TopologyError::invalid(
+            key,
+            format!("rate {gbps:e} Gb/s is above the {MAX_RATE_GBPS} Gb/s (100 Tb/s) dctc accepts"),
         ));
     }
     Ok(Rate((gbps * 1e9).round() as u64))
@@ -178,6 +278,12 @@ fn delay(key: &str, us: f64) -> Result<Delta, TopologyError> {
         return Err(TopologyError::invalid(
             key,
             format!("delay must be >= 0, got {us}"),
+        ));
+    }
+    if us > MAX_DELAY_US {
+        return Err(TopologyError::invalid(
+            key,
+            format!("delay {us:e} us is above the {MAX_DELAY_US} us (1 s) dctc accepts"),
         ));
     }
     Ok(Delta::from_us_f64(us))
@@ -201,6 +307,47 @@ fn buffer(key: &str, bytes: u64) -> Result<u64, TopologyError> {
 }
 
 impl FabricSpec {
+    /// The fabric's size from its parameters alone, without building it; `None` for a fabric
+    /// file or an unknown preset. Saturates instead of overflowing.
+    pub fn size(&self) -> Option<FabricSize> {
+        let m = |a: usize, b: usize| (a as u64).saturating_mul(b as u64);
+        match self {
+            FabricSpec::Preset { name } => preset(name)?.size(),
+            FabricSpec::LeafSpine(l) => {
+                let hosts = m(l.racks, l.hosts_per_rack);
+                let fabric = m(l.racks, l.spines);
+                Some(FabricSize {
+                    hosts,
+                    nodes: hosts
+                        .saturating_add(l.racks as u64)
+                        .saturating_add(l.spines as u64),
+                    links: hosts.saturating_add(fabric).saturating_mul(2),
+                })
+            }
+            FabricSpec::FatTree(f) => {
+                let half = f.k / 2;
+                let hosts = m(f.k, half).saturating_mul(half as u64);
+                Some(FabricSize {
+                    hosts,
+                    nodes: hosts
+                        .saturating_add(m(f.k, half).saturating_mul(2))
+                        .saturating_add(m(half, half)),
+                    // Host cables, edge-aggregation and aggregation-core cables: k (k/2)^2 each.
+                    links: hosts.saturating_mul(3).saturating_mul(2),
+                })
+            }
+            FabricSpec::Dumbbell(d) => {
+                let hosts = (d.senders as u64).saturating_add(d.receivers as u64);
+                Some(FabricSize {
+                    hosts,
+                    nodes: hosts.saturating_add(2),
+                    links: hosts.saturating_add(1).saturating_mul(2),
+                })
+            }
+            FabricSpec::File { .. } => None,
+        }
+    }
+
     /// Builds the fabric. `base_dir` resolves relative file paths.
     pub fn build(&self, base_dir: &Path) -> Result<Topology, TopologyError> {
         match self {
@@ -252,6 +399,10 @@ pub fn leaf_spine(s: &LeafSpineSpec) -> Result<Topology, TopologyError> {
         "spine_buffer_bytes",
         s.spine_buffer_bytes.unwrap_or(s.buffer_bytes),
     )?;
+    FabricSpec::LeafSpine(s.clone())
+        .size()
+        .expect("generated fabrics have a size")
+        .check("racks")?;
     let name = format!("leaf-spine {}x{}x{}", s.racks, s.hosts_per_rack, s.spines);
     let mut t = Topology::new(name, host_delay);
     let hosts: Vec<_> = (0..s.racks * s.hosts_per_rack)
@@ -294,6 +445,10 @@ pub fn fat_tree(s: &FatTreeSpec) -> Result<Topology, TopologyError> {
     let d = delay("link_delay_us", s.link_delay_us)?;
     let hd = delay("host_delay_us", s.host_delay_us)?;
     let buf = buffer("buffer_bytes", s.buffer_bytes)?;
+    FabricSpec::FatTree(s.clone())
+        .size()
+        .expect("generated fabrics have a size")
+        .check("k")?;
     let half = s.k / 2;
     let mut t = Topology::new(format!("fat-tree k={}", s.k), hd);
     let hosts: Vec<_> = (0..s.k * half * half)
@@ -337,6 +492,10 @@ pub fn dumbbell(s: &DumbbellSpec) -> Result<Topology, TopologyError> {
     let d = delay("link_delay_us", s.link_delay_us)?;
     let hd = delay("host_delay_us", s.host_delay_us)?;
     let buf = buffer("buffer_bytes", s.buffer_bytes)?;
+    FabricSpec::Dumbbell(s.clone())
+        .size()
+        .expect("generated fabrics have a size")
+        .check("senders")?;
     let mut t = Topology::new(format!("dumbbell {}x{}", s.senders, s.receivers), hd);
     let hosts: Vec<_> = (0..s.senders + s.receivers)
         .map(|i| t.add_node(NodeKind::Host, format!("h{i}")))
@@ -400,7 +559,7 @@ struct FileLink {
 ///
 /// Every link is a cable (both directions, same buffer at both ends).
 pub fn load_fabric_file(path: &Path) -> Result<Topology, TopologyError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::workload::read_input_file(path)
         .map_err(|e| TopologyError::File(format!("{}: {e}", path.display())))?;
     let file: FabricFile = toml::from_str(&text)
         .map_err(|e| TopologyError::File(format!("{}: {e}", path.display())))?;
@@ -409,6 +568,12 @@ pub fn load_fabric_file(path: &Path) -> Result<Topology, TopologyError> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "custom".into());
     let mut t = Topology::new(name, delay("host_delay_us", file.host_delay_us)?);
+    FabricSize {
+        hosts: file.nodes.len() as u64,
+        nodes: file.nodes.len() as u64,
+        links: (file.links.len() as u64).saturating_mul(2),
+    }
+    .check("nodes")?;
     for n in &file.nodes {
         if t.node_by_name(&n.name).is_some() {
             return Err(TopologyError::DuplicateName(n.name.clone()));
@@ -429,6 +594,12 @@ pub fn load_fabric_file(path: &Path) -> Result<Topology, TopologyError> {
         };
         let (a, b) = (find(&l.a)?, find(&l.b)?);
         let key = |k: &str| format!("links[{i}].{k}");
+        if a == b {
+            return Err(TopologyError::invalid(
+                key("b"),
+                format!("link from `{}` to itself (a self-loop)", l.a),
+            ));
+        }
         let r = rate(&key("rate_gbps"), l.rate_gbps)?;
         let d = delay(&key("delay_us"), l.delay_us)?;
         let buf = buffer(&key("buffer_bytes"), l.buffer_bytes)?;
@@ -528,6 +699,107 @@ mod tests {
             .build(Path::new("."))
             .unwrap_err();
         assert!(e.to_string().contains("flowtune-144"), "{e}");
+    }
+
+    #[test]
+    fn huge_fabrics_are_refused_before_building() {
+        // k = 1000: 250 M hosts. Refused from the parameters, with the routing estimate.
+        let e = fat_tree(&FatTreeSpec {
+            k: 1000,
+            rate_gbps: 10.0,
+            link_delay_us: 1.0,
+            host_delay_us: 0.0,
+            buffer_bytes: 100_000,
+        })
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("k:") && msg.contains("250000000 hosts"),
+            "{msg}"
+        );
+        assert!(msg.ends_with("EB)"), "{msg}");
+        let mut s = match preset("flowtune-144").unwrap() {
+            FabricSpec::LeafSpine(s) => s,
+            _ => unreachable!(),
+        };
+        s.racks = 10_000;
+        s.hosts_per_rack = 1_000; // 10 M hosts
+        let e = leaf_spine(&s).unwrap_err().to_string();
+        assert!(e.contains("10000000 hosts"), "{e}");
+        // Sizes from parameters match what the builders make.
+        for spec in [
+            preset("holnet-6x6").unwrap(),
+            FabricSpec::FatTree(FatTreeSpec {
+                k: 6,
+                rate_gbps: 10.0,
+                link_delay_us: 1.0,
+                host_delay_us: 0.0,
+                buffer_bytes: 100_000,
+            }),
+            FabricSpec::Dumbbell(DumbbellSpec {
+                senders: 3,
+                receivers: 2,
+                host_rate_gbps: 10.0,
+                bottleneck_rate_gbps: 1.0,
+                link_delay_us: 1.0,
+                host_delay_us: 0.0,
+                buffer_bytes: 100_000,
+            }),
+        ] {
+            let t = spec.build(Path::new(".")).unwrap();
+            assert_eq!(spec.size(), Some(FabricSize::of(&t)), "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn rates_and_delays_beyond_physical_sense_are_refused() {
+        let mut s = match preset("flowtune-144").unwrap() {
+            FabricSpec::LeafSpine(s) => s,
+            _ => unreachable!(),
+        };
+        s.host_rate_gbps = 1e308;
+        let e = leaf_spine(&s).unwrap_err().to_string();
+        assert!(
+            e.starts_with("host_rate_gbps:") && e.contains("100 Tb/s"),
+            "{e}"
+        );
+        s.host_rate_gbps = 100_000.0; // exactly the cap is accepted
+        leaf_spine(&s).unwrap();
+        s.host_link_delay_us = 1e300;
+        let e = leaf_spine(&s).unwrap_err().to_string();
+        assert!(e.starts_with("host_link_delay_us:"), "{e}");
+    }
+
+    #[test]
+    fn fabric_file_self_loop_and_endless_input_are_refused() {
+        let dir = tempfile_dir("selfloop");
+        let p = dir.join("f.toml");
+        std::fs::write(
+            &p,
+            r#"nodes = [{name="a", kind="host"}, {name="s", kind="switch"}, {name="b", kind="host"}]
+links = [{a="a", b="s", rate_gbps=10, delay_us=1, buffer_bytes=100000},
+         {a="s", b="s", rate_gbps=10, delay_us=1, buffer_bytes=100000},
+         {a="s", b="b", rate_gbps=1, delay_us=1, buffer_bytes=100000}]"#,
+        )
+        .unwrap();
+        let e = load_fabric_file(&p).unwrap_err().to_string();
+        assert!(
+            e.starts_with("links[1].b:") && e.contains("self-loop"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+        if Path::new("/dev/zero").exists() {
+            let e = load_fabric_file(Path::new("/dev/zero"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("/dev/zero") && e.contains("64 MiB"), "{e}");
+        }
+    }
+
+    fn tempfile_dir(tag: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("dctc-fabric-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 
     #[test]

@@ -11,7 +11,13 @@
 //! - [`spec`]: the flows an engine is asked to carry.
 //! - [`stats`]: percentiles, size buckets, ideal (empty-network) completion times.
 //! - [`rng`]: one seeded RNG per run, split per component.
+//! - [`config`]: the `{path, reason}` error every engine's configuration reports.
+//! - [`event`]: the event queue the engines run on (a timing wheel; ties in scheduling order).
 
+#![forbid(unsafe_code)]
+
+pub mod config;
+pub mod event;
 pub mod fabric;
 pub mod ids;
 pub mod rng;

@@ -180,39 +180,72 @@ pub struct FlowRecord {
     pub scheme: String,
 }
 
-/// Slowdown percentiles overall and per size bucket.
+/// Slowdown of one size bucket: percentiles over its completed flows, and how many of its
+/// flows did not finish (and so are in no percentile).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BucketSlowdown {
+    /// The bucket's label ([`SizeBucket::label`]).
+    pub bucket: String,
+    /// Percentiles over the bucket's completed flows (`count` = completed flows; all zeros
+    /// when none completed: check [`BucketSlowdown::is_empty`] / `count` before reading them).
+    pub completed: Percentiles,
+    /// Flows of the bucket that had not finished when the run ended.
+    pub unfinished: usize,
+}
+
+impl BucketSlowdown {
+    /// True when the bucket holds no flow at all (none completed, none unfinished): its
+    /// statistics are "no flows", not zeros.
+    pub fn is_empty(&self) -> bool {
+        self.completed.count == 0 && self.unfinished == 0
+    }
+}
+
+/// Slowdown percentiles overall and per size bucket, each beside its unfinished flows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SlowdownSummary {
     /// All completed sized flows.
     pub overall: Percentiles,
-    /// Per size bucket, in [`SizeBucket::ALL`] order (label, percentiles).
-    pub by_size: Vec<(String, Percentiles)>,
+    /// Sized flows that had not finished when the run ended (excluded from `overall`).
+    pub unfinished: usize,
+    /// Per size bucket, in [`SizeBucket::ALL`] order.
+    pub by_size: Vec<BucketSlowdown>,
 }
 
 impl SlowdownSummary {
-    /// Summarizes the completed sized flows of `records`.
+    /// Summarizes the sized flows of `records` (long-lived ones, `size == 0`, are left out):
+    /// percentiles over the completed ones, counts of the unfinished ones.
     pub fn of(records: &[FlowRecord]) -> SlowdownSummary {
-        let done: Vec<&FlowRecord> = records
-            .iter()
-            .filter(|r| r.size > 0 && r.slowdown.is_some())
-            .collect();
-        let all: Vec<f64> = done.iter().filter_map(|r| r.slowdown).collect();
+        let sized: Vec<&FlowRecord> = records.iter().filter(|r| r.size > 0).collect();
+        let all: Vec<f64> = sized.iter().filter_map(|r| r.slowdown).collect();
         let by_size = SizeBucket::ALL
             .iter()
             .map(|b| {
-                let v: Vec<f64> = done
-                    .iter()
-                    .filter(|r| SizeBucket::of(r.size) == *b)
-                    .filter_map(|r| r.slowdown)
-                    .collect();
-                (b.label().to_string(), Percentiles::of(&v))
+                let mine = sized.iter().filter(|r| SizeBucket::of(r.size) == *b);
+                let v: Vec<f64> = mine.clone().filter_map(|r| r.slowdown).collect();
+                BucketSlowdown {
+                    bucket: b.label().to_string(),
+                    completed: Percentiles::of(&v),
+                    unfinished: mine.filter(|r| r.slowdown.is_none()).count(),
+                }
             })
             .collect();
         SlowdownSummary {
             overall: Percentiles::of(&all),
+            unfinished: sized.len() - all.len(),
             by_size,
         }
     }
+}
+
+/// The smallest sample for which the `q`-quantile is more than the sample's largest value or
+/// an interpolation next to it: `1 / (1 - q)` (100 for p99, 1000 for p99.9). Reports mark
+/// tail percentiles of smaller samples.
+pub fn min_samples_for(q: f64) -> usize {
+    if q >= 1.0 {
+        return usize::MAX;
+    }
+    (1.0 / (1.0 - q)).round() as usize
 }
 
 #[cfg(test)]
@@ -256,6 +289,68 @@ mod tests {
             ideal_fct(&hops, 14_600, 1460, 40, Delta::ZERO),
             Delta::from_ns(5400 + 9 * 1200)
         );
+    }
+
+    fn rec(size: u64, slowdown: Option<f64>) -> FlowRecord {
+        FlowRecord {
+            id: 0,
+            src: 0,
+            dst: 1,
+            size,
+            start_us: 0.0,
+            finish_us: slowdown,
+            fct_us: slowdown,
+            ideal_fct_us: 1.0,
+            slowdown,
+            retransmitted_bytes: 0,
+            timeouts: 0,
+            scheme: String::new(),
+        }
+    }
+
+    #[test]
+    fn slowdown_summary_counts_unfinished_flows_and_keeps_empty_buckets_empty() {
+        let records = vec![
+            rec(100, Some(2.0)),
+            rec(100, Some(4.0)),
+            rec(5_000, Some(3.0)),
+            rec(2_000_000, None),
+            rec(2_000_000, None),
+            rec(0, None), // long-lived: neither completed nor unfinished
+        ];
+        let s = SlowdownSummary::of(&records);
+        assert_eq!(s.overall.count, 3);
+        assert_eq!(s.unfinished, 2);
+        let b: Vec<(&str, usize, usize, bool)> = s
+            .by_size
+            .iter()
+            .map(|x| {
+                (
+                    x.bucket.as_str(),
+                    x.completed.count,
+                    x.unfinished,
+                    x.is_empty(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            b,
+            vec![
+                ("1", 2, 0, false),
+                ("1-10", 1, 0, false),
+                ("10-100", 0, 0, true),
+                ("100-1000", 0, 0, true),
+                (">1000", 0, 2, false),
+            ]
+        );
+        assert_eq!(s.by_size[0].completed.p50, 3.0);
+    }
+
+    #[test]
+    fn tail_percentiles_need_one_over_one_minus_q_samples() {
+        assert_eq!(min_samples_for(0.99), 100);
+        assert_eq!(min_samples_for(0.999), 1000);
+        assert_eq!(min_samples_for(0.5), 2);
     }
 
     #[test]

@@ -59,6 +59,11 @@ impl SimTime {
 impl Delta {
     /// No time.
     pub const ZERO: Delta = Delta(0);
+    /// Longest simulated span a scenario may ask for (its duration, or a drain period): one
+    /// day. The picosecond clock runs out after 2^64 ps (213 days); keeping durations 200
+    /// times shorter leaves room for everything added to them (drain, timeouts, last events)
+    /// without saturating, and a day is far beyond any published datacenter experiment.
+    pub const MAX_SCENARIO: Delta = Delta(86_400 * PS_PER_S);
 
     /// A span of `ps` picoseconds.
     pub const fn from_ps(ps: u64) -> Delta {

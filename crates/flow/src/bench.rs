@@ -41,7 +41,7 @@ pub struct BenchResult {
 /// One speed benchmark.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct BenchSpec {
-    /// Name, for [`bench`].
+    /// Name, for [`bench()`].
     pub name: &'static str,
     /// What it runs.
     pub what: &'static str,
@@ -103,7 +103,7 @@ pub fn trace_workload(trace: &Path, scale: f64) -> Result<(Net, Vec<CoflowInput>
     Ok((net, coflows))
 }
 
-/// [`bench`], telling `start` the last arrival time once the workload is built (a run's
+/// [`bench()`], telling `start` the last arrival time once the workload is built (a run's
 /// natural progress target) and `progress` the simulated time every few thousand events.
 pub fn bench_with_progress(
     name: &str,

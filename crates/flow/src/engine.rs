@@ -13,9 +13,8 @@ use crate::metrics::{CoflowRecord, FlowRecordOut, RunResult};
 use crate::net::{Hop, Net};
 use crate::policy::{Coupling, RatePolicy, View};
 use crate::routing::{self, RoutingMode, PATH_LIMIT};
+use dctc_core::event::EventQueue;
 use dctc_core::units::{Delta, SimTime};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// One flow of a coflow, as a workload produces it.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -159,10 +158,17 @@ impl Coflows {
     }
 }
 
-const EV_DONE: u8 = 0;
-const EV_ARRIVAL: u8 = 1;
-const EV_REROUTE: u8 = 2;
-const EV_TICK: u8 = 3;
+/// Something the loop schedules. Completions are not events: they live in the indexed
+/// completion heap (`done`), re-keyed in place whenever a rate changes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum FlowEvent {
+    /// Coflow `.0` (index in arrival order) arrives.
+    Arrival(u32),
+    /// Hedera's next rescheduling round.
+    Reroute,
+    /// The policy's next periodic tick (DBA's per-RTT update).
+    Tick,
+}
 
 /// Fixed-point unit of the exact per-link load kept for `maxmin`: 2^-16 b/s.
 const FIXED_ONE: f64 = 65536.0;
@@ -245,7 +251,7 @@ pub struct Simulator<'n> {
     /// Coflow state.
     pub coflows: Coflows,
     policy: Box<dyn RatePolicy>,
-    events: BinaryHeap<Reverse<(u64, u8, u32, u32)>>,
+    events: EventQueue<FlowEvent>,
     done: IndexedHeap,
     now: SimTime,
     link_flows: Vec<Vec<(u32, u32)>>,
@@ -409,9 +415,10 @@ impl<'n> Simulator<'n> {
                 fl.sent.push(0.0);
             }
         }
-        let mut events = BinaryHeap::new();
+        // Arrivals pushed in coflow order: same-instant arrivals pop in that order.
+        let mut events = EventQueue::with_capacity(coflows.len());
         for (ci, c) in coflows.iter().enumerate() {
-            events.push(Reverse((c.arrival.ps(), EV_ARRIVAL, ci as u32, 0)));
+            events.push(c.arrival, FlowEvent::Arrival(ci as u32));
         }
         let n = fl.size.len();
         let links = net.links();
@@ -529,7 +536,7 @@ impl<'n> Simulator<'n> {
         let mut seed_links: Vec<u32> = Vec::new();
         let mut new_flows: Vec<u32> = Vec::new();
         loop {
-            let te = self.events.peek().map(|e| e.0 .0).unwrap_or(u64::MAX);
+            let te = self.events.peek_time().map_or(u64::MAX, |t| t.ps());
             let td = self.done.peek().map(|e| e.0).unwrap_or(u64::MAX);
             let t = te.min(td);
             if t == u64::MAX || t >= until.ps() {
@@ -553,27 +560,16 @@ impl<'n> Simulator<'n> {
                     self.complete(f as usize, &mut seed_links);
                 }
             }
-            while let Some(&Reverse((t2, kind, id, ver))) = self.events.peek() {
-                if t2 != t {
-                    break;
-                }
-                self.events.pop();
+            while self.events.peek_time() == Some(SimTime(t)) {
+                let (_, event) = self.events.pop().expect("peeked");
                 self.stats.events += 1;
                 if self.stats.events.is_multiple_of(4096) {
                     progress(self.now);
                 }
-                match kind {
-                    EV_DONE => {
-                        let f = id as usize;
-                        if self.flows.active[f] && self.flows.version[f] == ver {
-                            self.complete(f, &mut seed_links);
-                        }
-                    }
-                    EV_ARRIVAL => {
-                        self.arrive(id as usize, &mut new_flows);
-                    }
-                    EV_REROUTE => reroute = true,
-                    _ => tick = true,
+                match event {
+                    FlowEvent::Arrival(c) => self.arrive(c as usize, &mut new_flows),
+                    FlowEvent::Reroute => reroute = true,
+                    FlowEvent::Tick => tick = true,
                 }
             }
             if !new_flows.is_empty() {
@@ -610,7 +606,7 @@ impl<'n> Simulator<'n> {
         }
         if !self.tick_pending {
             if let Some(next) = self.next_tick_time() {
-                self.events.push(Reverse((next, EV_TICK, 0, 0)));
+                self.events.push(SimTime(next), FlowEvent::Tick);
                 self.tick_pending = true;
                 self.tick_at = next;
             }
@@ -619,7 +615,7 @@ impl<'n> Simulator<'n> {
             if !self.reroute_pending {
                 let p = period.ps().max(1);
                 let next = (self.now.ps() / p + 1) * p;
-                self.events.push(Reverse((next, EV_REROUTE, 0, 0)));
+                self.events.push(SimTime(next), FlowEvent::Reroute);
                 self.reroute_pending = true;
             }
         }
@@ -2078,7 +2074,7 @@ mod tests {
             sim.bn_min_flows = bn;
             let mut checked = 0;
             loop {
-                let te = sim.events.peek().map(|e| e.0 .0).unwrap_or(u64::MAX);
+                let te = sim.events.peek_time().map_or(u64::MAX, |t| t.ps());
                 let td = sim.done.peek().map(|e| e.0).unwrap_or(u64::MAX);
                 let t = te.min(td);
                 if t == u64::MAX {

@@ -17,6 +17,8 @@
 //! - [`convergence`]: DBA's per-iteration rates against the optimum (Fig. 7).
 //! - [`bench`](mod@bench): the speed benchmarks `dctc bench flow` runs.
 
+#![forbid(unsafe_code)]
+
 pub mod alloc;
 pub mod bench;
 pub mod convergence;
@@ -28,6 +30,7 @@ pub mod policy;
 pub mod routing;
 pub mod workload;
 
+use dctc_core::config::KeyError;
 use thiserror::Error;
 
 pub use engine::{CoflowInput, FlowInput, SimConfig, Simulator};
@@ -42,14 +45,9 @@ pub enum FlowError {
     /// The fabric cannot be used.
     #[error("fabric: {0}")]
     Fabric(String),
-    /// A configuration value is invalid.
-    #[error("{key}: {reason}")]
-    Invalid {
-        /// The key.
-        key: String,
-        /// What is wrong.
-        reason: String,
-    },
+    /// A configuration value is invalid (its path relative to the table being read).
+    #[error("{0}")]
+    Invalid(#[from] KeyError),
     /// A workload file or parameter is bad.
     #[error("{0}")]
     Workload(#[from] dctc_core::workload::WorkloadError),
@@ -58,9 +56,6 @@ pub enum FlowError {
 impl FlowError {
     /// An `Invalid` error for `key`.
     pub fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        FlowError::Invalid {
-            key: key.into(),
-            reason: reason.into(),
-        }
+        FlowError::Invalid(KeyError::new(key, reason))
     }
 }

@@ -217,9 +217,9 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
     Ok(Trace { ports, coflows })
 }
 
-/// Reads and parses a trace file.
+/// Reads (at most [`dctc_core::workload::MAX_INPUT_BYTES`]) and parses a trace file.
 pub fn load_trace(path: &Path) -> Result<Trace, WorkloadError> {
-    let text = std::fs::read_to_string(path).map_err(|e| WorkloadError::File {
+    let text = dctc_core::workload::read_input_file(path).map_err(|e| WorkloadError::File {
         file: path.display().to_string(),
         reason: e.to_string(),
     })?;

@@ -160,7 +160,7 @@ fn configuration_errors_name_the_key() {
         alpha: -1.0,
     });
     match make_policy(&bad, &net, &[]) {
-        Err(FlowError::Invalid { key, .. }) => assert_eq!(key, "utility.alpha"),
+        Err(FlowError::Invalid(e)) => assert_eq!(e.path, "utility.alpha"),
         other => panic!("{:?}", other.err()),
     }
     let cfg = PolicyConfig {
@@ -168,7 +168,7 @@ fn configuration_errors_name_the_key() {
         ..PolicyConfig::named("num")
     };
     assert!(
-        matches!(make_policy(&cfg, &net, &[]), Err(FlowError::Invalid { key, .. }) if key == "tolerance")
+        matches!(make_policy(&cfg, &net, &[]), Err(FlowError::Invalid(e)) if e.path == "tolerance")
     );
     // `utility` does not apply to other policies.
     let cfg = PolicyConfig {
@@ -176,7 +176,7 @@ fn configuration_errors_name_the_key() {
         ..PolicyConfig::named("maxmin")
     };
     assert!(
-        matches!(make_policy(&cfg, &net, &[]), Err(FlowError::Invalid { key, .. }) if key == "utility")
+        matches!(make_policy(&cfg, &net, &[]), Err(FlowError::Invalid(e)) if e.path == "utility")
     );
 }
 

@@ -19,10 +19,13 @@
 //! generic path).
 
 pub mod layout;
+#[allow(unsafe_code)]
 pub mod par;
 pub mod pull;
 pub mod push;
+#[allow(unsafe_code)]
 mod shared;
+#[allow(unsafe_code)]
 pub mod simd;
 
 pub use layout::{Layout, LayoutError};

@@ -10,7 +10,9 @@
 //! - [`solver`]: NED, Gradient, FGM, Newton-like and DBA behind one iteration interface; the
 //!   module docs list the safeguards the papers leave open (rate caps at line rate, `H_ll` for
 //!   clamped flows, links with no flows, multipath splits).
-//! - [`reference`]: an independent interior-point solver giving reference optima.
+//! - [`kkt`]: relative KKT residuals (primal, complementary slackness, stationarity) of a
+//!   candidate solution, behind every `converged` / `solved` status.
+//! - [`reference`](mod@reference): an independent interior-point solver giving reference optima.
 //! - [`normalize`]: U-NORM, F-NORM and the update threshold.
 //! - [`spec`]: the JSON problem format of `dctc num solve` (see the crate README).
 //! - [`churn`]: Flowtune §6.6, an allocator under flowlet churn (over-allocation, F-NORM and
@@ -19,6 +21,9 @@
 //! - [`fast`]: the benchmarked allocator: Flowtune's §6.1 iteration on a 2-tier Clos, f64 and
 //!   f32, single-threaded and FlowBlock/LinkBlock-parallel; [`fast::bench_table`].
 
+// Only the fast path's SIMD kernels and shared-buffer threads use `unsafe` (allowed on
+// those modules in `fast.rs`, each block with its SAFETY argument).
+#![deny(unsafe_code)]
 // Index loops over several parallel arrays read better than zipped iterators here.
 #![allow(clippy::needless_range_loop)]
 
@@ -26,6 +31,7 @@ pub mod churn;
 pub mod convergence;
 pub mod csr;
 pub mod fast;
+pub mod kkt;
 mod lp;
 pub mod maxmin;
 pub mod normalize;

@@ -194,6 +194,8 @@ pub enum ProblemError {
 #[derive(Clone, Debug)]
 pub struct Problem {
     unit: f64,
+    /// `ln` of the utility gain (see [`Problem::autoscale`]); 0 = gain 1.
+    ln_gain: f64,
     capacity_factor: f64,
     link_name: Vec<String>,
     link_index: BTreeMap<String, usize>,
@@ -240,6 +242,7 @@ impl Problem {
         assert!(rate_unit_bps > 0.0 && rate_unit_bps.is_finite());
         Problem {
             unit: rate_unit_bps,
+            ln_gain: 0.0,
             capacity_factor: 1.0,
             link_name: Vec::new(),
             link_index: BTreeMap::new(),
@@ -273,6 +276,70 @@ impl Problem {
     /// The internal rate unit, b/s.
     pub fn rate_unit(&self) -> f64 {
         self.unit
+    }
+
+    /// `ln` of the utility gain: solvers see every utility multiplied by `exp(ln_gain)`
+    /// (0 unless [`Problem::autoscale`] or [`Problem::set_ln_utility_gain`] set it).
+    pub fn ln_utility_gain(&self) -> f64 {
+        self.ln_gain
+    }
+
+    /// Prices in the scaled unit per unscaled price (utility per b/s): `gain x rate unit`.
+    /// Divide a solver's price by this to get utility per b/s (may under- or overflow f64 for
+    /// utilities that are extreme in b/s, e.g. alpha = 100; the scaled prices do not).
+    pub fn price_unit(&self) -> f64 {
+        (self.ln_gain + self.unit.ln()).exp()
+    }
+
+    /// Sets the utility gain (as its `ln`) and rescales every flow's utility. Prices held in a
+    /// solver state for the old gain are off by the ratio of the gains.
+    pub fn set_ln_utility_gain(&mut self, ln_gain: f64) {
+        assert!(ln_gain.is_finite(), "utility gain must be finite");
+        self.ln_gain = ln_gain;
+        for (s, u) in self.scaled.iter_mut().zip(&self.utility) {
+            *s = u.scaled_with_gain(self.unit, ln_gain);
+        }
+    }
+
+    /// Picks the utility gain that puts the flows' marginal utilities on the order of 1 in the
+    /// scaled unit, and applies it ([`Problem::set_ln_utility_gain`]): the gain is the inverse
+    /// of the geometric mean over flows of `Ũ'_f(z_f)` at a typical rate `z_f`, the flow's
+    /// equal share of the narrowest link on its widest path (in rate units, so the choice does
+    /// not depend on the unit the problem is written in). Rates in rate units are already
+    /// O(1); without the gain an alpha-fair utility in b/s has marginals of order
+    /// `unit^(1-alpha)` (1e-10 for alpha = 2 on 10 Gb/s links), so prices starting at 1 are
+    /// off by that factor and step-size rules tuned for O(1) marginals stall. One common factor
+    /// on the objective leaves the optimum unchanged; it is a no-op for a problem with no
+    /// flows. Returns the `ln` of the gain.
+    pub fn autoscale(&mut self) -> f64 {
+        self.prepare();
+        let nf = self.flows();
+        if nf == 0 {
+            return self.ln_gain;
+        }
+        let cap = self.capacity_scaled().to_vec();
+        let count: Vec<f64> = (0..self.links())
+            .map(|l| self.by_link.row(l).len().max(1) as f64)
+            .collect();
+        let mut sum = 0.0;
+        for f in 0..nf {
+            let z = self
+                .subflows(f)
+                .map(|s| {
+                    self.sub_paths
+                        .row(s)
+                        .iter()
+                        .map(|&l| cap[l as usize] / count[l as usize])
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .fold(0.0, f64::max);
+            sum += self.utility[f].ln_scaled_marginal(self.unit, z);
+        }
+        let ln_gain = -sum / nf as f64;
+        if ln_gain.is_finite() {
+            self.set_ln_utility_gain(ln_gain);
+        }
+        self.ln_gain
     }
 
     /// Adds a link and returns its index.
@@ -531,7 +598,8 @@ impl Problem {
         self.flow_key.push(key);
         self.flow_name.push(spec.name);
         self.utility.push(spec.utility);
-        self.scaled.push(spec.utility.scaled(self.unit));
+        self.scaled
+            .push(spec.utility.scaled_with_gain(self.unit, self.ln_gain));
         self.min_bps.push(spec.min_bps);
         self.max_bps.push(spec.max_bps);
         let share = 1.0 / spec.paths.len() as f64;
@@ -973,6 +1041,49 @@ mod tests {
             p.set_capacity(0, 5e9),
             Err(ProblemError::InfeasibleMinimum { .. })
         ));
+    }
+
+    /// The gain puts marginals at equal shares on the order of 1, and the same problem in b/s
+    /// and in Gb/s (alpha weights times s^(alpha - 1)) has the same scaled utilities, even
+    /// at alpha = 100 where `U'` in b/s underflows f64.
+    #[test]
+    fn autoscale_is_unit_free() {
+        let scaled = |s: f64, alpha: f64| {
+            let mut p = Problem::new(1e10 * s);
+            p.add_link("l", 1e10 * s).unwrap();
+            for (i, w) in [1.0, 4.0].into_iter().enumerate() {
+                let weight = w * s.powf(alpha - 1.0);
+                let u = Utility::Alpha { weight, alpha };
+                p.add_flow(FlowSpec::new(format!("f{i}"), vec![0], u))
+                    .unwrap();
+            }
+            p.autoscale();
+            let u = p.scaled_utilities();
+            [
+                u[0].marginal(0.5),
+                u[1].marginal(0.5),
+                u[0].rate_at_price(1.0),
+            ]
+        };
+        for alpha in [2.0, 5.0, 100.0] {
+            let bps = scaled(1.0, alpha);
+            // Geometric mean of the two marginals at the equal share 0.5 is 1.
+            assert!(
+                (bps[0] * bps[1] - 1.0).abs() < 1e-9,
+                "alpha {alpha}: {bps:?}"
+            );
+            assert!(bps.iter().all(|v| v.is_finite() && *v > 0.0), "{bps:?}");
+            if alpha < 10.0 {
+                // (At alpha = 100 the Gb/s weights, 1e-9^99, do not fit f64.)
+                let gbps = scaled(1e-9, alpha);
+                for (a, b) in bps.iter().zip(&gbps) {
+                    assert!(
+                        (a - b).abs() <= 1e-9 * a.abs(),
+                        "alpha {alpha}: {bps:?} {gbps:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -13,9 +13,17 @@
 //! the `g_j > 0` are the constraints `y_k > 0`, `c_l - load_l > 0`, `x_s - theta_s > 0` and
 //! `Theta_s - x_s > 0`, and stops when the duality gap `m / t` is below `1e-12` of the utility
 //! scale: the smallest flow's `|U'_s(x_s) x_s|`, but at least 1e-6 of their sum. Problems whose
-//! flows' marginal utilities differ by more than ~1e6 at comparable rates (e.g. an alpha-fair
-//! utility with alpha = 3 written in b/s beside a log utility) are solved accurately only for
-//! the dominant flows; give such utilities weights that put them on a common scale.
+//! flows' marginal utilities differ by more than ~1e6 at the optimum (an alpha-fair utility
+//! with alpha = 3 written in b/s beside a log utility; alpha = 100 with unequal shares) are
+//! solved accurately only for the dominant flows.
+//!
+//! [`solve`] therefore verifies every answer with [`crate::kkt::residuals`] (rates and the
+//! refined prices, relative, within [`crate::kkt::TOLERANCE`]) and reports
+//! [`Status::Inaccurate`] instead of `Solved` when it fails. Before giving up it tries a
+//! crossover: the barrier keeps flows strictly inside their bounds, by a wide margin for flows
+//! with small marginals, so flows within 1e-4 of a bound are moved onto it where the links
+//! have room, and the moved answer is kept if it passes. Flows pinned by minimums that leave
+//! no strictly feasible point are exempt from stationarity ([`Solution::pinned`]).
 //!
 //! At the barrier optimum the stationarity conditions hold exactly with the barrier's
 //! multipliers as link prices, so the KKT residual is the gap. Multipath flows and min/max
@@ -44,6 +52,12 @@ pub enum Status {
     MaxIterations,
     /// A Newton system was not positive definite or a value was not finite.
     NumericalError,
+    /// The barrier method finished, but its answer fails the KKT check
+    /// ([`crate::kkt::residuals`] above [`crate::kkt::TOLERANCE`]; see
+    /// [`Solution::residuals`] for which condition). Seen when the flows' marginal
+    /// utilities differ by more than f64's range allows the barrier to resolve (e.g. alpha =
+    /// 100 with unequal shares).
+    Inaccurate,
 }
 
 /// A reference solution.
@@ -63,6 +77,14 @@ pub struct Solution {
     pub kkt_residual: f64,
     /// Newton steps taken.
     pub newton_steps: u32,
+    /// KKT residuals of the answer with its prices ([`crate::kkt`]); `Solved` only when all
+    /// are within [`crate::kkt::TOLERANCE`].
+    pub residuals: crate::kkt::Residuals,
+    /// Per flow: pinned by minimum rates that leave no strictly feasible point (the presolve
+    /// or facial reduction fixed its rate or a path of it). Slater's condition fails for such
+    /// a flow, its KKT multipliers need not exist (a log flow forced to 0 has `U' = inf`), and
+    /// the check exempts it from stationarity (feasibility is still checked).
+    pub pinned: Vec<bool>,
 }
 
 /// Relative duality gap at which the solve stops. (If a slack underflows first, the solve
@@ -81,8 +103,88 @@ impl Constraint {
     }
 }
 
-/// Solves `problem` to optimality (see the module docs).
+/// Solves `problem` to optimality (see the module docs), then verifies the answer: a barrier
+/// solve that ends normally is `Solved` only if its rates and prices pass the KKT check
+/// ([`crate::kkt::residuals`] within [`crate::kkt::TOLERANCE`]), and `Inaccurate` otherwise.
 pub fn solve(problem: &mut Problem) -> Solution {
+    let mut sol = solve_unverified(problem);
+    if sol.status == Status::Solved {
+        let unit = problem.rate_unit();
+        let y: Vec<f64> = sol.sub_rate_bps.iter().map(|v| v / unit).collect();
+        let tol = crate::kkt::TOLERANCE;
+        sol.residuals = crate::kkt::residuals_except(problem, &y, &sol.prices, tol, &sol.pinned);
+        if !sol.residuals.within(crate::kkt::TOLERANCE) {
+            // Crossover: the barrier keeps every flow strictly inside its bounds, by a margin
+            // that is large for a flow whose marginal utility is tiny beside the others'
+            // (alpha = 2 in b/s beside log flows: 1e-5 below its maximum). Flows that close to
+            // a bound are moved onto it where the links allow; the answer is kept only if it
+            // then passes the same check.
+            let mut snapped = y.clone();
+            snap_to_bounds(problem, &mut snapped);
+            let r = crate::kkt::residuals_except(problem, &snapped, &sol.prices, tol, &sol.pinned);
+            if r.within(crate::kkt::TOLERANCE) {
+                let mut x = vec![0.0; problem.flows()];
+                for (s, &v) in snapped.iter().enumerate() {
+                    x[problem.subflow_owner(s)] += v;
+                }
+                sol.sub_rate_bps = snapped.iter().map(|v| v * unit).collect();
+                sol.flow_rate_bps = x.iter().map(|v| v * unit).collect();
+                sol.objective = problem.objective(&sol.flow_rate_bps);
+                sol.residuals = r;
+            } else {
+                sol.status = Status::Inaccurate;
+            }
+        }
+    }
+    sol
+}
+
+/// Relative distance to a rate bound within which [`snap_to_bounds`] moves a flow onto it.
+const SNAP: f64 = 1e-4;
+
+/// Moves every flow within [`SNAP`] (relative) of its minimum or user maximum onto it,
+/// scaling its subflows in proportion, where every link on its paths has room (subflow rates
+/// `y` in rate units).
+fn snap_to_bounds(problem: &Problem, y: &mut [f64]) {
+    let cap = problem.capacity_scaled();
+    let unit = problem.rate_unit();
+    let mut load = problem.link_load_bps(y); // rate units in, rate units out
+    for f in 0..problem.flows() {
+        let x: f64 = problem.subflows(f).map(|s| y[s]).sum();
+        if x <= 0.0 {
+            continue;
+        }
+        let (theta, big) = (problem.min_scaled()[f], problem.max_bps()[f] / unit);
+        let target = if theta > 0.0 && x > theta && x <= theta * (1.0 + SNAP) {
+            theta
+        } else if big.is_finite() && x < big && x >= big * (1.0 - SNAP) {
+            big
+        } else {
+            continue;
+        };
+        let factor = target / x;
+        let fits = problem.subflows(f).all(|s| {
+            let extra = y[s] * (factor - 1.0);
+            problem
+                .paths()
+                .row(s)
+                .iter()
+                .all(|&l| load[l as usize] + extra <= cap[l as usize])
+        });
+        if !fits {
+            continue;
+        }
+        for s in problem.subflows(f) {
+            let extra = y[s] * (factor - 1.0);
+            for &l in problem.paths().row(s) {
+                load[l as usize] += extra;
+            }
+            y[s] *= factor;
+        }
+    }
+}
+
+fn solve_unverified(problem: &mut Problem) -> Solution {
     problem.prepare();
     let n = problem.subflow_count();
     let nf = problem.flows();
@@ -97,6 +199,8 @@ pub fn solve(problem: &mut Problem) -> Solution {
             objective: 0.0,
             kkt_residual: 0.0,
             newton_steps: 0,
+            residuals: Default::default(),
+            pinned: Vec::new(),
         };
     }
     let lo = problem.min_scaled().to_vec();
@@ -110,7 +214,10 @@ pub fn solve(problem: &mut Problem) -> Solution {
         .collect();
     // Constraints (frozen subflows enter as constants; dropped links have none).
     let mut cons: Vec<Constraint> = Vec::new();
+    // The flow each constraint belongs to (None: a link), to find flows pinned by the face.
+    let mut cons_flow: Vec<Option<usize>> = Vec::new();
     for k in (0..n).filter(|&k| !frozen[k]) {
+        cons_flow.push(Some(problem.subflow_owner(k)));
         cons.push(Constraint {
             coef: vec![(k, 1.0)],
             constant: 0.0,
@@ -128,6 +235,7 @@ pub fn solve(problem: &mut Problem) -> Solution {
             .collect();
         if !pins.dropped[l] && !free.is_empty() {
             let fixed_load: f64 = row.iter().filter_map(|&s| pins.fixed[s as usize]).sum();
+            cons_flow.push(None);
             cons.push(Constraint {
                 coef: free,
                 constant: cap[l] - fixed_load,
@@ -161,6 +269,7 @@ pub fn solve(problem: &mut Problem) -> Solution {
             hi[f] = lo[f] + 1e-9 * lo[f].max(1e-12); // theta = Theta: keep a sliver of interior
         }
         if lo[f] > 0.0 {
+            cons_flow.push(Some(f));
             cons.push(Constraint {
                 coef: subs.clone(),
                 constant: -lo[f],
@@ -168,6 +277,7 @@ pub fn solve(problem: &mut Problem) -> Solution {
         }
         if hi[f] < line * (1.0 - 1e-12) {
             has_max[f] = true;
+            cons_flow.push(Some(f));
             cons.push(Constraint {
                 coef: subs.iter().map(|&(s, _)| (s, -1.0)).collect(),
                 constant: hi[f],
@@ -209,7 +319,16 @@ pub fn solve(problem: &mut Problem) -> Solution {
     let mut steps = 0u32;
     if cons.is_empty() {
         // Every subflow is pinned: the allocation is the only feasible one.
-        return finish(problem, &pins, y, vec![0.0; problem.links()], 0.0, steps);
+        let pinned = vec![true; nf];
+        return finish(
+            problem,
+            &pins,
+            y,
+            vec![0.0; problem.links()],
+            0.0,
+            steps,
+            pinned,
+        );
     }
     let worst = cons
         .iter()
@@ -409,7 +528,20 @@ pub fn solve(problem: &mut Problem) -> Solution {
         has_max: &has_max,
     };
     refine_prices(problem, &y, &x, &bounds, &utils, &mut prices);
-    let mut sol = finish(problem, &pins, y, prices, kkt, steps);
+    // Flows pinned where no strictly feasible point exists (by the presolve or on the face):
+    // Slater's condition fails there and KKT multipliers need not exist, so the check
+    // exempts them from stationarity.
+    let mut pinned: Vec<bool> = (0..nf)
+        .map(|f| problem.subflows(f).any(|s| frozen[s]))
+        .collect();
+    if let Some(fc) = &face {
+        for (j, &eq) in fc.equality.iter().enumerate() {
+            if let (true, Some(f)) = (eq, cons_flow[j]) {
+                pinned[f] = true;
+            }
+        }
+    }
+    let mut sol = finish(problem, &pins, y, prices, kkt, steps, pinned);
     if sol.status == Status::Solved {
         sol.status = status;
     }
@@ -690,6 +822,7 @@ fn finish(
     mut prices: Vec<f64>,
     kkt: f64,
     steps: u32,
+    pinned: Vec<bool>,
 ) -> Solution {
     let unit = problem.rate_unit();
     let mut x = vec![0.0; problem.flows()];
@@ -729,6 +862,8 @@ fn finish(
         prices,
         kkt_residual: kkt,
         newton_steps: steps,
+        residuals: Default::default(),
+        pinned,
     }
 }
 
@@ -787,6 +922,14 @@ fn refine_prices(
             continue;
         }
         let u = utils[f].marginal(x[f]);
+        if !(u.is_finite() && u > 0.0) {
+            continue;
+        }
+        // Each equation divided by its U' (relative residuals, as the KKT check measures
+        // them): unweighted, the equations of flows with large marginals absorbed the
+        // rounding of their rates into the prices of links that only flows with small
+        // marginals price (a 1e-7 rate error became a 1e-3 stationarity error there).
+        let weight = 1.0 / (u * u);
         let row: Vec<usize> = problem
             .paths()
             .row(k)
@@ -795,15 +938,66 @@ fn refine_prices(
             .filter(|&c| c != usize::MAX)
             .collect();
         for &a in &row {
-            rhs[a] += u;
+            rhs[a] += u * weight;
             for &b in &row {
-                ata[a * n + b] += 1.0;
+                ata[a * n + b] += weight;
             }
         }
     }
-    // Ridge: weight 1e-10 pulls each price toward its barrier estimate.
-    let ridge = 1e-10;
+    // A flow held at a bound has a multiplier of its own, so `U'` says nothing about its
+    // path price, but every path it uses must still cost the same: rows
+    // `q_s - q_first = 0` (relative to the barrier's estimate of its path price).
+    for f in 0..problem.flows() {
+        let bound = x[f] <= lo[f] * (1.0 + 1e-7) && lo[f] > 0.0
+            || has_max[f] && x[f] >= hi[f] * (1.0 - 1e-7);
+        if !bound {
+            continue;
+        }
+        let used: Vec<usize> = problem
+            .subflows(f)
+            .filter(|&k| y[k] > 1e-9 * x[f])
+            .collect();
+        let Some((&first, rest)) = used.split_first() else {
+            continue;
+        };
+        let row_of = |k: usize| -> Vec<f64> {
+            let mut r = vec![0.0; n];
+            for &l in problem.paths().row(k) {
+                if col[l as usize] != usize::MAX {
+                    r[col[l as usize]] += 1.0;
+                }
+            }
+            r
+        };
+        let base = row_of(first);
+        let q: f64 = problem
+            .paths()
+            .row(first)
+            .iter()
+            .map(|&l| prices[l as usize])
+            .sum();
+        if !(q.is_finite() && q > 0.0) {
+            continue;
+        }
+        let weight = 1.0 / (q * q);
+        for &k in rest {
+            let mut r = row_of(k);
+            r.iter_mut().zip(&base).for_each(|(a, b)| *a -= b);
+            for a in 0..n {
+                if r[a] != 0.0 {
+                    for b in 0..n {
+                        ata[a * n + b] += weight * r[a] * r[b];
+                    }
+                }
+            }
+        }
+    }
+    // Ridge: 1e-10 of each column's weight (of the largest where a column has none) pulls
+    // each price toward its barrier estimate.
+    let top = (0..n).map(|i| ata[i * n + i]).fold(0.0, f64::max);
     for (i, &l) in tight.iter().enumerate() {
+        let d = ata[i * n + i];
+        let ridge = 1e-10 * if d > 0.0 { d } else { top.max(1e-300) };
         ata[i * n + i] += ridge;
         rhs[i] += ridge * prices[l];
     }
@@ -832,6 +1026,8 @@ fn failed(problem: &Problem, status: Status, steps: u32) -> Solution {
         objective: f64::NAN,
         kkt_residual: f64::INFINITY,
         newton_steps: steps,
+        residuals: crate::kkt::Residuals::failed(),
+        pinned: vec![false; problem.flows()],
     }
 }
 

@@ -515,6 +515,103 @@ pub enum RunStatus {
     NumericalError,
 }
 
+/// How a [`run_checked`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckedStatus {
+    /// Rates and prices stopped moving *and* the KKT residuals are within tolerance.
+    Converged,
+    /// The iterates stopped moving (an iteration changed nothing) at a point whose KKT
+    /// residuals are above the tolerance.
+    Stalled,
+    /// The iteration cap was reached first.
+    MaxIterations,
+    /// A rate or price became NaN or infinite.
+    NumericalError,
+}
+
+/// How a [`run_checked`] ended: the status and the KKT residuals of the final rates and
+/// prices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Checked {
+    /// [`CheckedStatus::Converged`] only when the residuals are within the KKT tolerance.
+    pub status: CheckedStatus,
+    /// KKT residuals of `state.sub_rate` and `state.prices` at exit ([`crate::kkt`]).
+    pub residuals: crate::kkt::Residuals,
+}
+
+/// [`run_to_convergence`] whose `Converged` means optimal: when the rates and prices move by
+/// less than `tolerance` in one iteration, the KKT residuals of the current rates and prices
+/// are checked ([`crate::kkt::residuals`]); within `kkt_tolerance` it is `Converged`,
+/// otherwise the small change only meant slow progress and iterating goes on (the next check
+/// after another eighth of the iterations so far, so that checking stays a small part of the
+/// work), until the cap (`MaxIterations`) or until an iteration changes nothing at all
+/// (`Stalled`). The residuals are computed at the end, never per iteration.
+pub fn run_checked(
+    solver: &mut impl Solver,
+    problem: &mut Problem,
+    state: &mut State,
+    tolerance: f64,
+    kkt_tolerance: f64,
+    max_iterations: u64,
+) -> Checked {
+    let mut previous: Vec<f64> = Vec::new();
+    let mut previous_prices: Vec<f64> = Vec::new();
+    let mut next_check = 0u64;
+    let mut status = CheckedStatus::MaxIterations;
+    for i in 0..max_iterations {
+        previous_prices.clear();
+        previous_prices.extend_from_slice(&state.prices);
+        solver.iterate(problem, state);
+        if state
+            .flow_rate
+            .iter()
+            .chain(&state.prices)
+            .any(|v| !v.is_finite())
+        {
+            status = CheckedStatus::NumericalError;
+            break;
+        }
+        if i >= 1 && i >= next_check && previous.len() == state.flow_rate.len() {
+            let change = relative_change(&previous, &state.flow_rate)
+                .max(relative_change(&previous_prices, &state.prices));
+            if change < tolerance {
+                problem.prepare();
+                let r =
+                    crate::kkt::residuals(problem, &state.sub_rate, &state.prices, kkt_tolerance);
+                if r.within(kkt_tolerance) {
+                    return Checked {
+                        status: CheckedStatus::Converged,
+                        residuals: r,
+                    };
+                }
+                if change == 0.0 {
+                    return Checked {
+                        status: CheckedStatus::Stalled,
+                        residuals: r,
+                    };
+                }
+                next_check = i + 1 + i / 8;
+            }
+        }
+        previous.clear();
+        previous.extend_from_slice(&state.flow_rate);
+    }
+    problem.prepare();
+    Checked {
+        status,
+        residuals: crate::kkt::residuals(problem, &state.sub_rate, &state.prices, kkt_tolerance),
+    }
+}
+
+/// Largest relative change between two equally long vectors.
+fn relative_change(before: &[f64], after: &[f64]) -> f64 {
+    before
+        .iter()
+        .zip(after)
+        .map(|(a, b)| (a - b).abs() / a.abs().max(b.abs()).max(1e-300))
+        .fold(0.0, f64::max)
+}
+
 /// Iterates until the largest relative change of any flow rate *and* of any link price in one
 /// iteration is below `tolerance` (checked after at least two iterations) or `max_iterations`
 /// is reached. (Rates alone can stand still while prices climb: flows clamped at line rate.)

@@ -180,7 +180,9 @@ impl UtilitySpec {
 }
 
 impl ProblemSpec {
-    /// Builds the problem; the rate unit is the largest capacity.
+    /// Builds the problem; the rate unit is the largest capacity, and the utility gain is
+    /// chosen by [`Problem::autoscale`] (so that the same problem written in b/s, Mb/s or
+    /// Gb/s is the same problem in the scaled unit).
     pub fn build(&self) -> Result<Problem, SpecError> {
         let unit = self
             .links
@@ -222,6 +224,7 @@ impl ProblemSpec {
                 max_bps: f.max_bps.unwrap_or(f64::INFINITY),
             })?;
         }
+        p.autoscale();
         Ok(p)
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! Every utility here is strictly concave and increasing on `x > 0`, which is what the dual
 //! solvers need (Flowtune §3, "Choice of utility function"). Rates are in b/s; prices are in
-//! utility per b/s. Solvers work in scaled units (see [`crate::problem::Problem::rate_unit`]):
-//! they call [`Utility::scaled`] rather than these functions directly.
+//! utility per b/s. Solvers work in scaled units (rates over
+//! [`crate::problem::Problem::rate_unit`], utilities times the problem's gain, see
+//! [`crate::problem::Problem::autoscale`]): they call [`Utility::scaled_with_gain`]'s
+//! [`Scaled`] rather than these functions directly.
 
 /// A flow's utility.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -169,9 +171,53 @@ impl Utility {
     /// This utility seen in rate units of `unit` b/s: `Ũ(z) = U(unit z)`, returned as a
     /// [`Scaled`] whose functions take and return scaled quantities (`Ũ'(z) = unit U'(unit z)`).
     pub fn scaled(&self, unit: f64) -> Scaled {
+        self.scaled_with_gain(unit, 0.0)
+    }
+
+    /// This utility in rate units of `unit` b/s and multiplied by the utility gain
+    /// `exp(ln_gain)`: `Ũ(z) = e^ln_gain U(unit z)` up to an additive constant (which no
+    /// optimum depends on). The parameters are folded in log space, so that an alpha-fair
+    /// utility with a large alpha written in b/s (whose `U'` underflows f64 at line rates, e.g.
+    /// `(1e10)^-100`) still has finite marginals in the scaled unit.
+    pub fn scaled_with_gain(&self, unit: f64, ln_gain: f64) -> Scaled {
+        let original = self.canonical();
+        let shape = match original {
+            // e^g w log(unit z) = e^g w log z + const.
+            Utility::Log { weight } => Utility::Log {
+                weight: (ln_gain + weight.ln()).exp(),
+            },
+            // e^g w (unit z)^(1-a) / (1-a) = [e^g w unit^(1-a)] z^(1-a) / (1-a).
+            Utility::Alpha { weight, alpha } => Utility::Alpha {
+                weight: (ln_gain + weight.ln() + (1.0 - alpha) * unit.ln()).exp(),
+                alpha,
+            },
+            // Marginal e^g unit w log(1 + mu / (beta unit z)): weight e^g unit w, mu / unit.
+            Utility::TcpReno { weight, mu, beta } => Utility::TcpReno {
+                weight: (ln_gain + weight.ln() + unit.ln()).exp(),
+                mu: mu / unit,
+                beta,
+            },
+            Utility::Dba { .. } => unreachable!("canonical form has no Dba"),
+        };
         Scaled {
-            utility: self.canonical(),
+            utility: original,
+            shape,
             unit,
+        }
+    }
+
+    /// `ln Ũ'(z)` for the utility in rate units of `unit` b/s with gain 1, computed in log
+    /// space (finite where `Ũ'(z)` itself would under- or overflow).
+    pub fn ln_scaled_marginal(&self, unit: f64, z: f64) -> f64 {
+        match self.canonical() {
+            Utility::Log { weight } => weight.ln() - z.ln(),
+            Utility::Alpha { weight, alpha } => {
+                weight.ln() + (1.0 - alpha) * unit.ln() - alpha * z.ln()
+            }
+            Utility::TcpReno { weight, mu, beta } => {
+                unit.ln() + weight.ln() + (mu / (beta * unit * z)).ln_1p().max(1e-300).ln()
+            }
+            Utility::Dba { .. } => unreachable!("canonical form has no Dba"),
         }
     }
 }
@@ -185,38 +231,47 @@ fn xlogx_term(beta: f64, x: f64) -> f64 {
     }
 }
 
-/// A utility in scaled rate units: `z = x / unit`, `Ũ(z) = U(unit z)`; prices are `unit`
-/// times the unscaled ones. Exact for any mix of utilities (a common change of variables).
+/// A utility in scaled units: rates `z = x / unit`, and the utility multiplied by a gain
+/// (see [`crate::problem::Problem::autoscale`]): `Ũ(z) = gain U(unit z)` (up to a constant);
+/// prices are `gain unit` times the unscaled ones. Exact for any mix of utilities (a common
+/// change of variables and one common factor on the objective).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scaled {
+    /// The unscaled utility (canonical form).
     utility: Utility,
+    /// The same utility with the unit and gain folded into its parameters.
+    shape: Utility,
     unit: f64,
 }
 
 impl Scaled {
-    /// `Ũ(z)`.
+    /// `Ũ(z)` (up to an additive constant per flow).
     pub fn value(&self, z: f64) -> f64 {
-        self.utility.value(self.unit * z)
+        self.shape.value(z)
     }
     /// `Ũ'(z)`.
     pub fn marginal(&self, z: f64) -> f64 {
-        self.unit * self.utility.marginal(self.unit * z)
+        self.shape.marginal(z)
     }
     /// `Ũ''(z)`.
     pub fn curvature(&self, z: f64) -> f64 {
-        self.unit * self.unit * self.utility.curvature(self.unit * z)
+        self.shape.curvature(z)
     }
     /// `(Ũ')^-1(q)`.
     pub fn rate_at_price(&self, q: f64) -> f64 {
-        self.utility.rate_at_price(q / self.unit) / self.unit
+        self.shape.rate_at_price(q)
     }
     /// `d/dq (Ũ')^-1(q)`.
     pub fn rate_slope(&self, q: f64) -> f64 {
-        self.utility.rate_slope(q / self.unit) / (self.unit * self.unit)
+        self.shape.rate_slope(q)
     }
     /// The unscaled utility.
     pub fn utility(&self) -> &Utility {
         &self.utility
+    }
+    /// The rate unit, b/s.
+    pub fn unit(&self) -> f64 {
+        self.unit
     }
 }
 

@@ -12,6 +12,8 @@
 //! - [`config`]: scenario keys (`[packet]`, `[[schemes]]`, `[[workload]]`, `[output]`).
 //! - [`mod@bench`]: the standard speed workload behind `dctc bench`.
 
+#![forbid(unsafe_code)]
+
 pub mod bench;
 pub mod config;
 pub mod engine;

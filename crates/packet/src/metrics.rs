@@ -149,8 +149,18 @@ pub struct Counters {
     pub ecn_marks: u64,
     /// Payload bytes delivered in order to receiving applications.
     pub goodput_bytes: u64,
+    /// Data packets (payload-carrying) that reached their destination host, retransmissions
+    /// included.
+    pub delivered_data_packets: u64,
+    /// Data packets senders put on the wire again (fast retransmit or timeout).
+    pub retransmitted_packets: u64,
     /// Retransmission timeouts over all flows.
     pub timeouts: u64,
+    /// Timeouts that were spurious: when the copy the timeout retransmitted (its first byte)
+    /// reached the receiver, the receiver already held that byte, so nothing had been lost;
+    /// the original or its acknowledgement was only late. (A copy that is itself dropped
+    /// leaves its timeout uncounted here.)
+    pub spurious_timeouts: u64,
     /// Payload bytes retransmitted over all flows.
     pub retransmitted_bytes: u64,
 }
@@ -164,13 +174,16 @@ pub struct PortStats {
     pub to: String,
     /// Whether a switch owns the port (else a host NIC).
     pub switch: bool,
+    /// Link rate, bits per second.
+    pub rate_bps: f64,
     /// Buffer, bytes.
     pub buffer_bytes: u64,
     /// Largest backlog seen, bytes.
     pub max_queue_bytes: u64,
     /// Time-averaged backlog over the run, bytes.
     pub mean_queue_bytes: f64,
-    /// Fraction of the run the link was sending.
+    /// Fraction of the run the link was sending: bytes whose serialization ended by the end
+    /// of the run, over what the link could carry in that time (at most 1).
     pub utilization: f64,
     /// Packets dropped at this port.
     pub drops: u64,
@@ -187,6 +200,9 @@ pub struct QueueSample {
     pub link: u32,
     /// Backlog, bytes.
     pub bytes: u64,
+    /// Wire bytes the port had finished serializing by the sample time, since the run began
+    /// (differences between samples give the link's utilization over time).
+    pub sent_bytes: u64,
 }
 
 /// One incast's outcome.
@@ -219,7 +235,9 @@ pub struct RunResult {
     pub queue_samples: Vec<QueueSample>,
     /// Throughput bin width (when asked for).
     pub throughput_bin: Option<Delta>,
-    /// `(flow id, delivered payload bytes per bin)` of long-lived flows.
+    /// `(flow id, payload bytes arriving at the receiver per bin)` of long-lived flows: the
+    /// arrival rate, which a link's rate bounds (in-order delivery after a loss releases
+    /// buffered bytes in bursts and would show rates above the link's).
     pub throughput: Vec<(u32, Vec<u64>)>,
     /// One entry per incast workload.
     pub incasts: Vec<IncastResult>,

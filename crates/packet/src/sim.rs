@@ -133,6 +133,14 @@ impl Port {
         left.checked_div(self.ps_per_byte)
             .unwrap_or_else(|| self.rate.bytes_in(Delta(left)))
     }
+    /// Report: bytes counted in `tx_bytes` whose serialization ends after `now`.
+    fn unsent(&self, now: SimTime) -> u64 {
+        let left = Delta(self.busy_until.0.saturating_sub(now.0));
+        left.0
+            .checked_div(self.ps_per_byte)
+            .unwrap_or_else(|| self.rate.bytes_in(left))
+            .min(self.tx_bytes)
+    }
     #[inline]
     fn account(&mut self, now: SimTime) {
         let b = self.queue.bytes();
@@ -168,6 +176,9 @@ struct Flow {
     ideal: Delta,
     /// Per-bin delivered bytes of long-lived flows.
     bins: Vec<u64>,
+    /// Report: the byte the last timeout retransmitted and when, until that copy arrives
+    /// (to tell a spurious timeout: the receiver already held the byte).
+    rto_check: Option<(u64, SimTime)>,
 }
 
 struct Incast {
@@ -358,6 +369,7 @@ impl<'a> Simulation<'a> {
                 finish: None,
                 ideal,
                 bins: Vec::new(),
+                rto_check: None,
             }
         };
         let mut max_id = 0u32;
@@ -489,7 +501,12 @@ impl<'a> Simulation<'a> {
             self.events.push(SimTime::ZERO, Event::Sample);
         }
         let mut until = self.opts.until;
-        while let Some((t, ev)) = self.events.pop() {
+        loop {
+            // Report: a run with no event left ends when its last event ran, not at `until`.
+            let Some((t, ev)) = self.events.pop() else {
+                until = self.now;
+                break;
+            };
             if t > until {
                 break;
             }
@@ -734,6 +751,8 @@ impl<'a> Simulation<'a> {
         p.ecn.ect = cfg.ecn;
         p.ts = self.now;
         for s in segs.drain(..) {
+            // Report: retransmitted data packets.
+            self.counters.retransmitted_packets += s.retransmit as u64;
             p.seq = s.seq;
             p.payload = s.len as u32;
             p.wire_bytes = (s.len + cfg.header) as u32;
@@ -781,6 +800,26 @@ impl<'a> Simulation<'a> {
         match p.kind {
             PacketKind::Data => {
                 let fl = &mut self.flows[f as usize];
+                // Report: data packets delivered, and long-lived flows' throughput bins count
+                // payload as it arrives (bounded by the link rate), not as released in order.
+                self.counters.delivered_data_packets += 1;
+                // Report: the copy a timeout sent (sent at or after it) arrives; the timeout
+                // was spurious if the receiver already held that byte.
+                if let Some((seq, at)) = fl.rto_check {
+                    if p.seq == seq && p.ts >= at {
+                        fl.rto_check = None;
+                        if fl.receiver.delivered() > seq {
+                            self.counters.spurious_timeouts += 1;
+                        }
+                    }
+                }
+                if let (Some(bin), FlowKind::LongLived) = (self.opts.throughput_bin, fl.kind) {
+                    let b = (now.0 / bin.0.max(1)) as usize;
+                    if fl.bins.len() <= b {
+                        fl.bins.resize(b + 1, 0);
+                    }
+                    fl.bins[b] += p.payload as u64;
+                }
                 let newly = fl.receiver.on_data(
                     cfg,
                     now,
@@ -814,13 +853,6 @@ impl<'a> Simulation<'a> {
         self.counters.goodput_bytes += newly;
         let now = self.now;
         let fl = &mut self.flows[f as usize];
-        if let (Some(bin), FlowKind::LongLived) = (self.opts.throughput_bin, fl.kind) {
-            let b = (now.0 / bin.0.max(1)) as usize;
-            if fl.bins.len() <= b {
-                fl.bins.resize(b + 1, 0);
-            }
-            fl.bins[b] += newly;
-        }
         if !fl.block_active || fl.receiver.delivered() < fl.goal {
             return;
         }
@@ -895,7 +927,13 @@ impl<'a> Simulation<'a> {
         }
         fl.timer_at = SimTime::NEVER;
         let cfg = &self.scheme.tcp;
+        // Report: a timeout is spurious when the receiver already holds the first
+        // unacknowledged byte, the one it retransmits.
+        let (timeouts, una) = (fl.sender.timeouts, fl.sender.acked());
         fl.sender.on_timer(cfg, now, &mut self.seg_buf);
+        if fl.sender.timeouts > timeouts {
+            fl.rto_check = Some((una, now));
+        }
         fl.receiver.on_timer(now, &mut self.ack_buf);
         self.flush_segments(f);
         self.flush_acks(f);
@@ -951,10 +989,13 @@ impl<'a> Simulation<'a> {
     fn on_sample(&mut self) {
         let now = self.now;
         for &l in &self.sample_links {
+            let port = &self.ports[l as usize];
             self.samples.push(QueueSample {
                 time_ps: now.0,
                 link: l,
-                bytes: self.ports[l as usize].backlog(now),
+                bytes: port.backlog(now),
+                // Report: bytes sent by now (what is scheduled past `now` is not sent yet).
+                sent_bytes: port.tx_bytes - port.unsent(now),
             });
         }
         if let Some(dt) = self.opts.queue_sample {
@@ -1004,10 +1045,15 @@ impl<'a> Simulation<'a> {
                 from: self.topo.node(l.from).name.clone(),
                 to: self.topo.node(l.to).name.clone(),
                 switch: p.switch,
+                rate_bps: p.rate.bps_f64(),
                 buffer_bytes: p.queue.capacity(),
                 max_queue_bytes: p.max_queue,
                 mean_queue_bytes: p.area as f64 / span as f64,
-                utilization: p.tx_bytes as f64 * 8.0 / p.rate.bps_f64() / (span as f64 * 1e-12),
+                // Report: only bytes serialized by the end count (`tx_bytes` also holds the
+                // packet in service and, for a FIFO decided at arrival, the whole backlog).
+                utilization: (p.tx_bytes - p.unsent(end)) as f64 * 8.0
+                    / p.rate.bps_f64()
+                    / (span as f64 * 1e-12),
                 drops: p.drops,
                 ecn_marks: p.marks,
             })

@@ -252,6 +252,12 @@ impl Chart {
             .map(|p| p.1)
             .filter(|&y| y.is_finite() && (!self.y_log || y > 0.0))
             .chain((bars && !self.y_log).then_some(0.0))
+            .chain(
+                self.refs
+                    .iter()
+                    .map(|r| r.y)
+                    .filter(|&y| y.is_finite() && (!self.y_log || y > 0.0)),
+            )
             .collect();
 
         // Categories for bars, with the bottom margin they need.
@@ -338,6 +344,8 @@ impl Chart {
                 coord((top + bottom) / 2.0)
             );
         }
+
+        self.draw_refs(&mut svg, &y_axis, frame);
 
         // Axis lines on top of grid and bars.
         w!(
@@ -698,6 +706,23 @@ impl Chart {
             svg.push_str("</g>\n");
         }
         drawn
+    }
+
+    /// Reference lines: dashed, dark, labelled at the right end inside the plot.
+    fn draw_refs(&self, svg: &mut String, ya: &Axis, f: Frame) {
+        for r in &self.refs {
+            let Some(y) = ya.map(r.y) else { continue };
+            w!(
+                svg,
+                "<g class=\"ref\"><path d=\"M{l} {y}H{r}\" stroke=\"#222222\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n<text x=\"{tx}\" y=\"{ty}\" text-anchor=\"end\" font-size=\"11\" fill=\"#222222\">{}</text></g>\n",
+                escape_xml(&truncate(&r.label, 40)),
+                l = coord(f.left),
+                r = coord(f.right),
+                y = coord(y),
+                tx = coord(f.right - 4.0),
+                ty = coord(y - 4.0)
+            );
+        }
     }
 
     fn draw_legend(&self, svg: &mut String, x: f64, top: f64) {

@@ -18,9 +18,10 @@ const STYLE: &str = r#"
 * { box-sizing: border-box; }
 body { margin: 0; background: #f6f7f9; color: #1d2330;
   font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
-main { max-width: 980px; margin: 0 auto; padding: 28px 24px 60px; }
+main { max-width: 1120px; margin: 0 auto; padding: 28px 24px 60px; }
 header h1 { margin: 0 0 4px; font-size: 28px; line-height: 1.2; }
 header .subtitle { margin: 0; color: #5a6376; }
+header .meta { margin: 2px 0 0; color: #8a92a3; font-size: 13px; }
 nav.toc { margin: 20px 0 8px; padding: 12px 18px; background: #fff; border: 1px solid #e1e4ea;
   border-radius: 8px; }
 nav.toc h2 { margin: 0 0 4px; font-size: 13px; text-transform: uppercase; letter-spacing: .06em;
@@ -34,10 +35,11 @@ section h2 { margin: 0 0 10px; font-size: 20px; }
 section p { margin: 0 0 10px; white-space: pre-wrap; }
 figure { margin: 16px 0 0; }
 .table-wrap { overflow-x: auto; }
-table { border-collapse: collapse; font-size: 13.5px; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; font-size: 13px; font-variant-numeric: tabular-nums; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding: 0 0 6px; }
-th, td { padding: 4px 12px; border-bottom: 1px solid #e6e8ee; text-align: left;
+th, td { padding: 4px 8px; border-bottom: 1px solid #e6e8ee; text-align: left;
   white-space: nowrap; }
+th { white-space: normal; vertical-align: bottom; min-width: 3.5em; }
 th { background: #f0f2f6; font-weight: 600; border-bottom: 2px solid #cfd4de; }
 th.num, td.num { text-align: right; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
@@ -67,6 +69,9 @@ impl Report {
                 "<p class=\"subtitle\">{}</p>\n",
                 escape_xml(&self.subtitle)
             );
+        }
+        if !self.meta.is_empty() {
+            w!(h, "<p class=\"meta\">{}</p>\n", escape_xml(&self.meta));
         }
         h.push_str("</header>\n");
 
@@ -113,6 +118,9 @@ impl Report {
         w!(out, "{}\n", self.title);
         if !self.subtitle.is_empty() {
             w!(out, "{}\n", self.subtitle);
+        }
+        if !self.meta.is_empty() {
+            w!(out, "{}\n", self.meta);
         }
         for s in &self.sections {
             w!(out, "\n== {} ==\n", s.heading);

@@ -20,6 +20,8 @@
 //!
 //! All output is deterministic: the same input gives the same bytes.
 
+#![forbid(unsafe_code)]
+
 mod chart;
 mod format;
 mod html;
@@ -40,6 +42,9 @@ pub struct Report {
     pub title: String,
     /// One line under the title (scenario, seed, fabric...); may be empty.
     pub subtitle: String,
+    /// Provenance shown under the subtitle (seed, tool version); may be empty.
+    #[serde(default)]
+    pub meta: String,
     /// Sections in display order.
     pub sections: Vec<Section>,
 }
@@ -96,6 +101,18 @@ pub struct Chart {
     pub kind: ChartKind,
     /// The data; each series gets its own color from a fixed colorblind-safe palette.
     pub series: Vec<Series>,
+    /// Horizontal reference lines drawn across the plot (e.g. a paper's published value).
+    #[serde(default)]
+    pub refs: Vec<RefLine>,
+}
+
+/// A labelled horizontal line at a y value, drawn dashed across the plot area.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RefLine {
+    /// Text drawn at the line's right end (e.g. "paper: 2.1").
+    pub label: String,
+    /// The y value, in the chart's data units.
+    pub y: f64,
 }
 
 /// How a chart draws its series.
@@ -128,6 +145,7 @@ impl Report {
         Report {
             title: title.into(),
             subtitle: subtitle.into(),
+            meta: String::new(),
             sections: Vec::new(),
         }
     }
@@ -351,6 +369,7 @@ impl Chart {
             y_log: false,
             kind,
             series: Vec::new(),
+            refs: Vec::new(),
         }
     }
 
@@ -397,6 +416,15 @@ impl Chart {
     /// Appends a series (builder style).
     pub fn with_series(mut self, series: Series) -> Self {
         self.series.push(series);
+        self
+    }
+
+    /// Adds a horizontal reference line at `y` labelled `label` (builder style).
+    pub fn with_ref(mut self, label: impl Into<String>, y: f64) -> Self {
+        self.refs.push(RefLine {
+            label: label.into(),
+            y,
+        });
         self
     }
 

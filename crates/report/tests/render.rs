@@ -392,3 +392,33 @@ fn without_column_drops_the_header_and_every_cell_of_it() {
     assert_eq!(u.rows[0], vec![Cell::from("x"), Cell::from(2.0)]);
     assert_eq!(t.without_column("nope"), t);
 }
+
+#[test]
+fn reference_lines_are_drawn_inside_the_axis_range() {
+    // The reference value lies above every data point: the axis must grow to show it.
+    let c = Chart::line("p99 vs load", "load", "slowdown")
+        .with_series(Series::new("ours", vec![(0.2, 1.0), (0.8, 3.0)]))
+        .with_ref("paper: 9.5", 9.5);
+    let svg = c.to_svg();
+    parse_svg(&svg);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let g = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("ref"))
+        .expect("a ref group");
+    let path = g.children().find(|n| n.has_tag_name("path")).unwrap();
+    let d = path.attribute("d").unwrap();
+    let y: f64 = d.split(['M', ' ', 'H']).nth(2).unwrap().parse().unwrap();
+    // Inside the plot: below the title band, above the x axis.
+    assert!(y > 44.0 && y < 400.0, "{d}");
+    assert!(g.descendants().any(|n| n.text() == Some("paper: 9.5")));
+}
+
+#[test]
+fn report_meta_line_is_shown_in_html_and_text() {
+    let mut r = Report::new("T", "sub");
+    r.meta = "seed 7 · dctc 0.1.0 (commit abc1234)".into();
+    let html = r.to_html();
+    assert!(html.contains("<p class=\"meta\">seed 7 · dctc 0.1.0 (commit abc1234)</p>"));
+    assert!(r.to_text().lines().nth(2) == Some("seed 7 · dctc 0.1.0 (commit abc1234)"));
+}

@@ -30,10 +30,11 @@ use crate::output::{csv_opt, CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
+use dctc_core::config::KeyError;
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::units::SimTime;
-use dctc_core::workload::{Cdf, PoissonSpec};
+use dctc_core::workload::{Cdf, PoissonSpec, MAX_FLOWS};
 use dctc_num::churn::{self, ChurnConfig, ChurnResult, Flowlet};
 use dctc_num::solver::AnySolver;
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
@@ -123,63 +124,110 @@ struct Plan {
     convergence: bool,
 }
 
-fn solver(s: &Scenario, key: &str, c: &SchemeConfig) -> Result<AnySolver, ScenarioError> {
-    let mut solver = AnySolver::by_name(&c.name).ok_or_else(|| {
-        s.error(
-            &format!("{key}.name"),
-            format!(
-                "unknown solver `{}`; valid: ned, gradient, fgm, newton-like, dba",
-                c.name
-            ),
-        )
-    })?;
-    if let Some(g) = c.gamma {
-        if !(g.is_finite() && g > 0.0) {
-            return Err(s.error(&format!("{key}.gamma"), "must be > 0"));
-        }
-        match &mut solver {
-            AnySolver::Ned(x) => x.gamma = g,
-            AnySolver::Gradient(x) => x.gamma = g,
-            AnySolver::NewtonLike(x) => x.gamma = g,
-            AnySolver::Dba(x) => x.gamma = g,
-            AnySolver::Fgm(_) => {
-                return Err(s.error(
-                    &format!("{key}.gamma"),
-                    "fgm has no gamma (its steps come from the utilities' curvature)",
-                ))
+impl Settings {
+    /// Checks the churn-run values; paths are relative to `[allocator]`.
+    fn validate(&self) -> Result<(), KeyError> {
+        if let Some(us) = self.iteration_us {
+            if !(us.is_finite() && us > 0.0) {
+                return Err(KeyError::new("iteration_us", "must be > 0"));
             }
         }
+        if self.optimal_every == Some(0) {
+            return Err(KeyError::new("optimal_every", "must be at least 1"));
+        }
+        if let Some(w) = self.warmup_ms {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(KeyError::new("warmup_ms", "must be >= 0"));
+            }
+        }
+        if let Some(t) = self.threshold {
+            if !(t.is_finite() && (0.0..0.5).contains(&t)) {
+                return Err(KeyError::new("threshold", "must be in [0, 0.5)"));
+            }
+        }
+        for (k, &l) in self.loads.iter().enumerate() {
+            if !(l.is_finite() && l > 0.0 && l <= 1.5) {
+                return Err(KeyError::new(
+                    format!("loads[{k}]"),
+                    format!("must be in (0, 1.5], got {l}"),
+                ));
+            }
+        }
+        Ok(())
     }
-    Ok(solver)
+
+    /// Whether this is a convergence run, with its values checked; paths are relative to
+    /// `[allocator]`.
+    fn convergence(&self) -> Result<bool, KeyError> {
+        let convergence = match self.mode.as_deref().unwrap_or("churn") {
+            "churn" => false,
+            "convergence" => true,
+            other => {
+                return Err(KeyError::new(
+                    "mode",
+                    format!("unknown mode `{other}`; valid: churn, convergence"),
+                ))
+            }
+        };
+        if self.flows == Some(0) {
+            return Err(KeyError::new("flows", "must be at least 1"));
+        }
+        if let Some(t) = self.tolerance {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(KeyError::new("tolerance", "must be > 0"));
+            }
+        }
+        Ok(convergence)
+    }
+}
+
+impl SchemeConfig {
+    /// The solver it names; paths are relative to its `[[schemes]]` table.
+    fn solver(&self) -> Result<AnySolver, KeyError> {
+        let mut solver = AnySolver::by_name(&self.name).ok_or_else(|| {
+            KeyError::new(
+                "name",
+                format!(
+                    "unknown solver `{}`; valid: ned, gradient, fgm, newton-like, dba",
+                    self.name
+                ),
+            )
+        })?;
+        if let Some(g) = self.gamma {
+            if !(g.is_finite() && g > 0.0) {
+                return Err(KeyError::new("gamma", "must be > 0"));
+            }
+            match &mut solver {
+                AnySolver::Ned(x) => x.gamma = g,
+                AnySolver::Gradient(x) => x.gamma = g,
+                AnySolver::NewtonLike(x) => x.gamma = g,
+                AnySolver::Dba(x) => x.gamma = g,
+                AnySolver::Fgm(_) => {
+                    return Err(KeyError::new(
+                        "gamma",
+                        "fgm has no gamma (its steps come from the utilities' curvature)",
+                    ))
+                }
+            }
+        }
+        Ok(solver)
+    }
 }
 
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let settings: Settings = s.parse(&s.settings, "allocator")?;
+    settings
+        .validate()
+        .map_err(|e| s.key_error(e.at("allocator")))?;
     if let Some(us) = settings.iteration_us {
-        if !(us.is_finite() && us > 0.0) {
-            return Err(s.error("allocator.iteration_us", "must be > 0"));
-        }
-    }
-    if settings.optimal_every == Some(0) {
-        return Err(s.error("allocator.optimal_every", "must be at least 1"));
-    }
-    if let Some(w) = settings.warmup_ms {
-        if !(w.is_finite() && w >= 0.0) {
-            return Err(s.error("allocator.warmup_ms", "must be >= 0"));
-        }
-    }
-    if let Some(t) = settings.threshold {
-        if !(t.is_finite() && (0.0..0.5).contains(&t)) {
-            return Err(s.error("allocator.threshold", "must be in [0, 0.5)"));
-        }
-    }
-    for (k, &l) in settings.loads.iter().enumerate() {
-        if !(l.is_finite() && l > 0.0 && l <= 1.5) {
-            return Err(s.error(
-                &format!("allocator.loads[{k}]"),
-                format!("must be in (0, 1.5], got {l}"),
-            ));
-        }
+        // One solver iteration per step: bound the steps like a sampled series.
+        crate::limits::check_samples(
+            s,
+            "allocator.iteration_us",
+            Some(dctc_core::units::Delta::from_us_f64(us)),
+            s.duration,
+            1,
+        )?;
     }
     if s.schemes.is_empty() {
         return Err(s.error(
@@ -191,7 +239,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, v) in s.schemes.iter().enumerate() {
         let key = format!("schemes[{i}]");
         let c: SchemeConfig = s.parse(v, &key)?;
-        let sv = solver(s, &key, &c)?;
+        let sv = c.solver().map_err(|e| s.key_error(e.at(&key)))?;
         let label = c.label.clone().unwrap_or_else(|| c.name.clone());
         if schemes.iter().any(|(l, _)| *l == label) {
             return Err(s.error(
@@ -201,25 +249,17 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         }
         schemes.push((label, sv));
     }
-    let convergence = match settings.mode.as_deref().unwrap_or("churn") {
-        "churn" => false,
-        "convergence" => true,
-        other => {
-            return Err(s.error(
-                "allocator.mode",
-                format!("unknown mode `{other}`; valid: churn, convergence"),
-            ))
-        }
-    };
-    if settings.flows == Some(0) {
-        return Err(s.error("allocator.flows", "must be at least 1"));
+    let convergence = settings
+        .convergence()
+        .map_err(|e| s.key_error(e.at("allocator")))?;
+    if let Some(n) = settings.flows.filter(|&n| n as u64 > MAX_FLOWS) {
+        return Err(s.error(
+            "allocator.flows",
+            format!("{n} is more than the {MAX_FLOWS} flows dctc allocates"),
+        ));
     }
-    if let Some(t) = settings.tolerance {
-        if !(t.is_finite() && t > 0.0) {
-            return Err(s.error("allocator.tolerance", "must be > 0"));
-        }
-    }
-    s.fabric
+    let topo = s
+        .fabric
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
     if convergence {
@@ -248,6 +288,20 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     } else {
         settings.loads.clone()
     };
+    // Count the arrivals at every load without drawing them.
+    for &load in &loads {
+        PoissonSpec {
+            load,
+            ..workload.clone()
+        }
+        .check_size(&topo, &cdf, SimTime::from_delta(s.duration))
+        .map_err(|e| match e {
+            dctc_core::workload::WorkloadError::Invalid { key, reason } => {
+                s.error(&format!("workload[0].{key}"), reason)
+            }
+            other => s.error("workload[0]", other.to_string()),
+        })?;
+    }
     Ok(Plan {
         settings,
         schemes,
@@ -355,19 +409,19 @@ fn output(
     ]);
     let mut over_chart = Chart::line(
         "Max over-allocation without normalization (Flowtune Fig. 12)",
-        "load",
-        "Gb/s",
+        "load (fraction of capacity)",
+        "over-allocation (Gb/s)",
     );
     let mut frac_chart = Chart::line(
         "Throughput as a fraction of optimal (Flowtune Fig. 13)",
-        "load",
+        "load (fraction of capacity)",
         "fraction of optimal",
     );
     let top = p.loads.iter().cloned().fold(0.0, f64::max);
     let mut series_chart = Chart::line(
         format!("Over-allocation over time at load {top}"),
         "time (us)",
-        "Gb/s",
+        "over-allocation (Gb/s)",
     );
     for (label, _) in &p.schemes {
         let mut over = Vec::new();
@@ -511,8 +565,8 @@ fn run_convergence(
     );
     let mut chart = Chart::line(
         "Largest relative rate error from a cold start (F-NORM rates)",
-        "iteration",
-        "max |x - x*| / x*",
+        "iteration (count)",
+        "max |x - x*| / x* (fraction)",
     );
     chart.y_log = true;
     let mut schemes = Map::new();
@@ -555,8 +609,11 @@ fn run_convergence(
         .with_paragraph(format!(
             "{n} flows between random host pairs ({} links), log utilities, prices starting at \
              the solver's initial value; then one more flow joins the converged allocation. \
-             Utility criterion: |U - U*| <= {tolerance} |U*|; rate criterion: every F-NORM rate \
-             within {tolerance} of its optimum (NED to 1e-11).",
+             Utility criterion: |U - U*| <= {tolerance} S with S = sum_f U'_f(x*_f) x*_f (here \
+             the number of flows: the weighted mean of log(x / x*) within {tolerance}; against \
+             {tolerance} |U*|, a sum of logs of rates in b/s, every solver met it at its first \
+             iteration); rate criterion: every F-NORM rate within {tolerance} of its optimum \
+             (NED to 1e-11).",
             capacity.len()
         ))
         .with_table(table.clone())
@@ -576,11 +633,11 @@ pub(crate) fn bench() -> Result<()> {
     let threads = 2;
     let rows = dctc_num::fast::bench_table(threads, 2000);
     let kernel = rows.first().map_or("-", |r| r.kernel.name());
-    println!(
+    outln!(
         "Flowtune §6.1 allocator iteration, medians over 2000 iterations (us); pull layout, \
          {kernel} kernel; push = the previous layout, same rounds; f/c-us = flows per core-us"
     );
-    println!(
+    outln!(
         "{:>6} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>9}",
         "cores",
         "nodes",
@@ -596,7 +653,7 @@ pub(crate) fn bench() -> Result<()> {
         "best/FT"
     );
     for r in &rows {
-        println!(
+        outln!(
             "{:>6} {:>6} {:>6} {:>9.2} {:>9.1} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>11.0} {:>11.0} {:>9.2}",
             r.paper_cores,
             r.nodes,

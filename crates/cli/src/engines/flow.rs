@@ -32,7 +32,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
 use dctc_core::rng::mix64;
 use dctc_core::units::{Delta, SimTime};
-use dctc_core::workload::PoissonSpec;
+use dctc_core::workload::{Cdf, PoissonSpec, MAX_FLOWS};
 use dctc_flow::convergence::convergence;
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::workload::{load_trace, poisson_coflows, SyntheticSpec, TraceSpec};
@@ -149,6 +149,17 @@ fn routing_mode(
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let settings: FlowSettings = s.parse(&s.settings, "flow")?;
     let output: OutputSettings = s.parse(&s.output, "output")?;
+    if let Some(n) = output.cdf_points {
+        if n as u64 > crate::limits::MAX_SAMPLES {
+            return Err(s.error(
+                "output.cdf_points",
+                format!(
+                    "{n} is more than the {} points dctc records",
+                    crate::limits::MAX_SAMPLES
+                ),
+            ));
+        }
+    }
     let topo = s
         .fabric
         .build(&s.base_dir)
@@ -188,12 +199,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             None => default_routing.clone(),
         };
         let cfg: PolicyConfig = s.parse(&table, &key)?;
-        make_policy(&cfg, &net, &[]).map_err(|e| match e {
-            dctc_flow::FlowError::Invalid { key: k, reason } => {
-                s.error(&format!("{key}.{k}"), reason)
-            }
-            other => s.error(&key, other.to_string()),
-        })?;
+        make_policy(&cfg, &net, &[]).map_err(|e| flow_error(s, &key, e))?;
         if convergence && cfg.name != "dba" {
             return Err(s.error(
                 &format!("{key}.name"),
@@ -222,8 +228,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         let w: WorkloadConfig = s.parse(v, &key)?;
         match &w {
             WorkloadConfig::CoflowTrace(t) => {
-                t.validate()
-                    .map_err(|e| s.error(&format!("{key}.{}", flow_key(&e)), e.to_string()))?;
+                t.validate().map_err(|e| flow_error(s, &key, e))?;
                 let path = s.base_dir.join(&t.path);
                 if !path.is_file() {
                     return Err(s.error(
@@ -247,6 +252,40 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             ));
         }
     }
+    // Bound what the workloads will generate, without generating it: Poisson arrivals are
+    // counted at every load the run sweeps, synthetic coflows by their widest size.
+    let until = SimTime::from_delta(s.duration);
+    for (i, w) in workloads.iter().enumerate() {
+        let key = format!("workload[{i}]");
+        match w {
+            WorkloadConfig::Poisson(p) => {
+                let cdf = Cdf::load(&p.cdf, &s.base_dir)
+                    .map_err(|e| s.error(&format!("{key}.cdf"), e.to_string()))?;
+                for &load in std::iter::once(&p.load).chain(&settings.loads) {
+                    let spec = PoissonSpec { load, ..p.clone() };
+                    spec.check_size(&net.topo, &cdf, until)
+                        .map_err(|e| match e {
+                            dctc_core::workload::WorkloadError::Invalid { key: k, reason } => {
+                                s.error(&format!("{key}.{k}"), reason)
+                            }
+                            other => s.error(&key, other.to_string()),
+                        })?;
+                }
+            }
+            WorkloadConfig::SyntheticCoflows(sp) => {
+                if (sp.coflows as u64).saturating_mul(sp.width_max as u64) > MAX_FLOWS {
+                    return Err(s.error(
+                        &format!("{key}.coflows"),
+                        format!(
+                            "{} coflows of up to {} flows are more than the {MAX_FLOWS} flows dctc generates",
+                            sp.coflows, sp.width_max
+                        ),
+                    ));
+                }
+            }
+            WorkloadConfig::CoflowTrace(_) => {}
+        }
+    }
     let loads = if settings.loads.is_empty() {
         vec![None]
     } else {
@@ -268,10 +307,11 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     })
 }
 
-fn flow_key(e: &dctc_flow::FlowError) -> String {
+/// A flow-crate error about the table at `key`: an invalid value keeps its own path below it.
+fn flow_error(s: &Scenario, key: &str, e: dctc_flow::FlowError) -> ScenarioError {
     match e {
-        dctc_flow::FlowError::Invalid { key, .. } => key.clone(),
-        _ => String::new(),
+        dctc_flow::FlowError::Invalid(e) => s.key_error(e.at(key)),
+        other => s.error(key, other.to_string()),
     }
 }
 
@@ -286,12 +326,7 @@ fn build_coflows(
     for (i, w) in p.workloads.iter().enumerate() {
         let key = format!("workload[{i}]");
         let seed = mix64(s.seed ^ i as u64);
-        let map_err = |e: dctc_flow::FlowError| match e {
-            dctc_flow::FlowError::Invalid { key: k, reason } => {
-                s.error(&format!("{key}.{k}"), reason)
-            }
-            other => s.error(&key, other.to_string()),
-        };
+        let map_err = |e: dctc_flow::FlowError| flow_error(s, &key, e);
         let mut cf = match w {
             WorkloadConfig::CoflowTrace(t) => {
                 let mut t = t.clone();
@@ -424,7 +459,6 @@ fn summary_json(r: &Run) -> Value {
         "ticks": r.result.ticks,
         "routing": r.result.routing,
         "policy": r.result.policy,
-        "wall_seconds": r.wall_s,
     });
     if let Value::Object(o) = &mut m {
         for (k, v) in &r.result.extra {
@@ -603,9 +637,21 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     );
     let mut sec = Section::new("Coflow completion times").with_table(table);
     if sweep {
-        let mut avg = Chart::line("Average CCT vs load", "load", "average CCT (s)");
-        let mut p99 = Chart::line("99th percentile CCT vs load", "load", "p99 CCT (s)");
-        let mut thr = Chart::line("Throughput vs load", "load", "bytes / makespan (Gb/s)");
+        let mut avg = Chart::line(
+            "Average CCT vs load",
+            "load (fraction of capacity)",
+            "average CCT (s)",
+        );
+        let mut p99 = Chart::line(
+            "99th percentile CCT vs load",
+            "load (fraction of capacity)",
+            "p99 CCT (s)",
+        );
+        let mut thr = Chart::line(
+            "Throughput vs load",
+            "load (fraction of capacity)",
+            "bytes / makespan (Gb/s)",
+        );
         for sc in &p.schemes {
             let pts = |f: &dyn Fn(&Run) -> f64| -> Vec<(f64, f64)> {
                 runs.iter()
@@ -829,7 +875,7 @@ pub(crate) fn bench() -> Result<()> {
     for b in dctc_flow::bench::BENCHES {
         let (name, what) = (b.name, b.what);
         let scale = forced.unwrap_or(b.default_scale);
-        println!("flow engine: {what} (scale {scale}), one core");
+        outln!("flow engine: {what} (scale {scale}), one core");
         let r = dctc_flow::bench::bench_with_progress(
             name,
             &trace,
@@ -838,12 +884,12 @@ pub(crate) fn bench() -> Result<()> {
             |t| progress.set(t.ps()),
         )?;
         progress.finish();
-        println!("  flows              {}", r.flows);
-        println!("  events             {}", r.events);
-        println!("  simulated          {:.3} s", r.sim_s);
-        println!("  setup              {:.3} s", r.setup_s);
-        println!("  wall               {:.3} s", r.wall_s);
-        println!("  average CCT        {:.4} s", r.avg_cct_s);
+        outln!("  flows              {}", r.flows);
+        outln!("  events             {}", r.events);
+        outln!("  simulated          {:.3} s", r.sim_s);
+        outln!("  setup              {:.3} s", r.setup_s);
+        outln!("  wall               {:.3} s", r.wall_s);
+        outln!("  average CCT        {:.4} s", r.avg_cct_s);
     }
     Ok(())
 }

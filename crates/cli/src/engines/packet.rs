@@ -2,13 +2,15 @@
 //! `[output]`, runs every scheme on the identical flows, and turns the runs into
 //! `summary.json`, CSV tables, a console comparison and report sections.
 
+use crate::limits;
 use crate::output::{csv_opt, CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
+use dctc_core::fabric::FabricSize;
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
-use dctc_core::stats::{Percentiles, SizeBucket, SlowdownSummary};
+use dctc_core::stats::{min_samples_for, BucketSlowdown, Percentiles, SizeBucket, SlowdownSummary};
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::list::{explicit_flows, read_csv};
@@ -75,7 +77,9 @@ fn micros(
     Ok((x > 0.0).then(|| Delta::from_us_f64(x)))
 }
 
-fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
+/// Checks a scenario and, when `generate`, draws its flows; without, Poisson arrivals are only
+/// counted (so `validate` never generates the workload it checks).
+fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     let settings: PacketSettings = s.parse(&s.settings, "packet")?;
     let output: OutputSettings = s.parse(&s.output, "output")?;
     let topo = s
@@ -112,13 +116,21 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     }
     let drain = match settings.drain_ms {
         None => Delta::ZERO,
-        Some(x) if x.is_finite() && x >= 0.0 => Delta::from_secs_f64(x * 1e-3),
-        Some(x) => return Err(s.error("packet.drain_ms", format!("must be >= 0, got {x}"))),
+        Some(x) if x.is_finite() && x >= 0.0 && x * 1e-3 <= Delta::MAX_SCENARIO.as_secs_f64() => {
+            Delta::from_secs_f64(x * 1e-3)
+        }
+        Some(x) => {
+            return Err(s.error(
+                "packet.drain_ms",
+                format!("must be between 0 and one day (86400000 ms), got {x}"),
+            ))
+        }
     };
     let arrivals_until = SimTime::from_delta(s.duration);
     let mut workload = Workload::default();
     let mut next_id = 0u32;
     let mut sweep = None;
+    let mut expected_flows = 0u64;
     let n_hosts = topo.hosts().len();
     if s.workloads.is_empty() {
         return Err(s.error("workload", "list at least one [[workload]] table"));
@@ -130,9 +142,17 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             WorkloadConfig::Poisson(spec) => {
                 let cdf = Cdf::load(&spec.cdf, &s.base_dir)
                     .map_err(|e| s.error(&format!("{key}.cdf"), e.to_string()))?;
-                let mut rng = component_rng(mix64(s.seed ^ i as u64), streams::WORKLOAD);
-                spec.generate(&topo, &cdf, arrivals_until, next_id, &mut rng)
-                    .map_err(|e| workload_error(s, i, e))?
+                let count = spec
+                    .check_size(&topo, &cdf, arrivals_until)
+                    .map_err(|e| workload_error(s, i, e))?;
+                expected_flows = expected_flows.saturating_add(count);
+                if generate {
+                    let mut rng = component_rng(mix64(s.seed ^ i as u64), streams::WORKLOAD);
+                    spec.generate(&topo, &cdf, arrivals_until, next_id, &mut rng)
+                        .map_err(|e| workload_error(s, i, e))?
+                } else {
+                    Vec::new()
+                }
             }
             WorkloadConfig::Incast(spec) => {
                 spec.validate(n_hosts)
@@ -166,7 +186,11 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         next_id += flows.len() as u32;
         workload.flows.extend(flows);
     }
-    if workload.flows.is_empty() && workload.incasts.is_empty() && sweep.is_none() {
+    if workload.flows.is_empty()
+        && workload.incasts.is_empty()
+        && sweep.is_none()
+        && (generate || expected_flows == 0)
+    {
         return Err(s.error(
             "workload",
             "the workloads produce no flows within duration_ms (raise the load or the duration)",
@@ -181,6 +205,33 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         output.throughput_bin_us,
         100.0,
     )?;
+    let flows = expected_flows.saturating_add(workload.flows.len() as u64);
+    limits::check_memory(s, FabricSize::of(&topo), flows)?;
+    let span = until.checked_since(SimTime::ZERO).unwrap_or(Delta::ZERO);
+    let switch_ports = topo
+        .links()
+        .iter()
+        .filter(|l| !topo.is_host(l.from))
+        .count();
+    limits::check_samples(
+        s,
+        "output.queue_sample_us",
+        opts.queue_sample,
+        span,
+        switch_ports as u64,
+    )?;
+    let long_lived = workload
+        .flows
+        .iter()
+        .filter(|f| f.size_bytes.is_none())
+        .count();
+    limits::check_samples(
+        s,
+        "output.throughput_bin_us",
+        opts.throughput_bin,
+        span,
+        long_lived as u64,
+    )?;
     Ok(Plan {
         topo,
         routing,
@@ -194,13 +245,13 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
 
 /// Checks a scenario for this engine.
 pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    plan(s)?;
+    plan(s, false)?;
     Ok(())
 }
 
 /// Runs a scenario on this engine.
 pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
-    let p = plan(s)?;
+    let p = plan(s, true)?;
     if let Some(sw) = &p.sweep {
         return run_sweep(s, &p, sw, progress);
     }
@@ -215,17 +266,58 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     Ok(render(s, &p, &results))
 }
 
-fn pct_json(p: &Percentiles) -> Value {
-    json!({ "count": p.count, "p50": p.p50, "p99": p.p99, "p999": p.p999, "mean": p.mean, "max": p.max })
+/// Slowdown statistics of `p` (completed flows) beside the `unfinished` ones; the
+/// percentiles are null when no flow completed.
+fn pct_json(p: &Percentiles, unfinished: usize) -> Value {
+    let v = |x: f64| if p.count > 0 { json!(x) } else { Value::Null };
+    json!({ "count": p.count, "unfinished": unfinished, "p50": v(p.p50), "p99": v(p.p99),
+            "p999": v(p.p999), "mean": v(p.mean), "max": v(p.max) })
+}
+
+/// A size bucket's statistics; null when the bucket holds no flow at all.
+fn bucket_json(b: &BucketSlowdown) -> Value {
+    if b.is_empty() {
+        Value::Null
+    } else {
+        pct_json(&b.completed, b.unfinished)
+    }
+}
+
+/// A percentile for a table: a number, or "-" without samples, or the number marked with
+/// `*` when the sample is too small for the quantile (fewer than 1 / (1 - q) values).
+fn pct_cell(v: f64, count: usize, q: f64) -> Cell {
+    if count == 0 {
+        Cell::Text("-".into())
+    } else if count < min_samples_for(q) {
+        Cell::Text(format!("{}*", dctc_report::format_num(v)))
+    } else {
+        Cell::Num(v)
+    }
+}
+
+/// The footnote for [`pct_cell`]'s mark.
+const FEW_SAMPLES: &str = "* fewer than 100 (p99) or 1000 (p99.9) completed flows: the value is \
+     the largest sample or next to it, not a tail estimate.";
+
+/// The switch port every scheme's queue and utilization charts show: the one with the largest
+/// time-averaged backlog summed over the schemes (link indices are the same in every run).
+fn common_port(results: &[RunResult]) -> Option<usize> {
+    let first = results.first()?;
+    (0..first.ports.len())
+        .filter(|&i| first.ports[i].switch)
+        .map(|i| {
+            let sum: f64 = results.iter().map(|r| r.ports[i].mean_queue_bytes).sum();
+            (i, sum)
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(i, _)| i)
 }
 
 fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
-    let sized: Vec<_> = r.records.iter().filter(|x| x.size > 0).collect();
-    let completed = sized.iter().filter(|x| x.fct_us.is_some()).count();
     let slow = SlowdownSummary::of(&r.records);
     let mut by_size = Map::new();
-    for (label, pc) in &slow.by_size {
-        by_size.insert(label.clone(), pct_json(pc));
+    for b in &slow.by_size {
+        by_size.insert(b.bucket.clone(), bucket_json(b));
     }
     let secs = (r.simulated_ps as f64 * 1e-12).max(1e-12);
     let qd = &r.queue_delay;
@@ -267,15 +359,18 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
     json!({
         "scheme": scheme.name,
         "ecn_k_bytes": scheme.ecn_k_bytes(),
-        "flows_completed": completed,
-        "flows_unfinished": sized.len() - completed,
+        "flows_completed": slow.overall.count,
+        "flows_unfinished": slow.unfinished,
         "long_lived_flows": r.records.iter().filter(|x| x.size == 0).count(),
-        "fct_slowdown": { "overall": pct_json(&slow.overall), "by_size": Value::Object(by_size) },
+        "fct_slowdown": { "overall": pct_json(&slow.overall, slow.unfinished), "by_size": Value::Object(by_size) },
         "queue_delay_us": { "p50": us(qd.quantile(0.5)), "p99": us(qd.quantile(0.99)), "max": us(qd.max()), "mean": qd.mean() / 1e6 },
         "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes },
         "ecn_marks": c.ecn_marks,
         "goodput_gbps": c.goodput_bytes as f64 * 8.0 / secs / 1e9,
         "timeouts": c.timeouts,
+        "spurious_timeouts": c.spurious_timeouts,
+        "delivered_data_packets": c.delivered_data_packets,
+        "retransmitted_packets": c.retransmitted_packets,
         "retransmitted_bytes": c.retransmitted_bytes,
         "max_switch_link_utilization": max_util,
         "max_switch_queue_bytes": max_queue,
@@ -285,7 +380,6 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         "incast": incasts,
         "events": c.events,
         "packet_hops": c.packet_hops,
-        "wall_seconds": r.wall_seconds,
         "simulated_ms": r.simulated_ps as f64 * 1e-9,
         "hosts": p.topo.hosts().len(),
     })
@@ -342,13 +436,15 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
     for (scheme, r) in p.schemes.iter().zip(results) {
         schemes.insert(scheme.label.clone(), scheme_summary(p, scheme, r));
     }
+    // The longest run's span: a run with no event left ends before `until`.
+    let simulated_ps = results.iter().map(|r| r.simulated_ps).max().unwrap_or(0);
     let summary = json!({
         "engine": "packet",
         "fabric": p.topo.name,
         "hosts": p.topo.hosts().len(),
         "flows_offered": p.workload.flows.len(),
         "incasts": p.workload.incasts.len(),
-        "simulated_ms": p.until.0 as f64 * 1e-9,
+        "simulated_ms": simulated_ps as f64 * 1e-9,
         "schemes": Value::Object(schemes.clone()),
     });
 
@@ -435,12 +531,12 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
             "slowdown p50",
             "p99",
             "p99.9",
-            "mean",
             "queue p99 us",
-            "queue max us",
             "drops",
             "ECN marks",
             "timeouts",
+            "spurious timeouts",
+            "retx packets",
             "goodput Gb/s",
             "events",
             crate::output::WALL_COLUMN,
@@ -455,89 +551,187 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
             }
             Cell::Num(x.as_f64().unwrap_or(f64::NAN))
         };
+        let slow = SlowdownSummary::of(&r.records);
+        let o = &slow.overall;
         table.push_row(vec![
             Cell::Text(scheme.label.clone()),
-            n(&["flows_completed"]),
-            n(&["flows_unfinished"]),
-            n(&["fct_slowdown", "overall", "p50"]),
-            n(&["fct_slowdown", "overall", "p99"]),
-            n(&["fct_slowdown", "overall", "p999"]),
-            n(&["fct_slowdown", "overall", "mean"]),
+            Cell::Num(o.count as f64),
+            Cell::Num(slow.unfinished as f64),
+            pct_cell(o.p50, o.count, 0.5),
+            pct_cell(o.p99, o.count, 0.99),
+            pct_cell(o.p999, o.count, 0.999),
             n(&["queue_delay_us", "p99"]),
-            n(&["queue_delay_us", "max"]),
             n(&["drops", "packets"]),
             n(&["ecn_marks"]),
             n(&["timeouts"]),
+            n(&["spurious_timeouts"]),
+            n(&["retransmitted_packets"]),
             n(&["goodput_gbps"]),
             Cell::Num(r.counters.events as f64),
             Cell::Num(r.wall_seconds),
         ]);
     }
     let mut console = table.to_text();
+    let unfinished_any = results
+        .iter()
+        .any(|r| SlowdownSummary::of(&r.records).unfinished > 0);
+    let spurious_any = results.iter().any(|r| r.counters.spurious_timeouts > 0);
     let mut main = Section::new("Comparison").with_paragraph(format!(
         "{} on {} ({} hosts), {} flows offered{}, {:.3} ms simulated. FCT slowdown = FCT / empty-network FCT \
-         (host delay + per-hop propagation and store-and-forward of the first packet + the rest at the bottleneck rate).",
+         (host delay + per-hop propagation and store-and-forward of the first packet + the rest at the bottleneck rate), \
+         over completed flows; \"unfinished\" flows had not completed when the run ended and are in no percentile.",
         s.description.trim(),
         p.topo.name,
         p.topo.hosts().len(),
         p.workload.flows.len(),
         if p.workload.incasts.is_empty() { String::new() } else { format!(" plus {} incast(s)", p.workload.incasts.len()) },
-        p.until.0 as f64 * 1e-9
+        simulated_ps as f64 * 1e-9
     ));
-    main.push_table(table);
+    if unfinished_any {
+        main.push_paragraph(
+            "Unfinished flows are mostly the largest ones, started late in the run: the slowdown \
+             percentiles under-state what these would add.",
+        );
+    }
+    if spurious_any {
+        main.push_paragraph(
+            "Spurious timeouts: the retransmission timer fired although the receiver already held the \
+             byte it retransmits (its acknowledgement was still queued or in flight), so nothing had been \
+             lost. Many of them mean the minimum RTO is shorter than the fabric's queueing delay.",
+        );
+    }
+    main.push_paragraph(FEW_SAMPLES);
+    console.push_str(FEW_SAMPLES);
+    console.push('\n');
+    main.push_table(table.without_column("events"));
+    // Drops and timeouts per scheme (linear counts).
+    let labels: Vec<String> = results.iter().map(|r| r.label.clone()).collect();
+    let mut losses = Chart::bars(
+        "Drops, timeouts and retransmissions per scheme",
+        "scheme",
+        "count (packets or timeouts)",
+        labels,
+    );
+    type Counter = fn(&dctc_packet::metrics::Counters) -> u64;
+    let counters: [(&str, Counter); 4] = [
+        ("dropped packets", |c| c.dropped_packets),
+        ("timeouts", |c| c.timeouts),
+        ("spurious timeouts", |c| c.spurious_timeouts),
+        ("retransmitted packets", |c| c.retransmitted_packets),
+    ];
+    for (name, get) in counters {
+        let v: Vec<f64> = results.iter().map(|r| get(&r.counters) as f64).collect();
+        losses.push_series(Series::from_values(name, &v));
+    }
+    main.push_chart(losses);
 
-    // Slowdown per size bucket.
+    let slows: Vec<SlowdownSummary> = results
+        .iter()
+        .map(|r| SlowdownSummary::of(&r.records))
+        .collect();
+    // Slowdown per size bucket: bars (linear axis), then a CDF per bucket.
     let cats: Vec<String> = SizeBucket::ALL
         .iter()
-        .map(|b| format!("{} pkts", b.label()))
+        .enumerate()
+        .map(|(i, b)| {
+            let empty = slows.iter().all(|x| x.by_size[i].completed.count == 0);
+            if empty {
+                format!("{} pkts (no flows)", b.label())
+            } else {
+                format!("{} pkts", b.label())
+            }
+        })
         .collect();
     let mut p99 = Chart::bars(
         "p99 FCT slowdown per flow size",
         "flow size (packets of 1460 B)",
-        "p99 slowdown",
+        "p99 slowdown (FCT / ideal FCT)",
         cats.clone(),
-    )
-    .with_log(false, true);
+    );
     let mut p50 = Chart::bars(
         "Median FCT slowdown per flow size",
         "flow size (packets of 1460 B)",
-        "p50 slowdown",
+        "p50 slowdown (FCT / ideal FCT)",
         cats,
-    )
-    .with_log(false, true);
-    let mut bucket_table = Table::new(
-        "FCT slowdown per size bucket (p50 / p99 / count)",
-        ["scheme", "bucket", "count", "p50", "p99", "p99.9", "mean"],
     );
-    for r in results {
-        let slow = SlowdownSummary::of(&r.records);
-        let v99: Vec<f64> = slow.by_size.iter().map(|(_, x)| x.p99).collect();
-        let v50: Vec<f64> = slow.by_size.iter().map(|(_, x)| x.p50).collect();
-        p99.push_series(Series::from_values(r.label.clone(), &v99));
-        p50.push_series(Series::from_values(r.label.clone(), &v50));
-        for (label, x) in &slow.by_size {
+    let mut bucket_table = Table::new(
+        "FCT slowdown per size bucket (completed flows; unfinished ones beside them)",
+        [
+            "scheme",
+            "bucket (packets)",
+            "completed",
+            "unfinished",
+            "p50",
+            "p99",
+            "p99.9",
+            "mean",
+        ],
+    );
+    for (r, slow) in results.iter().zip(&slows) {
+        // An empty bucket gets no bar (not a bar of height 0).
+        let bars = |f: fn(&Percentiles) -> f64| -> Vec<(f64, f64)> {
+            slow.by_size
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.completed.count > 0)
+                .map(|(i, b)| (i as f64, f(&b.completed)))
+                .collect()
+        };
+        p99.push_series(Series::new(r.label.clone(), bars(|x| x.p99)));
+        p50.push_series(Series::new(r.label.clone(), bars(|x| x.p50)));
+        for b in &slow.by_size {
+            let c = &b.completed;
+            if b.is_empty() {
+                bucket_table.push_row(vec![
+                    Cell::Text(r.label.clone()),
+                    Cell::Text(b.bucket.clone()),
+                    Cell::Text("no flows".into()),
+                ]);
+                continue;
+            }
             bucket_table.push_row(vec![
                 Cell::Text(r.label.clone()),
-                Cell::Text(label.clone()),
-                Cell::Num(x.count as f64),
-                Cell::Num(x.p50),
-                Cell::Num(x.p99),
-                Cell::Num(x.p999),
-                Cell::Num(x.mean),
+                Cell::Text(b.bucket.clone()),
+                Cell::Num(c.count as f64),
+                Cell::Num(b.unfinished as f64),
+                pct_cell(c.p50, c.count, 0.5),
+                pct_cell(c.p99, c.count, 0.99),
+                pct_cell(c.p999, c.count, 0.999),
+                if c.count > 0 {
+                    Cell::Num(c.mean)
+                } else {
+                    Cell::Text("-".into())
+                },
             ]);
         }
     }
-    let any_sized = results
-        .iter()
-        .any(|r| r.records.iter().any(|x| x.size > 0 && x.fct_us.is_some()));
+    let any_sized = slows.iter().any(|x| x.overall.count > 0);
     let mut sections = vec![main];
     if any_sized {
-        sections.push(
-            Section::new("FCT slowdown by flow size")
-                .with_chart(p99)
-                .with_chart(p50)
-                .with_table(bucket_table),
-        );
+        let mut sec = Section::new("FCT slowdown by flow size")
+            .with_paragraph(FEW_SAMPLES)
+            .with_table(bucket_table)
+            .with_chart(p99)
+            .with_chart(p50);
+        sec.push_chart(slowdown_cdf("all sizes", results, |_| true));
+        for b in SizeBucket::ALL {
+            let any = results.iter().any(|r| {
+                r.records
+                    .iter()
+                    .any(|x| x.size > 0 && SizeBucket::of(x.size) == b)
+            });
+            if any {
+                sec.push_chart(slowdown_cdf(
+                    &format!("{} packets", b.label()),
+                    results,
+                    move |x| SizeBucket::of(x.size) == b,
+                ));
+            }
+        }
+        for (what, q) in [("median", 0.5), ("p99", 0.99)] {
+            sec.push_chart(fct_vs_size(results, what, q));
+        }
+        sections.push(sec);
     }
     // Queueing delay CDF.
     let mut cdf = Chart::step(
@@ -561,13 +755,17 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
     ).with_chart(cdf));
     // Throughput over time of long-lived flows.
     if has_long {
-        let mut sec = Section::new("Throughput over time (long-lived flows)");
+        let mut sec = Section::new("Throughput over time (long-lived flows)").with_paragraph(
+            "Payload bytes arriving at each flow's receiver per bin (the arrival rate, which the \
+             links' rates bound). Bytes the receiver releases in order after recovering a loss arrive \
+             in a burst; counted that way a 10 Gb/s link would seem to carry more than 10 Gb/s.",
+        );
         for r in results {
             let bin = r.throughput_bin.unwrap_or(Delta::from_us(100));
             let mut ch = Chart::line(
-                format!("{}: per-flow throughput", r.label),
+                format!("{}: per-flow throughput (arrival rate)", r.label),
                 "time (ms)",
-                "Gb/s",
+                "throughput (Gb/s)",
             );
             for (id, bins) in &r.throughput {
                 let pts = bins
@@ -607,36 +805,59 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
         console.push_str(&t.to_text());
         sections.push(Section::new("Incast").with_table(t));
     }
-    // Busiest switch port's queue over time.
-    if results.iter().any(|r| !r.queue_samples.is_empty()) {
-        let mut ch = Chart::line(
-            "Backlog of the busiest switch port",
+    // One switch port's backlog and utilization over time, the same port for every scheme.
+    if let Some(port) =
+        common_port(results).filter(|_| results.iter().any(|r| !r.queue_samples.is_empty()))
+    {
+        let name = format!(
+            "{} -> {}",
+            results[0].ports[port].from, results[0].ports[port].to
+        );
+        let mut q = Chart::line(
+            format!("Backlog of switch port {name}"),
             "time (ms)",
             "queue (KB)",
         );
+        let mut u = Chart::line(
+            format!("Utilization of switch port {name}"),
+            "time (ms)",
+            "utilization (fraction of link rate)",
+        );
+        let mut all = Chart::line(
+            "Mean utilization of all switch ports",
+            "time (ms)",
+            "utilization (fraction of capacity)",
+        );
         for r in results {
-            let Some((busiest, _)) = r
-                .ports
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| x.switch)
-                .max_by(|a, b| a.1.mean_queue_bytes.total_cmp(&b.1.mean_queue_bytes))
-            else {
-                continue;
-            };
-            let pts = r
+            all.push_series(Series::new(r.label.clone(), fabric_utilization_series(r)));
+            let mine: Vec<_> = r
                 .queue_samples
                 .iter()
-                .filter(|x| x.link as usize == busiest)
-                .map(|x| (x.time_ps as f64 * 1e-9, x.bytes as f64 / 1e3))
+                .filter(|x| x.link as usize == port)
                 .collect();
-            let port = &r.ports[busiest];
-            ch.push_series(Series::new(
-                format!("{} ({} -> {})", r.label, port.from, port.to),
-                pts,
+            q.push_series(Series::new(
+                r.label.clone(),
+                mine.iter()
+                    .map(|x| (x.time_ps as f64 * 1e-9, x.bytes as f64 / 1e3))
+                    .collect(),
+            ));
+            u.push_series(Series::new(
+                r.label.clone(),
+                utilization_series(&mine, r.ports[port].rate_bps),
             ));
         }
-        sections.push(Section::new("Queues").with_chart(ch));
+        sections.push(
+            Section::new("Queues and utilization")
+                .with_paragraph(format!(
+                    "Switch port {name}, the one with the largest time-averaged backlog summed over the \
+                     schemes, for every scheme. Utilization: bytes the port finished sending per interval \
+                     over what the link could carry (intervals of about 1/100 of the run); the last chart sums every \
+                     switch port."
+                ))
+                .with_chart(q)
+                .with_chart(u)
+                .with_chart(all),
+        );
     }
     let mut report = Report::new(format!("dctc: {}", s.name), s.description.clone());
     for sec in sections {
@@ -648,6 +869,114 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
         report,
         console,
     }
+}
+
+/// The CDF of FCT slowdown over the completed sized flows `keep` selects, one series per
+/// scheme (log x: slowdowns span 1 to hundreds).
+fn slowdown_cdf(
+    what: &str,
+    results: &[RunResult],
+    keep: impl Fn(&dctc_core::stats::FlowRecord) -> bool,
+) -> Chart {
+    let mut ch = Chart::step(
+        format!("CDF of FCT slowdown, {what}"),
+        "FCT slowdown (FCT / ideal FCT)",
+        "fraction of completed flows",
+    )
+    .with_log(true, false);
+    for r in results {
+        let mut v: Vec<f64> = r
+            .records
+            .iter()
+            .filter(|x| x.size > 0 && keep(x))
+            .filter_map(|x| x.slowdown)
+            .collect();
+        v.sort_by(f64::total_cmp);
+        let n = v.len() as f64;
+        let pts = v
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| (x, (i + 1) as f64 / n))
+            .collect();
+        ch.push_series(Series::new(format!("{} (n = {})", r.label, v.len()), pts));
+    }
+    ch
+}
+
+/// The `q`-quantile of FCT against flow size, in size bins of a quarter decade (log axes),
+/// one series per scheme.
+fn fct_vs_size(results: &[RunResult], what: &str, q: f64) -> Chart {
+    let mut ch = Chart::line(
+        format!("{what} FCT vs flow size (completed flows, quarter-decade size bins)"),
+        "flow size (bytes)",
+        format!("{what} FCT (us)"),
+    )
+    .with_log(true, true);
+    for r in results {
+        let mut bins: std::collections::BTreeMap<i64, Vec<f64>> = Default::default();
+        for x in r.records.iter().filter(|x| x.size > 0) {
+            if let Some(f) = x.fct_us {
+                let k = ((x.size as f64).log10() * 4.0).floor() as i64;
+                bins.entry(k).or_default().push(f);
+            }
+        }
+        let pts = bins
+            .iter_mut()
+            .map(|(k, v)| {
+                v.sort_by(f64::total_cmp);
+                (
+                    10f64.powf((*k as f64 + 0.5) / 4.0),
+                    dctc_core::stats::percentile_sorted(v, q),
+                )
+            })
+            .collect();
+        ch.push_series(Series::new(r.label.clone(), pts));
+    }
+    ch
+}
+
+/// Mean utilization of all sampled switch ports over time: bytes they finished sending per
+/// interval over what they could carry together, about 100 intervals over the run.
+fn fabric_utilization_series(r: &RunResult) -> Vec<(f64, f64)> {
+    // Samples come time by time, every sampled port at each time.
+    let mut totals: Vec<(u64, u64)> = Vec::new();
+    let mut links = std::collections::BTreeSet::new();
+    for x in &r.queue_samples {
+        links.insert(x.link);
+        match totals.last_mut() {
+            Some((t, sum)) if *t == x.time_ps => *sum += x.sent_bytes,
+            _ => totals.push((x.time_ps, x.sent_bytes)),
+        }
+    }
+    let capacity: f64 = links.iter().map(|&l| r.ports[l as usize].rate_bps).sum();
+    let step = totals.len().div_ceil(100).max(1);
+    let picked: Vec<_> = totals.iter().step_by(step).collect();
+    picked
+        .windows(2)
+        .filter_map(|w| {
+            let dt = (w[1].0 - w[0].0) as f64 * 1e-12;
+            let bits = (w[1].1 - w[0].1) as f64 * 8.0;
+            (dt > 0.0 && capacity > 0.0).then(|| (w[0].0 as f64 * 1e-9, bits / (capacity * dt)))
+        })
+        .collect()
+}
+
+/// Utilization over time from one port's samples of bytes sent: about 100 intervals over the
+/// run, each `(interval start ms, sent bits / (rate x interval))`.
+fn utilization_series(
+    samples: &[&dctc_packet::metrics::QueueSample],
+    rate_bps: f64,
+) -> Vec<(f64, f64)> {
+    let step = samples.len().div_ceil(100).max(1);
+    let picked: Vec<_> = samples.iter().step_by(step).collect();
+    picked
+        .windows(2)
+        .filter_map(|w| {
+            let dt = (w[1].time_ps - w[0].time_ps) as f64 * 1e-12;
+            let bits = (w[1].sent_bytes - w[0].sent_bytes) as f64 * 8.0;
+            (dt > 0.0).then(|| (w[0].time_ps as f64 * 1e-9, bits / (rate_bps * dt)))
+        })
+        .collect()
 }
 
 fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> Result<RunOutput> {
@@ -690,7 +1019,7 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
         let mut rows = Vec::new();
         let mut by_n = Map::new();
         let mut series = Vec::new();
-        let (mut events, mut wall) = (0u64, 0.0f64);
+        let mut events = 0u64;
         for (n, r) in points {
             let inc = &r.incasts[0];
             let maxq = r
@@ -701,7 +1030,6 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
                 .max()
                 .unwrap_or(0);
             events += r.counters.events;
-            wall += r.wall_seconds;
             rows.push(json!({ "senders": n, "rounds_completed": inc.rounds_completed, "goodput_gbps": inc.goodput_gbps,
                 "timeouts": inc.timeouts, "drops": r.counters.dropped_packets, "max_queue_bytes": maxq }));
             by_n.insert(format!("n{n}"), json!(inc.goodput_gbps));
@@ -723,7 +1051,7 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
             scheme.label.clone(),
             json!({
                 "incast_sweep": rows, "incast_goodput_gbps": Value::Object(by_n),
-                "events": events, "wall_seconds": wall,
+                "events": events,
             }),
         );
     }
@@ -783,22 +1111,22 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
 /// `dctc bench` for this engine: flowtune-144, web search at 0.6 load, DCTCP, 100 ms.
 pub(crate) fn bench() -> Result<()> {
     let r = dctc_packet::bench::bench(Delta::from_ms(100), 1);
-    println!("packet engine: flowtune-144, websearch at 0.6 load, DCTCP (K = 97.5 KB), pFabric-tuned TCP, 100 ms simulated, one core");
-    println!("  flows offered      {}", r.flows);
-    println!("  events             {}", r.events);
-    println!("  packet-hops        {}", r.packet_hops);
-    println!("  wall               {:.3} s", r.wall_seconds);
-    println!("  events/s           {:.3} M", r.events_per_sec / 1e6);
-    println!("  packet-hops/s      {:.3} M", r.packet_hops_per_sec / 1e6);
+    outln!("packet engine: flowtune-144, websearch at 0.6 load, DCTCP (K = 97.5 KB), pFabric-tuned TCP, 100 ms simulated, one core");
+    outln!("  flows offered      {}", r.flows);
+    outln!("  events             {}", r.events);
+    outln!("  packet-hops        {}", r.packet_hops);
+    outln!("  wall               {:.3} s", r.wall_seconds);
+    outln!("  events/s           {:.3} M", r.events_per_sec / 1e6);
+    outln!("  packet-hops/s      {:.3} M", r.packet_hops_per_sec / 1e6);
     if let Some(cpu) = r.cpu_seconds {
-        println!(
+        outln!(
             "  thread CPU time    {cpu:.3} s ({:.3} M packet-hops per CPU second)",
             r.packet_hops as f64 / cpu / 1e6
         );
     }
     match r.peak_rss_bytes {
-        Some(b) => println!("  peak memory (VmHWM) {:.1} MB", b as f64 / 1e6),
-        None => println!("  peak memory        unavailable (no /proc/self/status)"),
+        Some(b) => outln!("  peak memory (VmHWM) {:.1} MB", b as f64 / 1e6),
+        None => outln!("  peak memory        unavailable (no /proc/self/status)"),
     }
     Ok(())
 }
@@ -832,5 +1160,31 @@ mod tests {
         assert_eq!(&row[11], "DCTCP, K=65 \"tuned\"");
         assert_eq!(&row[5], "", "unfinished flows leave finish_us empty");
         assert_eq!(&row[12], "8");
+    }
+
+    #[test]
+    fn validate_counts_poisson_arrivals_without_drawing_them() {
+        let text = r#"
+engine = "packet"
+duration_ms = 2.0
+[fabric]
+kind = "preset"
+name = "flowtune-144"
+[[workload]]
+kind = "poisson"
+cdf = "websearch"
+load = 0.3
+[[schemes]]
+name = "dctcp"
+"#;
+        let s = crate::scenario::Scenario::from_str(
+            text,
+            std::path::Path::new("s.toml"),
+            std::path::Path::new("."),
+            None,
+        )
+        .unwrap();
+        assert!(super::plan(&s, false).unwrap().workload.flows.is_empty());
+        assert!(!super::plan(&s, true).unwrap().workload.flows.is_empty());
     }
 }

@@ -172,7 +172,7 @@ impl Cdf {
             return Ok(c);
         }
         let path = base_dir.join(name_or_path);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = super::read_input_file(&path).map_err(|e| {
             let names: Vec<&str> = BUILTIN.iter().map(|b| b.0).collect();
             WorkloadError::File {
                 file: path.display().to_string(),

@@ -131,13 +131,13 @@ pub fn read_csv(
     first_id: u32,
 ) -> Result<Vec<FlowSpec>, WorkloadError> {
     let file = path.display().to_string();
+    let text = super::read_input_file(path).map_err(|e| WorkloadError::File {
+        file: file.clone(),
+        reason: e.to_string(),
+    })?;
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| WorkloadError::File {
-            file: file.clone(),
-            reason: e.to_string(),
-        })?;
+        .from_reader(text.as_bytes());
     let mut flows = Vec::new();
     for (i, row) in reader.deserialize::<ExplicitFlow>().enumerate() {
         // Header is line 1, so record i is on line i + 2.

@@ -10,10 +10,41 @@ pub mod list;
 pub mod poisson;
 
 use serde::{Deserialize, Serialize};
+use std::io::Read;
+use std::path::Path;
 use thiserror::Error;
 
 pub use cdf::Cdf;
 pub use poisson::{PairMode, PoissonSpec};
+
+/// Largest input file dctc reads (scenario, fabric, CDF, flow list, NUM problem): 64 MiB.
+/// The largest real inputs (a day-long flow trace as CSV) are a few MiB; the cap keeps a wrong
+/// path such as `/dev/zero` or a multi-GB log from being read whole into memory.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// Most flows one workload may generate: 5,000,000. Each flow costs the engines a few hundred
+/// bytes of state and record (so about 2 GB at the cap) and the papers' runs use at most a
+/// few hundred thousand.
+pub const MAX_FLOWS: u64 = 5_000_000;
+
+/// Reads a text file of at most [`MAX_INPUT_BYTES`] without reading more than that from it.
+/// The error names neither the file nor a key: callers add both.
+pub fn read_input_file(path: &Path) -> std::io::Result<String> {
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "larger than {} MiB; dctc reads input files up to that size (is this the right file?)",
+                MAX_INPUT_BYTES >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
 
 /// Why a workload cannot be built.
 #[derive(Debug, Error, PartialEq)]
@@ -100,6 +131,15 @@ impl IncastSpec {
         }
         if self.rounds == 0 {
             return Err(WorkloadError::invalid("rounds", "must be at least 1"));
+        }
+        if (self.rounds as u64).saturating_mul(self.senders as u64) > MAX_FLOWS {
+            return Err(WorkloadError::invalid(
+                "rounds",
+                format!(
+                    "{} rounds of {} senders are more than {MAX_FLOWS} flows",
+                    self.rounds, self.senders
+                ),
+            ));
         }
         Ok(())
     }

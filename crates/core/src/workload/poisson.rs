@@ -12,6 +12,7 @@ use crate::topology::Topology;
 use crate::units::{Delta, SimTime};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Which sender-receiver pairs arrivals may use.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,7 +59,50 @@ impl PoissonSpec {
         Ok(())
     }
 
-    /// Generates arrivals in `[0, until)`, ids starting at `first_id`.
+    /// Mean number of arrivals in `[0, until)` if every host sends (an upper bound on the
+    /// mean when some hosts have no allowed receiver), before `max_flows` applies.
+    pub fn expected_flows(&self, topo: &Topology, cdf: &Cdf, until: SimTime) -> f64 {
+        let hosts = topo.hosts();
+        let Some(rate) = hosts.first().and_then(|&h| topo.host_rate(h)) else {
+            return 0.0;
+        };
+        let per_host = self.load * rate.bps_f64() / (8.0 * cdf.mean_bytes());
+        per_host * hosts.len() as f64 * until.as_secs_f64()
+    }
+
+    /// Refuses a workload whose mean flow count (capped by `max_flows`) exceeds
+    /// [`MAX_FLOWS`](super::MAX_FLOWS), without generating it. Returns the bound on the count.
+    /// The load itself is checked by [`Self::validate`] (engines that sweep loads allow their
+    /// own range).
+    pub fn check_size(
+        &self,
+        topo: &Topology,
+        cdf: &Cdf,
+        until: SimTime,
+    ) -> Result<u64, WorkloadError> {
+        let expected = self.expected_flows(topo, cdf, until);
+        let bound = match self.max_flows {
+            Some(m) => expected.min(m as f64),
+            None => expected,
+        };
+        if bound > super::MAX_FLOWS as f64 {
+            return Err(WorkloadError::invalid(
+                "load",
+                format!(
+                    "load {} over {} hosts for {} s gives about {bound:.3e} flows, more than the {} dctc generates; shorten duration_ms, lower the load or set max_flows",
+                    self.load,
+                    topo.hosts().len(),
+                    until.as_secs_f64(),
+                    super::MAX_FLOWS
+                ),
+            ));
+        }
+        Ok(bound.ceil() as u64)
+    }
+
+    /// Generates arrivals in `[0, until)`, ids starting at `first_id`. Fails before
+    /// generating when [`Self::check_size`] does, and stops with an error should the draws
+    /// exceed [`MAX_FLOWS`](super::MAX_FLOWS) anyway.
     pub fn generate<R: Rng + ?Sized>(
         &self,
         topo: &Topology,
@@ -68,26 +112,11 @@ impl PoissonSpec {
         rng: &mut R,
     ) -> Result<Vec<FlowSpec>, WorkloadError> {
         self.validate()?;
+        self.check_size(topo, cdf, until)?;
         let hosts = topo.hosts();
-        let rack: Vec<Option<NodeId>> = hosts.iter().map(|&h| topo.edge_switch(h)).collect();
-        // Receivers each sender may use, by host index.
-        let allowed: Vec<Vec<usize>> = (0..hosts.len())
-            .map(|s| {
-                (0..hosts.len())
-                    .filter(|&d| {
-                        d != s
-                            && match self.pairs {
-                                PairMode::Any => true,
-                                PairMode::InterRack => rack[d] != rack[s],
-                                PairMode::IntraRack => rack[d] == rack[s],
-                            }
-                    })
-                    .collect()
-            })
-            .collect();
-        let senders: Vec<usize> = (0..hosts.len())
-            .filter(|&s| !allowed[s].is_empty())
-            .collect();
+        let n = hosts.len();
+        let pairs = Pairs::new(topo, self.pairs);
+        let senders: Vec<usize> = (0..n).filter(|&s| pairs.count(s) > 0).collect();
         if senders.is_empty() {
             return Err(WorkloadError::invalid(
                 "pairs",
@@ -110,8 +139,17 @@ impl PoissonSpec {
             if start >= until {
                 break;
             }
+            if flows.len() as u64 >= super::MAX_FLOWS {
+                return Err(WorkloadError::invalid(
+                    "load",
+                    format!(
+                        "more than {} flows arrive before duration_ms ends",
+                        super::MAX_FLOWS
+                    ),
+                ));
+            }
             let s = senders[rng.random_range(0..senders.len())];
-            let d = allowed[s][rng.random_range(0..allowed[s].len())];
+            let d = pairs.kth(s, rng.random_range(0..pairs.count(s)));
             flows.push(FlowSpec {
                 id: FlowId(first_id + flows.len() as u32),
                 src: hosts[s],
@@ -123,6 +161,75 @@ impl PoissonSpec {
             });
         }
         Ok(flows)
+    }
+}
+
+/// The receivers each sender may use under a [`PairMode`], by host index, without an n x n
+/// table: hosts are grouped by edge switch (each group in host order), and a sender's `k`-th
+/// allowed receiver in host order is found from its group in O(log n).
+struct Pairs {
+    n: usize,
+    mode: PairMode,
+    groups: Vec<Vec<usize>>,
+    group_of: Vec<usize>,
+}
+
+impl Pairs {
+    fn new(topo: &Topology, mode: PairMode) -> Pairs {
+        let hosts = topo.hosts();
+        let mut by_rack: BTreeMap<Option<NodeId>, Vec<usize>> = BTreeMap::new();
+        for (i, &h) in hosts.iter().enumerate() {
+            by_rack.entry(topo.edge_switch(h)).or_default().push(i);
+        }
+        let groups: Vec<Vec<usize>> = by_rack.into_values().collect();
+        let mut group_of = vec![0usize; hosts.len()];
+        for (g, members) in groups.iter().enumerate() {
+            for &m in members {
+                group_of[m] = g;
+            }
+        }
+        Pairs {
+            n: hosts.len(),
+            mode,
+            groups,
+            group_of,
+        }
+    }
+
+    /// How many receivers sender `s` may use.
+    fn count(&self, s: usize) -> usize {
+        let rack = self.groups[self.group_of[s]].len();
+        match self.mode {
+            PairMode::Any => self.n - 1,
+            PairMode::InterRack => self.n - rack,
+            PairMode::IntraRack => rack - 1,
+        }
+    }
+
+    /// The `k`-th receiver (in host order) sender `s` may use; `k < self.count(s)`.
+    fn kth(&self, s: usize, k: usize) -> usize {
+        let members = &self.groups[self.group_of[s]];
+        match self.mode {
+            PairMode::Any => k + usize::from(k >= s),
+            PairMode::IntraRack => {
+                let own = members.partition_point(|&m| m < s);
+                members[k + usize::from(k >= own)]
+            }
+            PairMode::InterRack => {
+                // The k-th host outside `members` is k + j, where j is the number of members
+                // below it: the first j with members[j] - j > k.
+                let (mut lo, mut hi) = (0, members.len());
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if members[mid] - mid <= k {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                k + lo
+            }
+        }
     }
 }
 
@@ -178,6 +285,87 @@ mod tests {
         assert!(flows
             .iter()
             .all(|f| t.edge_switch(f.src) != t.edge_switch(f.dst)));
+    }
+
+    #[test]
+    fn pair_lookup_matches_the_full_receiver_lists() {
+        // A file-like fabric whose racks are not contiguous in host order, and a preset.
+        let mut t = Topology::new("odd", Delta::ZERO);
+        let sw: Vec<_> = (0..3)
+            .map(|i| {
+                t.add_node(
+                    crate::topology::NodeKind::Switch { tier: 1 },
+                    format!("s{i}"),
+                )
+            })
+            .collect();
+        for i in 0..11 {
+            let h = t.add_node(crate::topology::NodeKind::Host, format!("h{i}"));
+            let r = crate::units::Rate::gbps(10);
+            t.add_cable(
+                h,
+                sw[[0, 1, 0, 2, 2, 0, 1, 0, 0, 2, 1][i]],
+                r,
+                Delta::ZERO,
+                2000,
+                2000,
+            );
+        }
+        let preset = preset("flowtune-144")
+            .unwrap()
+            .build(Path::new("."))
+            .unwrap();
+        for topo in [&t, &preset] {
+            let hosts = topo.hosts();
+            let rack: Vec<_> = hosts.iter().map(|&h| topo.edge_switch(h)).collect();
+            for mode in [PairMode::Any, PairMode::InterRack, PairMode::IntraRack] {
+                let pairs = Pairs::new(topo, mode);
+                for s in 0..hosts.len() {
+                    let full: Vec<usize> = (0..hosts.len())
+                        .filter(|&d| {
+                            d != s
+                                && match mode {
+                                    PairMode::Any => true,
+                                    PairMode::InterRack => rack[d] != rack[s],
+                                    PairMode::IntraRack => rack[d] == rack[s],
+                                }
+                        })
+                        .collect();
+                    assert_eq!(pairs.count(s), full.len(), "{mode:?} sender {s}");
+                    for (k, &d) in full.iter().enumerate() {
+                        assert_eq!(pairs.kth(s, k), d, "{mode:?} sender {s} k {k}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn too_many_flows_are_refused_before_generating() {
+        let t = preset("flowtune-144")
+            .unwrap()
+            .build(Path::new("."))
+            .unwrap();
+        let cdf = Cdf::builtin("websearch").unwrap();
+        let spec = PoissonSpec {
+            cdf: "websearch".into(),
+            load: 0.3,
+            pairs: PairMode::Any,
+            max_flows: None,
+        };
+        // duration_ms = 1e12 in the scenario's terms; at ~3e4 arrivals/s that is ~1e13 flows.
+        let until = SimTime::from_delta(Delta::from_secs_f64(1e9));
+        let e = spec
+            .generate(&t, &cdf, until, 0, &mut component_rng(3, 1))
+            .unwrap_err();
+        assert!(e.to_string().starts_with("load:"), "{e}");
+        assert!(e.to_string().contains("flows"), "{e}");
+        // max_flows bounds the count: the same spec with a cap is fine.
+        let capped = PoissonSpec {
+            max_flows: Some(1000),
+            ..spec
+        };
+        assert_eq!(capped.check_size(&t, &cdf, until).unwrap(), 1000);
     }
 
     #[test]

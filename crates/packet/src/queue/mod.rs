@@ -7,11 +7,19 @@
 //! arrival), reorder (priority, DRR, fair queuing) and rewrite header fields (TFC, XCP). Per-port
 //! timers (CoDel, TFC, XCP) come through [`QueueDisc::poll_at`] / [`QueueDisc::on_timer`].
 
+pub mod codel;
 pub mod droptail;
 pub mod ecn;
+pub mod fq_codel;
+pub mod pfabric;
+pub mod sfq_codel;
 
+pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
 pub use ecn::EcnThreshold;
+pub use fq_codel::{FqCodel, FqCodelParams};
+pub use pfabric::PFabric;
+pub use sfq_codel::{SfqCodel, SfqCodelParams};
 
 use crate::engine::{PacketId, PacketPool};
 use dctc_core::units::SimTime;
@@ -76,6 +84,14 @@ pub enum Queue {
     DropTail(DropTail),
     /// FIFO with CE marks above an instantaneous threshold (DCTCP).
     Ecn(EcnThreshold),
+    /// CoDel (RFC 8289) over one FIFO.
+    Codel(Codel),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(FqCodel),
+    /// Stochastic fair queueing with CoDel per bucket.
+    SfqCodel(SfqCodel),
+    /// pFabric's priority queue with priority dropping.
+    PFabric(PFabric),
 }
 
 macro_rules! dispatch {
@@ -83,6 +99,10 @@ macro_rules! dispatch {
         match $self {
             Queue::DropTail($q) => $e,
             Queue::Ecn($q) => $e,
+            Queue::Codel($q) => $e,
+            Queue::FqCodel($q) => $e,
+            Queue::SfqCodel($q) => $e,
+            Queue::PFabric($q) => $e,
         }
     };
 }

@@ -1,0 +1,88 @@
+//! Limits on the work a scenario may ask for, checked before anything big is allocated, so
+//! that a typo exits 2 at once with the reason (and, for a run too big to hold, the estimated
+//! memory) instead of hanging or exhausting memory. The fabric's own limits (hosts, links,
+//! rates, delays) are in `dctc_core::fabric`, the simulated-time limit is
+//! `dctc_core::units::Delta::MAX_SCENARIO`, the flow-count and input-file limits are in
+//! `dctc_core::workload`.
+
+use crate::scenario::{Scenario, ScenarioError};
+use dctc_core::fabric::{human_bytes, FabricSize};
+use dctc_core::units::Delta;
+
+/// Most memory a run may be estimated to need: 16 GB. Above this a run does not fit a
+/// typical workstation; the estimate counts the routing tables and the flows, the parts that
+/// grow with the fabric and the workload.
+pub(crate) const MAX_RUN_BYTES: u64 = 16_000_000_000;
+
+/// Rough memory per flow in an engine (workload entry, sender and receiver state, the
+/// finished-flow record), used only for the estimate against [`MAX_RUN_BYTES`].
+pub(crate) const BYTES_PER_FLOW: u64 = 1024;
+
+/// Most samples one time series setting may produce in a run (sampling periods times the
+/// ports or flows sampled): 20,000,000, about 500 MB of samples. A period of 1 ps over 1 ms on
+/// a 144-host fabric would need 10^11.
+pub(crate) const MAX_SAMPLES: u64 = 20_000_000;
+
+/// Refuses a run whose routing tables and flows would need more than [`MAX_RUN_BYTES`].
+/// `key` names what to change (the fabric, or the workload when flows dominate).
+pub(crate) fn check_memory(
+    s: &Scenario,
+    size: FabricSize,
+    flows: u64,
+) -> Result<(), ScenarioError> {
+    let routing = size.routing_bytes();
+    let flow_bytes = flows.saturating_mul(BYTES_PER_FLOW);
+    let total = routing.saturating_add(flow_bytes);
+    if total > MAX_RUN_BYTES {
+        let key = if routing >= flow_bytes {
+            "fabric"
+        } else {
+            "workload"
+        };
+        let flows_part = if flows > 0 {
+            format!("; about {flows} flows: {}", human_bytes(flow_bytes))
+        } else {
+            String::new()
+        };
+        return Err(s.error(
+            key,
+            format!(
+                "this run would need about {} of memory ({} hosts, {} nodes, {} links: {} of routing tables{flows_part}), more than the {} dctc allows",
+                human_bytes(total),
+                size.hosts,
+                size.nodes,
+                size.links,
+                human_bytes(routing),
+                human_bytes(MAX_RUN_BYTES),
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a sampling period that gives more than [`MAX_SAMPLES`] samples over `span` for
+/// `series` sampled things (ports, flows).
+pub(crate) fn check_samples(
+    s: &Scenario,
+    key: &str,
+    period: Option<Delta>,
+    span: Delta,
+    series: u64,
+) -> Result<(), ScenarioError> {
+    let Some(period) = period else {
+        return Ok(());
+    };
+    let periods = span.ps().div_ceil(period.ps().max(1)).saturating_add(1);
+    let samples = periods.saturating_mul(series);
+    if samples > MAX_SAMPLES {
+        return Err(s.error(
+            key,
+            format!(
+                "a period of {} ps over {} ms for {series} series gives {samples} samples, more than the {MAX_SAMPLES} dctc records; use a longer period",
+                period.ps(),
+                span.as_secs_f64() * 1e3,
+            ),
+        ));
+    }
+    Ok(())
+}

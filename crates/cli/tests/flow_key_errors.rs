@@ -1,0 +1,83 @@
+//! A flow-engine value that cannot be used is reported at its full key path: the flow crate
+//! names the key inside its table, the cli prefixes the table's place in the scenario.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn validate(scenario: &str, dir: &Path) -> Output {
+    std::fs::write(dir.join("s.toml"), scenario).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_dctc"))
+        .args(["validate", "s.toml"])
+        .current_dir(dir)
+        .output()
+        .expect("dctc runs")
+}
+
+fn scenario(workload_extra: &str, scheme: &str) -> String {
+    let trace =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/coflow/FB2010-1Hr-150-0.txt");
+    format!(
+        r#"
+engine = "flow"
+duration_ms = 1.0
+[fabric]
+kind = "preset"
+name = "dba-144"
+[[workload]]
+kind = "coflow-trace"
+path = "{}"
+max_coflows = 4
+{workload_extra}
+[[schemes]]
+name = "maxmin"
+[[schemes]]
+label = "second"
+{scheme}
+"#,
+        trace.display()
+    )
+}
+
+fn assert_key_error(o: &Output, key: &str, reason: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("`{key}`: {reason}")),
+        "wanted `{key}`: {reason} in: {err}"
+    );
+}
+
+#[test]
+fn the_scenario_is_valid_without_the_bad_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = validate(&scenario("", "name = \"maxmin\""), dir.path());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn a_policy_key_is_named_below_its_scheme() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = validate(
+        &scenario(
+            "",
+            "name = \"num\"\nutility = { kind = \"alpha\", alpha = 2.0 }\ntolerance = 0.0",
+        ),
+        dir.path(),
+    );
+    assert_key_error(&o, "schemes[1].tolerance", "must be in (0, 1)");
+}
+
+#[test]
+fn a_workload_key_is_named_below_its_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = validate(
+        &scenario("size_scale = 0.0", "name = \"maxmin\""),
+        dir.path(),
+    );
+    assert_key_error(&o, "workload[0].size_scale", "must be > 0");
+}

@@ -1,0 +1,346 @@
+//! CoDel (Controlled Delay, RFC 8289): a FIFO whose dequeue drops (or CE-marks) packets once
+//! their sojourn time has stayed above `target` for at least `interval`, at a rate that grows
+//! with the square root of the drops so far.
+//!
+//! The state machine is [`CodelState`], kept apart from the storage so that FQ-CoDel and
+//! sfqCoDel run one per bucket; [`Codel`] is the single-FIFO discipline built from it. The
+//! sojourn time is `now - enqueued_at` at dequeue, i.e. when the port starts serializing.
+
+use super::{Enqueued, QueueDisc};
+use crate::engine::{PacketId, PacketPool};
+use dctc_core::units::{Delta, SimTime};
+use std::collections::VecDeque;
+
+/// The largest packet on the wire in bytes (RFC 8289 `MAXPACKET`): CoDel never drops while at
+/// most this much waits, and every buffer must hold at least one such packet.
+pub const MTU_BYTES: u64 = 1500;
+
+/// A bad queue-discipline parameter: which one and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{param}: {reason}")]
+pub struct QueueParamError {
+    /// The parameter's name (as a scenario key would spell it).
+    pub param: &'static str,
+    /// What is wrong with its value.
+    pub reason: &'static str,
+}
+
+impl QueueParamError {
+    pub(crate) fn new(param: &'static str, reason: &'static str) -> Self {
+        QueueParamError { param, reason }
+    }
+}
+
+/// Checks that a buffer of `bytes` holds at least one full-size packet.
+pub(crate) fn check_buffer(param: &'static str, bytes: u64) -> Result<(), QueueParamError> {
+    if bytes < MTU_BYTES {
+        return Err(QueueParamError::new(
+            param,
+            "must hold at least one 1500 B packet",
+        ));
+    }
+    Ok(())
+}
+
+/// CoDel's parameters (RFC 8289 §4.2-4.3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CodelParams {
+    /// Acceptable standing sojourn time (RFC 8289 `TARGET`).
+    pub target: Delta,
+    /// The window over which sojourn must stay above target before dropping starts, and the
+    /// base of the control law (RFC 8289 `INTERVAL`).
+    pub interval: Delta,
+    /// CE-mark ECN-capable packets instead of dropping them (RFC 8289 §5.6 allows either).
+    pub ecn: bool,
+}
+
+impl Default for CodelParams {
+    /// The datacenter setting of the FQ-CoDel-in-the-datacenter paper: the Internet defaults
+    /// (5 ms, 100 ms) divided by 1000.
+    fn default() -> Self {
+        CodelParams {
+            target: Delta::from_us(5),
+            interval: Delta::from_us(100),
+            ecn: false,
+        }
+    }
+}
+
+impl CodelParams {
+    /// Checks that target and interval are positive and target < interval.
+    pub fn validate(&self) -> Result<(), QueueParamError> {
+        if self.target == Delta::ZERO {
+            return Err(QueueParamError::new("target", "must be positive"));
+        }
+        if self.interval == Delta::ZERO {
+            return Err(QueueParamError::new("interval", "must be positive"));
+        }
+        if self.target >= self.interval {
+            return Err(QueueParamError::new(
+                "target",
+                "must be shorter than interval",
+            ));
+        }
+        Ok(())
+    }
+
+    /// RFC 8289 §5.5 `control_law(t, count) = t + interval / sqrt(count)`.
+    #[inline]
+    pub fn control_law(&self, t: SimTime, count: u32) -> SimTime {
+        let step = (self.interval.0 as f64 / (count.max(1) as f64).sqrt()).round() as u64;
+        t + Delta(step)
+    }
+}
+
+/// The packet storage CoDel dequeues from: one FIFO plus the backlog the MTU rule looks at.
+pub trait CodelQueue {
+    /// Removes and returns the head packet, if any.
+    fn pop(&mut self, pool: &PacketPool) -> Option<PacketId>;
+    /// Bytes still waiting after the last pop, for RFC 8289's "fewer than one MTU queued"
+    /// rule. FQ-CoDel passes the whole port's backlog here, as Linux does.
+    fn backlog_bytes(&self) -> u64;
+}
+
+/// Drops and marks CoDel made (cumulative).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CodelStats {
+    /// Packets dropped by the control law.
+    pub drops: u64,
+    /// Packets CE-marked instead of dropped.
+    pub marks: u64,
+}
+
+/// CoDel's per-queue state (RFC 8289 §5.4).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CodelState {
+    /// When sojourn has been above target for `interval`, if it is above target now
+    /// (`first_above_time`, RFC 8289 §5.4; `None` stands for the RFC's 0).
+    first_above_time: Option<SimTime>,
+    /// The next drop time while dropping (`drop_next`).
+    drop_next: SimTime,
+    /// Drops since entering the dropping state (`count`).
+    count: u32,
+    /// `count` when the dropping state was last entered (`lastcount`).
+    lastcount: u32,
+    /// Whether in the dropping state (`dropping`).
+    dropping: bool,
+}
+
+impl CodelState {
+    /// The drop count the control law uses.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Whether CoDel is in its dropping state.
+    pub fn dropping(&self) -> bool {
+        self.dropping
+    }
+
+    /// When the next drop is due while dropping.
+    pub fn drop_next(&self) -> SimTime {
+        self.drop_next
+    }
+
+    /// RFC 8289 §5.5 `dodequeue`: pops the head and says whether it may be dropped.
+    #[inline]
+    fn dodequeue<Q: CodelQueue + ?Sized>(
+        &mut self,
+        p: &CodelParams,
+        q: &mut Q,
+        pool: &PacketPool,
+        now: SimTime,
+    ) -> (Option<PacketId>, bool) {
+        let Some(pkt) = q.pop(pool) else {
+            self.first_above_time = None;
+            return (None, false);
+        };
+        let sojourn = now.saturating_since(pool[pkt].enqueued_at);
+        if sojourn < p.target || q.backlog_bytes() <= MTU_BYTES {
+            self.first_above_time = None;
+            return (Some(pkt), false);
+        }
+        match self.first_above_time {
+            None => {
+                self.first_above_time = Some(now + p.interval);
+                (Some(pkt), false)
+            }
+            Some(t) => (Some(pkt), now >= t),
+        }
+    }
+
+    /// Marks `pkt` CE if ECN is on and the packet is ECN-capable; says whether it did.
+    #[inline]
+    fn try_mark(p: &CodelParams, pkt: PacketId, pool: &mut PacketPool) -> bool {
+        if p.ecn && pool[pkt].ecn.ect {
+            pool[pkt].ecn.ce = true;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// RFC 8289 §5.5 `dequeue`: the next packet to send from `q`, pushing what the control
+    /// law drops onto `dropped`. With ECN on, an ECN-capable packet due to be dropped is
+    /// marked and sent instead (as Linux's CoDel does), and the law advances the same way.
+    pub fn dequeue<Q: CodelQueue + ?Sized>(
+        &mut self,
+        p: &CodelParams,
+        q: &mut Q,
+        pool: &mut PacketPool,
+        now: SimTime,
+        dropped: &mut Vec<PacketId>,
+        stats: &mut CodelStats,
+    ) -> Option<PacketId> {
+        let (mut pkt, mut ok_to_drop) = self.dodequeue(p, q, pool, now);
+        if self.dropping {
+            if !ok_to_drop {
+                // Sojourn went below target: leave the dropping state.
+                self.dropping = false;
+            }
+            while self.dropping && now >= self.drop_next {
+                let head = pkt.expect("ok_to_drop implies a packet");
+                self.count += 1;
+                if Self::try_mark(p, head, pool) {
+                    stats.marks += 1;
+                    // RFC 8289 §5.5: next drop at control_law(drop_next, count).
+                    self.drop_next = p.control_law(self.drop_next, self.count);
+                    return Some(head);
+                }
+                dropped.push(head);
+                stats.drops += 1;
+                (pkt, ok_to_drop) = self.dodequeue(p, q, pool, now);
+                if !ok_to_drop {
+                    self.dropping = false;
+                } else {
+                    self.drop_next = p.control_law(self.drop_next, self.count);
+                }
+            }
+        } else if ok_to_drop {
+            let head = pkt.expect("ok_to_drop implies a packet");
+            if Self::try_mark(p, head, pool) {
+                stats.marks += 1;
+            } else {
+                dropped.push(head);
+                stats.drops += 1;
+                (pkt, _) = self.dodequeue(p, q, pool, now);
+            }
+            self.dropping = true;
+            // RFC 8289 §5.5: if we were dropping recently (within 16 intervals of the last
+            // scheduled drop), resume near the old rate: count = count - lastcount.
+            let delta = self.count.wrapping_sub(self.lastcount);
+            let recent = now.0 < self.drop_next.0.saturating_add(16 * p.interval.0);
+            self.count = if delta > 1 && recent { delta } else { 1 };
+            self.drop_next = p.control_law(now, self.count);
+            self.lastcount = self.count;
+        }
+        pkt
+    }
+}
+
+/// A FIFO with CoDel at dequeue and a tail-drop byte limit (RFC 8289 §4.4: CoDel still
+/// needs a finite buffer).
+#[derive(Debug)]
+pub struct Codel {
+    fifo: Fifo,
+    state: CodelState,
+    params: CodelParams,
+    capacity: u64,
+    dropped: Vec<PacketId>,
+    stats: CodelStats,
+}
+
+/// The packets of a [`Codel`] queue.
+#[derive(Debug)]
+struct Fifo {
+    q: VecDeque<PacketId>,
+    bytes: u64,
+}
+
+impl CodelQueue for Fifo {
+    #[inline]
+    fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
+        let p = self.q.pop_front()?;
+        self.bytes -= pool[p].wire_bytes as u64;
+        Some(p)
+    }
+    #[inline]
+    fn backlog_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+impl Codel {
+    /// A CoDel queue holding at most `capacity` bytes.
+    pub fn new(capacity: u64, params: CodelParams) -> Result<Self, QueueParamError> {
+        params.validate()?;
+        check_buffer("buffer_bytes", capacity)?;
+        let slots = (capacity / MTU_BYTES).clamp(16, 1 << 16) as usize;
+        Ok(Codel {
+            fifo: Fifo {
+                q: VecDeque::with_capacity(slots),
+                bytes: 0,
+            },
+            state: CodelState::default(),
+            params,
+            capacity,
+            dropped: Vec::with_capacity(64),
+            stats: CodelStats::default(),
+        })
+    }
+
+    /// The control-law state.
+    pub fn state(&self) -> &CodelState {
+        &self.state
+    }
+
+    /// Drops and marks made at dequeue so far (tail drops are not counted here).
+    pub fn stats(&self) -> CodelStats {
+        self.stats
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &CodelParams {
+        &self.params
+    }
+}
+
+impl QueueDisc for Codel {
+    #[inline]
+    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
+        let size = pool[pkt].wire_bytes as u64;
+        if self.fifo.bytes + size > self.capacity {
+            return Enqueued::Dropped(pkt);
+        }
+        pool[pkt].enqueued_at = now;
+        self.fifo.bytes += size;
+        self.fifo.q.push_back(pkt);
+        Enqueued::Queued { marked: false }
+    }
+    #[inline]
+    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
+        self.state.dequeue(
+            &self.params,
+            &mut self.fifo,
+            pool,
+            now,
+            &mut self.dropped,
+            &mut self.stats,
+        )
+    }
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes
+    }
+    fn len(&self) -> usize {
+        self.fifo.q.len()
+    }
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+    fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
+        out.append(&mut self.dropped);
+    }
+}
+
+#[cfg(test)]
+mod tests;

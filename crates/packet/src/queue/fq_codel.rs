@@ -1,0 +1,562 @@
+//! FQ-CoDel (RFC 8290): flows hashed into buckets, deficit round robin between them with
+//! priority for newly active buckets, CoDel on each bucket, and on a full buffer a head drop
+//! from the bucket holding the most bytes.
+//!
+//! The bucket machinery ([`FlowQueues`]) is shared with sfqCoDel, which is the same structure
+//! with a single round-robin list (no new-flow priority) and no drop batch.
+
+use super::codel::{check_buffer, CodelParams, CodelQueue, CodelState, CodelStats, MTU_BYTES};
+use super::{Enqueued, QueueDisc, QueueParamError};
+use crate::engine::{PacketId, PacketPool};
+use dctc_core::rng::mix64;
+use dctc_core::units::SimTime;
+
+/// No node / no bucket.
+const NIL: u32 = u32::MAX;
+
+/// The most buckets a port may hash into (Linux's limit for fq_codel's `flows`).
+pub const MAX_BUCKETS: u32 = 65_536;
+
+/// FQ-CoDel's parameters. The buffer overflows when either limit would be exceeded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FqCodelParams {
+    /// Hash buckets (RFC 8290 §4.1 / §5.1; Linux `flows`, default 1024).
+    pub buckets: u32,
+    /// DRR quantum in bytes (RFC 8290 §4.2 / §5.3; default one 1500 B MTU).
+    pub quantum: u32,
+    /// Buffer limit in bytes, shared by all buckets.
+    pub limit_bytes: u64,
+    /// Buffer limit in packets (RFC 8290 §5.2 / Linux `limit`, default 10240).
+    pub limit_packets: u32,
+    /// The most packets one overflow drops from the fattest bucket (Linux `drop_batch`, 64);
+    /// a batch also stops once it has dropped half of that bucket's bytes.
+    pub drop_batch: u32,
+    /// CoDel on each bucket.
+    pub codel: CodelParams,
+}
+
+impl Default for FqCodelParams {
+    /// 1024 buckets, a 1500 B quantum, 10240 packets (of up to 1500 B), a drop batch of 64,
+    /// and the datacenter CoDel setting (target 5 us, interval 100 us).
+    fn default() -> Self {
+        FqCodelParams {
+            buckets: 1024,
+            quantum: MTU_BYTES as u32,
+            limit_bytes: 10_240 * MTU_BYTES,
+            limit_packets: 10_240,
+            drop_batch: 64,
+            codel: CodelParams::default(),
+        }
+    }
+}
+
+/// Checks the parameters every hashed-bucket discipline shares.
+pub(crate) fn check_flow_params(
+    buckets: u32,
+    quantum: u32,
+    limit_bytes: u64,
+    limit_packets: u32,
+    codel: &CodelParams,
+) -> Result<(), QueueParamError> {
+    if buckets == 0 {
+        return Err(QueueParamError::new("buckets", "must be positive"));
+    }
+    if buckets > MAX_BUCKETS {
+        return Err(QueueParamError::new("buckets", "must be at most 65536"));
+    }
+    if quantum == 0 {
+        return Err(QueueParamError::new("quantum", "must be positive"));
+    }
+    check_buffer("limit_bytes", limit_bytes)?;
+    if limit_packets == 0 {
+        return Err(QueueParamError::new("limit_packets", "must be positive"));
+    }
+    codel.validate()
+}
+
+impl FqCodelParams {
+    /// Checks every field (the error names the first bad one).
+    pub fn validate(&self) -> Result<(), QueueParamError> {
+        check_flow_params(
+            self.buckets,
+            self.quantum,
+            self.limit_bytes,
+            self.limit_packets,
+            &self.codel,
+        )?;
+        if self.drop_batch == 0 {
+            return Err(QueueParamError::new("drop_batch", "must be positive"));
+        }
+        Ok(())
+    }
+}
+
+/// What a hashed-bucket discipline dropped and marked (cumulative).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowQueueStats {
+    /// Drops and CE marks by CoDel at dequeue.
+    pub codel: CodelStats,
+    /// Packets dropped from the fattest bucket because the buffer was full.
+    pub overflow_drops: u64,
+}
+
+/// A packet's place in a bucket's FIFO.
+#[derive(Copy, Clone, Debug)]
+struct Node {
+    pkt: PacketId,
+    next: u32,
+}
+
+/// Linked-list nodes for every queued packet, with a free list: grows only when the port
+/// holds more packets than ever before, so steady state allocates nothing.
+#[derive(Debug)]
+struct Slab {
+    nodes: Vec<Node>,
+    free: u32,
+}
+
+impl Slab {
+    #[inline]
+    fn alloc(&mut self, pkt: PacketId) -> u32 {
+        if self.free != NIL {
+            let i = self.free;
+            self.free = self.nodes[i as usize].next;
+            self.nodes[i as usize] = Node { pkt, next: NIL };
+            i
+        } else {
+            self.nodes.push(Node { pkt, next: NIL });
+            (self.nodes.len() - 1) as u32
+        }
+    }
+}
+
+/// One bucket's packets, oldest first.
+#[derive(Copy, Clone, Debug)]
+struct Fifo {
+    head: u32,
+    tail: u32,
+    bytes: u64,
+}
+
+/// Which scheduling list a bucket is on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum On {
+    Neither,
+    New,
+    Old,
+}
+
+#[derive(Clone, Debug)]
+struct Bucket {
+    fifo: Fifo,
+    /// DRR credit in bytes (RFC 8290 §4.2 `deficit`).
+    deficit: i64,
+    on: On,
+    /// The next bucket on the same list.
+    next: u32,
+    codel: CodelState,
+}
+
+/// A singly linked list of buckets.
+#[derive(Copy, Clone, Debug)]
+struct List {
+    head: u32,
+    tail: u32,
+}
+
+impl List {
+    const EMPTY: List = List {
+        head: NIL,
+        tail: NIL,
+    };
+}
+
+/// A bucket seen by CoDel: pops update the port's totals, and the MTU rule looks at the
+/// port's whole backlog (as Linux's fq_codel does).
+struct BucketView<'a> {
+    fifo: &'a mut Fifo,
+    slab: &'a mut Slab,
+    bytes: &'a mut u64,
+    len: &'a mut usize,
+}
+
+#[inline]
+fn pop_fifo(fifo: &mut Fifo, slab: &mut Slab, pool: &PacketPool) -> Option<(PacketId, u64)> {
+    if fifo.head == NIL {
+        return None;
+    }
+    let i = fifo.head;
+    let Node { pkt, next } = slab.nodes[i as usize];
+    fifo.head = next;
+    if next == NIL {
+        fifo.tail = NIL;
+    }
+    slab.nodes[i as usize].next = slab.free;
+    slab.free = i;
+    let size = pool[pkt].wire_bytes as u64;
+    fifo.bytes -= size;
+    Some((pkt, size))
+}
+
+impl CodelQueue for BucketView<'_> {
+    #[inline]
+    fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
+        let (pkt, size) = pop_fifo(self.fifo, self.slab, pool)?;
+        *self.bytes -= size;
+        *self.len -= 1;
+        Some(pkt)
+    }
+    #[inline]
+    fn backlog_bytes(&self) -> u64 {
+        *self.bytes
+    }
+}
+
+/// Hashed buckets served by deficit round robin, CoDel per bucket (RFC 8290 §4). With
+/// `new_flow_priority` a newly active bucket goes on the new-flows list (FQ-CoDel); without,
+/// every bucket joins the tail of the one round-robin list (sfqCoDel).
+#[derive(Debug)]
+pub(crate) struct FlowQueues {
+    buckets: Vec<Bucket>,
+    slab: Slab,
+    new_flows: List,
+    old_flows: List,
+    bytes: u64,
+    len: usize,
+    limit_bytes: u64,
+    limit_packets: usize,
+    quantum: i64,
+    drop_batch: u32,
+    codel: CodelParams,
+    /// Per-port hash key derived from the seed.
+    key: u64,
+    new_flow_priority: bool,
+    dropped: Vec<PacketId>,
+    stats: FlowQueueStats,
+}
+
+impl FlowQueues {
+    /// Checked by the callers' `validate`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        buckets: u32,
+        quantum: u32,
+        limit_bytes: u64,
+        limit_packets: u32,
+        drop_batch: u32,
+        codel: CodelParams,
+        seed: u64,
+        new_flow_priority: bool,
+    ) -> Self {
+        let bucket = Bucket {
+            fifo: Fifo {
+                head: NIL,
+                tail: NIL,
+                bytes: 0,
+            },
+            deficit: 0,
+            on: On::Neither,
+            next: NIL,
+            codel: CodelState::default(),
+        };
+        let nodes = (limit_packets as u64).min(limit_bytes / 64).clamp(16, 4096) as usize;
+        FlowQueues {
+            buckets: vec![bucket; buckets as usize],
+            slab: Slab {
+                nodes: Vec::with_capacity(nodes),
+                free: NIL,
+            },
+            new_flows: List::EMPTY,
+            old_flows: List::EMPTY,
+            bytes: 0,
+            len: 0,
+            limit_bytes,
+            limit_packets: limit_packets as usize,
+            quantum: quantum as i64,
+            drop_batch,
+            codel,
+            key: mix64(seed ^ 0x6671_5f63_6f64_656c),
+            new_flow_priority,
+            dropped: Vec::with_capacity(drop_batch.clamp(16, 1024) as usize),
+            stats: FlowQueueStats::default(),
+        }
+    }
+
+    /// The bucket a flow hash lands in (RFC 8290 §4.1: a seeded hash, so collisions differ
+    /// across ports and seeds but repeat with the same seed). Multiply-shift reduction of a
+    /// keyed mix, so any bucket count works.
+    #[inline]
+    pub(crate) fn bucket_of(&self, hash: u64) -> u32 {
+        ((mix64(hash ^ self.key) as u128 * self.buckets.len() as u128) >> 64) as u32
+    }
+
+    fn push_list(&mut self, which: On, b: u32) {
+        self.buckets[b as usize].next = NIL;
+        self.buckets[b as usize].on = which;
+        let list = match which {
+            On::New => &mut self.new_flows,
+            On::Old => &mut self.old_flows,
+            On::Neither => unreachable!("only the two lists are lists"),
+        };
+        if list.tail == NIL {
+            list.head = b;
+        } else {
+            self.buckets[list.tail as usize].next = b;
+        }
+        list.tail = b;
+    }
+
+    /// Unlinks the head bucket of `which` and returns it.
+    fn pop_list(&mut self, which: On) -> u32 {
+        let list = match which {
+            On::New => &mut self.new_flows,
+            On::Old => &mut self.old_flows,
+            On::Neither => unreachable!("only the two lists are lists"),
+        };
+        let b = list.head;
+        list.head = self.buckets[b as usize].next;
+        if list.head == NIL {
+            list.tail = NIL;
+        }
+        self.buckets[b as usize].next = NIL;
+        self.buckets[b as usize].on = On::Neither;
+        b
+    }
+
+    /// The active bucket holding the most bytes (the first such on the lists on a tie).
+    fn fattest(&self) -> u32 {
+        let mut best = (NIL, 0u64);
+        for list in [self.new_flows, self.old_flows] {
+            let mut b = list.head;
+            while b != NIL {
+                let bytes = self.buckets[b as usize].fifo.bytes;
+                if best.0 == NIL || bytes > best.1 {
+                    best = (b, bytes);
+                }
+                b = self.buckets[b as usize].next;
+            }
+        }
+        best.0
+    }
+
+    fn over_limit(&self) -> bool {
+        self.bytes > self.limit_bytes || self.len > self.limit_packets
+    }
+
+    /// RFC 8290 §4.1: timestamp, hash to a bucket, append; a bucket on neither list joins
+    /// the new-flows list (FQ-CoDel) or the tail of the round (sfqCoDel) with one quantum of
+    /// credit. Then, while over the limit, head-drop from the fattest bucket.
+    #[inline]
+    pub(crate) fn enqueue(
+        &mut self,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        now: SimTime,
+    ) -> Enqueued {
+        pool[pkt].enqueued_at = now;
+        let size = pool[pkt].wire_bytes as u64;
+        let b = self.bucket_of(pool[pkt].hash);
+        let node = self.slab.alloc(pkt);
+        let bucket = &mut self.buckets[b as usize];
+        if bucket.fifo.tail == NIL {
+            bucket.fifo.head = node;
+        } else {
+            self.slab.nodes[bucket.fifo.tail as usize].next = node;
+        }
+        bucket.fifo.tail = node;
+        bucket.fifo.bytes += size;
+        self.bytes += size;
+        self.len += 1;
+        if bucket.on == On::Neither {
+            bucket.deficit = self.quantum;
+            let list = if self.new_flow_priority {
+                On::New
+            } else {
+                On::Old
+            };
+            self.push_list(list, b);
+        }
+        if !self.over_limit() {
+            return Enqueued::Queued { marked: false };
+        }
+        let start = self.dropped.len();
+        while self.over_limit() {
+            self.drop_from_fattest(pool);
+        }
+        // The first victim goes back to the caller, the rest through `drain_dropped`.
+        Enqueued::Dropped(self.dropped.swap_remove(start))
+    }
+
+    /// Linux fq_codel's overflow drop: from the bucket with the most bytes, drop from the head
+    /// until `drop_batch` packets or half of its bytes are gone (at least one packet).
+    fn drop_from_fattest(&mut self, pool: &PacketPool) {
+        let b = self.fattest();
+        let bucket = &mut self.buckets[b as usize];
+        let half = bucket.fifo.bytes / 2;
+        let (mut n, mut gone) = (0u32, 0u64);
+        while let Some((pkt, size)) = pop_fifo(&mut bucket.fifo, &mut self.slab, pool) {
+            self.bytes -= size;
+            self.len -= 1;
+            self.dropped.push(pkt);
+            self.stats.overflow_drops += 1;
+            n += 1;
+            gone += size;
+            if n >= self.drop_batch || gone >= half {
+                break;
+            }
+        }
+    }
+
+    /// RFC 8290 §4.2: serve the head of new-flows, else of old-flows. A bucket out of credit
+    /// gets another quantum and moves to the tail of old-flows; an empty bucket from
+    /// new-flows moves to the tail of old-flows (so it cannot come straight back as new),
+    /// an empty bucket from old-flows leaves the lists.
+    #[inline]
+    pub(crate) fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
+        loop {
+            let which = if self.new_flows.head != NIL {
+                On::New
+            } else if self.old_flows.head != NIL {
+                On::Old
+            } else {
+                return None;
+            };
+            let b = match which {
+                On::New => self.new_flows.head,
+                _ => self.old_flows.head,
+            };
+            if self.buckets[b as usize].deficit <= 0 {
+                self.buckets[b as usize].deficit += self.quantum;
+                self.pop_list(which);
+                self.push_list(On::Old, b);
+                continue;
+            }
+            let bucket = &mut self.buckets[b as usize];
+            let mut view = BucketView {
+                fifo: &mut bucket.fifo,
+                slab: &mut self.slab,
+                bytes: &mut self.bytes,
+                len: &mut self.len,
+            };
+            let got = bucket.codel.dequeue(
+                &self.codel,
+                &mut view,
+                pool,
+                now,
+                &mut self.dropped,
+                &mut self.stats.codel,
+            );
+            match got {
+                Some(pkt) => {
+                    bucket.deficit -= pool[pkt].wire_bytes as i64;
+                    return Some(pkt);
+                }
+                None => {
+                    self.pop_list(which);
+                    if which == On::New {
+                        self.push_list(On::Old, b);
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn limit_bytes(&self) -> u64 {
+        self.limit_bytes
+    }
+
+    pub(crate) fn stats(&self) -> FlowQueueStats {
+        self.stats
+    }
+
+    /// Bytes queued in bucket `b`.
+    pub(crate) fn bucket_bytes(&self, b: u32) -> u64 {
+        self.buckets[b as usize].fifo.bytes
+    }
+
+    pub(crate) fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
+        out.append(&mut self.dropped);
+    }
+}
+
+/// FQ-CoDel on one output port (RFC 8290, with Linux's fattest-bucket overflow drop).
+#[derive(Debug)]
+pub struct FqCodel {
+    q: FlowQueues,
+    params: FqCodelParams,
+}
+
+impl FqCodel {
+    /// FQ-CoDel with `params`, hashing with a key derived from `seed` (give each port its
+    /// own seed so that which flows collide is reproducible but differs between ports).
+    pub fn new(params: FqCodelParams, seed: u64) -> Result<Self, QueueParamError> {
+        params.validate()?;
+        Ok(FqCodel {
+            q: FlowQueues::new(
+                params.buckets,
+                params.quantum,
+                params.limit_bytes,
+                params.limit_packets,
+                params.drop_batch,
+                params.codel,
+                seed,
+                true,
+            ),
+            params,
+        })
+    }
+
+    /// The bucket packets with flow hash `hash` go to.
+    pub fn bucket_of(&self, hash: u64) -> u32 {
+        self.q.bucket_of(hash)
+    }
+
+    /// Bytes queued in bucket `b`.
+    pub fn bucket_bytes(&self, b: u32) -> u64 {
+        self.q.bucket_bytes(b)
+    }
+
+    /// Drops and marks so far.
+    pub fn stats(&self) -> FlowQueueStats {
+        self.q.stats()
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &FqCodelParams {
+        &self.params
+    }
+}
+
+impl QueueDisc for FqCodel {
+    #[inline]
+    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
+        self.q.enqueue(pkt, pool, now)
+    }
+    #[inline]
+    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
+        self.q.dequeue(pool, now)
+    }
+    fn bytes(&self) -> u64 {
+        self.q.bytes()
+    }
+    fn len(&self) -> usize {
+        self.q.len()
+    }
+    fn capacity(&self) -> u64 {
+        self.q.limit_bytes()
+    }
+    fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
+        self.q.drain_dropped(out);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

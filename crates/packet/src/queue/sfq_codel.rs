@@ -1,0 +1,133 @@
+//! sfqCoDel: stochastic fair queueing with CoDel on each bucket, the switch queue of the
+//! "Cubic over sfqCoDel" baseline in Flowtune's comparison.
+//!
+//! How it differs from [FQ-CoDel](super::fq_codel) (same hashing, same DRR quantum, same
+//! per-bucket CoDel):
+//! - **No new-flow priority.** There is one round-robin list: a bucket that becomes active
+//!   joins its tail with one quantum of credit and waits a full round behind the backlogged
+//!   buckets. FQ-CoDel instead puts it on a new-flows list served before every old bucket,
+//!   which is what lets a sparse flow's packets skip the queue there.
+//! - **An empty bucket leaves the round at once** (there is no new-to-old move to make).
+//! - **Overflow drops one packet per excess**, from the head of the bucket holding the most
+//!   bytes; there is no drop batch.
+
+use super::codel::CodelParams;
+use super::fq_codel::{check_flow_params, FlowQueueStats, FlowQueues};
+use super::{Enqueued, QueueDisc, QueueParamError};
+use crate::engine::{PacketId, PacketPool};
+use dctc_core::units::SimTime;
+
+/// sfqCoDel's parameters. The buffer overflows when either limit would be exceeded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SfqCodelParams {
+    /// Hash buckets (default 1024, as FQ-CoDel, so the two compare like for like).
+    pub buckets: u32,
+    /// Bytes a bucket may send per round (default one 1500 B MTU).
+    pub quantum: u32,
+    /// Buffer limit in bytes, shared by all buckets.
+    pub limit_bytes: u64,
+    /// Buffer limit in packets.
+    pub limit_packets: u32,
+    /// CoDel on each bucket.
+    pub codel: CodelParams,
+}
+
+impl Default for SfqCodelParams {
+    /// The [`FqCodelParams`](super::fq_codel::FqCodelParams) defaults, without the batch.
+    fn default() -> Self {
+        let fq = super::fq_codel::FqCodelParams::default();
+        SfqCodelParams {
+            buckets: fq.buckets,
+            quantum: fq.quantum,
+            limit_bytes: fq.limit_bytes,
+            limit_packets: fq.limit_packets,
+            codel: fq.codel,
+        }
+    }
+}
+
+impl SfqCodelParams {
+    /// Checks every field (the error names the first bad one).
+    pub fn validate(&self) -> Result<(), QueueParamError> {
+        check_flow_params(
+            self.buckets,
+            self.quantum,
+            self.limit_bytes,
+            self.limit_packets,
+            &self.codel,
+        )
+    }
+}
+
+/// sfqCoDel on one output port.
+#[derive(Debug)]
+pub struct SfqCodel {
+    q: FlowQueues,
+    params: SfqCodelParams,
+}
+
+impl SfqCodel {
+    /// sfqCoDel with `params`, hashing with a key derived from `seed`.
+    pub fn new(params: SfqCodelParams, seed: u64) -> Result<Self, QueueParamError> {
+        params.validate()?;
+        Ok(SfqCodel {
+            q: FlowQueues::new(
+                params.buckets,
+                params.quantum,
+                params.limit_bytes,
+                params.limit_packets,
+                1,
+                params.codel,
+                seed,
+                false,
+            ),
+            params,
+        })
+    }
+
+    /// The bucket packets with flow hash `hash` go to.
+    pub fn bucket_of(&self, hash: u64) -> u32 {
+        self.q.bucket_of(hash)
+    }
+
+    /// Bytes queued in bucket `b`.
+    pub fn bucket_bytes(&self, b: u32) -> u64 {
+        self.q.bucket_bytes(b)
+    }
+
+    /// Drops and marks so far.
+    pub fn stats(&self) -> FlowQueueStats {
+        self.q.stats()
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &SfqCodelParams {
+        &self.params
+    }
+}
+
+impl QueueDisc for SfqCodel {
+    #[inline]
+    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
+        self.q.enqueue(pkt, pool, now)
+    }
+    #[inline]
+    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
+        self.q.dequeue(pool, now)
+    }
+    fn bytes(&self) -> u64 {
+        self.q.bytes()
+    }
+    fn len(&self) -> usize {
+        self.q.len()
+    }
+    fn capacity(&self) -> u64 {
+        self.q.limit_bytes()
+    }
+    fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
+        self.q.drain_dropped(out);
+    }
+}
+
+#[cfg(test)]
+mod tests;
