@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use dctc_core::units::{Delta, SimTime};
-use dctc_packet::{RunOptions, Scheme, Workload};
+use dctc_packet::{PacketScheme, RunOptions, Workload};
 
 #[test]
 fn a_run_with_no_event_left_ends_when_its_last_event_ran() {
@@ -14,7 +14,7 @@ fn a_run_with_no_event_left_ends_when_its_last_event_ran() {
         flows: vec![long_flow(&t, 0, 0, 1, 0, 1_000)],
         incasts: vec![],
     };
-    let scheme = Scheme::newreno(tuned(&t));
+    let scheme = PacketScheme::newreno(tuned(&t));
     let r = run(&t, &scheme, &wl, 10_000);
     let ms = r.simulated_ps as f64 * 1e-9;
     assert!(
@@ -41,7 +41,7 @@ fn utilization_counts_only_bytes_sent_by_the_end_of_the_run() {
     cfg.max_cwnd_bytes = 1_000_000;
     let mut opts = RunOptions::new(1, SimTime::from_delta(Delta::from_ms(3)));
     opts.queue_sample = Some(Delta::from_us(20));
-    let r = run_with(&t, &Scheme::newreno(cfg), &wl, opts);
+    let r = run_with(&t, &PacketScheme::newreno(cfg), &wl, opts);
     let bottleneck = r
         .ports
         .iter()
@@ -83,7 +83,7 @@ fn throughput_bins_count_arrivals_and_stay_within_the_link_rate() {
     let mut opts = RunOptions::new(1, SimTime::from_delta(Delta::from_ms(5)));
     let bin = Delta::from_us(50);
     opts.throughput_bin = Some(bin);
-    let r = run_with(&t, &Scheme::newreno(tuned(&t)), &wl, opts);
+    let r = run_with(&t, &PacketScheme::newreno(tuned(&t)), &wl, opts);
     let c = &r.counters;
     assert!(
         c.dropped_packets > 0 && c.retransmitted_packets > 0,
@@ -136,7 +136,7 @@ fn timeouts_whose_bytes_had_arrived_are_counted_as_spurious() {
     };
     let mut cfg = tuned(&t);
     cfg.max_cwnd_bytes = 1_000_000;
-    let r = run(&t, &Scheme::newreno(cfg.clone()), &wl, 3_000);
+    let r = run(&t, &PacketScheme::newreno(cfg.clone()), &wl, 3_000);
     let c = &r.counters;
     eprintln!("{c:?}");
     assert_eq!(c.dropped_packets, 0, "{c:?}");
@@ -147,7 +147,7 @@ fn timeouts_whose_bytes_had_arrived_are_counted_as_spurious() {
     // With a minimum RTO far above the queueing delay there are none.
     cfg.min_rto = Delta::from_ms(10);
     cfg.initial_rto = Delta::from_ms(10);
-    let r = run(&t, &Scheme::newreno(cfg), &wl, 3_000);
+    let r = run(&t, &PacketScheme::newreno(cfg), &wl, 3_000);
     assert_eq!(r.counters.timeouts, 0, "{:?}", r.counters);
     assert_eq!(r.counters.spurious_timeouts, 0);
 }
