@@ -1,5 +1,6 @@
 //! The standard speed workload (`dctc bench`): the `flowtune-144` fabric, web-search flows at
-//! 0.6 load, DCTCP, pFabric-tuned TCP, a given span of simulated time.
+//! 0.6 load, DCTCP, pFabric-tuned TCP, a given span of simulated time; [`bench_scheme`] runs
+//! the same workload under another of [`BENCH_SCHEMES`] (one row per queue discipline).
 
 use crate::metrics::RunResult;
 use crate::schemes::PacketScheme;
@@ -52,8 +53,20 @@ pub fn thread_cpu_ns() -> Option<u64> {
     s.split_whitespace().next()?.parse().ok()
 }
 
-/// Runs the standard workload for `simulated` with `seed`.
+/// Schemes [`bench_scheme`] can run: DCTCP (the reference row) and one per further
+/// discipline, each with its registry defaults.
+pub const BENCH_SCHEMES: &[&str] = &["dctcp", "codel", "fq-codel", "sfqcodel-cubic"];
+
+/// Runs the standard workload for `simulated` with `seed` under DCTCP (K = 97.5 KB).
 pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
+    bench_scheme(simulated, seed, "dctcp")
+}
+
+/// Runs the standard workload under `name`, one of [`BENCH_SCHEMES`] (panics otherwise).
+pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
+    use crate::queue::{CodelParams, FqCodelParams, SfqCodelParams};
+    use crate::schemes::{codel, fq_codel, sfqcodel_cubic, QueueSpec};
+    use crate::transport::{Cc, Cubic, NewReno};
     let topo = preset("flowtune-144")
         .expect("preset exists")
         .build(Path::new("."))
@@ -83,7 +96,30 @@ pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
         .map(|l| l.buffer_bytes)
         .min()
         .unwrap_or(0);
-    let scheme = PacketScheme::dctcp(TcpConfig::pfabric_tuned(buffer), 97_500);
+    let tcp = TcpConfig::pfabric_tuned(buffer);
+    let newreno = Cc::NewReno(NewReno::default());
+    let scheme = match name {
+        "dctcp" => PacketScheme::dctcp(tcp, 97_500),
+        codel::NAME => PacketScheme::assemble(
+            codel::NAME,
+            tcp,
+            newreno,
+            QueueSpec::Codel(CodelParams::default()),
+        ),
+        fq_codel::NAME => PacketScheme::assemble(
+            fq_codel::NAME,
+            tcp,
+            newreno,
+            QueueSpec::FqCodel(FqCodelParams::default()),
+        ),
+        sfqcodel_cubic::NAME => PacketScheme::assemble(
+            sfqcodel_cubic::NAME,
+            tcp,
+            Cc::Cubic(Cubic::default()),
+            QueueSpec::SfqCodel(SfqCodelParams::default()),
+        ),
+        other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),
+    };
     let workload = Workload {
         flows,
         incasts: Vec::new(),

@@ -19,7 +19,7 @@ use crate::lb::{Balancer, Ecmp, LoadBalancer, Spray};
 use crate::metrics::{Counters, Histogram, IncastResult, PortStats, QueueSample, RunResult};
 use crate::packet::{Packet, PacketKind};
 use crate::queue::{Enqueued, Queue, QueueDisc};
-use crate::schemes::{LbKind, PacketScheme};
+use crate::schemes::{LbKind, PacketScheme, QueueSpec};
 use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, mix64, streams};
@@ -288,17 +288,20 @@ impl<'a> Simulation<'a> {
         let ports: Vec<Port> = topo
             .links()
             .iter()
-            .map(|l| {
+            .enumerate()
+            .map(|(li, l)| {
                 let from_host = is_host[l.from.index()];
                 let buffer = if from_host {
                     scheme.nic_buffer_bytes.max(l.buffer_bytes)
                 } else {
                     l.buffer_bytes
                 };
+                // Hashed-bucket queues key their flow hash per port (reproducible).
+                let seed = QueueSpec::port_seed(opts.seed, li);
                 let queue = if from_host {
-                    scheme.host_queue.build(buffer)
+                    scheme.host_queue.build(buffer, seed)
                 } else {
-                    scheme.switch_queue.build(buffer)
+                    scheme.switch_queue.build(buffer, seed)
                 };
                 let ps = 8_000_000_000_000u64;
                 let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
@@ -629,6 +632,9 @@ impl<'a> Simulation<'a> {
                 }
             }
         }
+        // Further packets one arrival dropped (FQ-CoDel batches, pFabric): freed and counted now.
+        self.free_dropped(l);
+        let port = &mut self.ports[l as usize];
         let q = port.queue.bytes();
         port.max_queue = port.max_queue.max(q);
         let due = port.queue.poll_at();
@@ -709,9 +715,12 @@ impl<'a> Simulation<'a> {
     /// Frees and counts what the discipline of port `l` dropped outside `enqueue`.
     #[inline]
     fn free_dropped(&mut self, l: u32) {
-        self.ports[l as usize]
-            .queue
-            .drain_dropped(&mut self.drop_buf);
+        // CE marks made at dequeue or on a timer (CoDel with ECN) count with arrival marks.
+        let port = &mut self.ports[l as usize];
+        let marks = port.queue.take_marks();
+        port.marks += marks;
+        self.counters.ecn_marks += marks;
+        port.queue.drain_dropped(&mut self.drop_buf);
         if self.drop_buf.is_empty() {
             return;
         }
@@ -1136,3 +1145,7 @@ pub fn incast_sweep(
         })
         .collect()
 }
+
+#[cfg(test)]
+#[path = "schemes/engine_tests.rs"]
+mod engine_tests;

@@ -1128,6 +1128,19 @@ pub(crate) fn bench() -> Result<()> {
         Some(b) => outln!("  peak memory (VmHWM) {:.1} MB", b as f64 / 1e6),
         None => outln!("  peak memory        unavailable (no /proc/self/status)"),
     }
+    // One row per further queue discipline, as a ratio to the DCTCP run above.
+    let base = r.cpu_seconds.unwrap_or(r.wall_seconds);
+    outln!("  same workload per discipline (time / DCTCP's, same process):");
+    for &name in &dctc_packet::bench::BENCH_SCHEMES[1..] {
+        let s = dctc_packet::bench::bench_scheme(Delta::from_ms(100), 1, name);
+        let t = s.cpu_seconds.unwrap_or(s.wall_seconds);
+        outln!(
+            "  {name:<16} {t:.3} s, {} packet-hops, {} events: {:.2}x DCTCP",
+            s.packet_hops,
+            s.events,
+            t / base
+        );
+    }
     Ok(())
 }
 

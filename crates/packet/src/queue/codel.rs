@@ -248,6 +248,8 @@ pub struct Codel {
     capacity: u64,
     dropped: Vec<PacketId>,
     stats: CodelStats,
+    /// `stats.marks` already handed to the engine by `take_marks`.
+    marks_taken: u64,
 }
 
 /// The packets of a [`Codel`] queue.
@@ -286,6 +288,7 @@ impl Codel {
             capacity,
             dropped: Vec::with_capacity(64),
             stats: CodelStats::default(),
+            marks_taken: 0,
         })
     }
 
@@ -339,6 +342,12 @@ impl QueueDisc for Codel {
     }
     fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
         out.append(&mut self.dropped);
+    }
+    #[inline]
+    fn take_marks(&mut self) -> u64 {
+        let new = self.stats.marks - self.marks_taken;
+        self.marks_taken = self.stats.marks;
+        new
     }
 }
 

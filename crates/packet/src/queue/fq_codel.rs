@@ -233,6 +233,8 @@ pub(crate) struct FlowQueues {
     new_flow_priority: bool,
     dropped: Vec<PacketId>,
     stats: FlowQueueStats,
+    /// `stats.codel.marks` already handed to the engine by `take_marks`.
+    marks_taken: u64,
 }
 
 impl FlowQueues {
@@ -279,6 +281,7 @@ impl FlowQueues {
             new_flow_priority,
             dropped: Vec::with_capacity(drop_batch.clamp(16, 1024) as usize),
             stats: FlowQueueStats::default(),
+            marks_taken: 0,
         }
     }
 
@@ -473,6 +476,14 @@ impl FlowQueues {
         self.limit_bytes
     }
 
+    /// CoDel marks since the last call.
+    #[inline]
+    pub(crate) fn take_marks(&mut self) -> u64 {
+        let new = self.stats.codel.marks - self.marks_taken;
+        self.marks_taken = self.stats.codel.marks;
+        new
+    }
+
     pub(crate) fn stats(&self) -> FlowQueueStats {
         self.stats
     }
@@ -555,6 +566,9 @@ impl QueueDisc for FqCodel {
     }
     fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
         self.q.drain_dropped(out);
+    }
+    fn take_marks(&mut self) -> u64 {
+        self.q.take_marks()
     }
 }
 

@@ -75,6 +75,11 @@ pub trait QueueDisc {
     /// Hands over packets the discipline dropped outside `enqueue` (at dequeue or on a timer,
     /// as CoDel does); the engine frees and counts them. None by default.
     fn drain_dropped(&mut self, _out: &mut Vec<PacketId>) {}
+    /// CE marks made outside `enqueue` (at dequeue or on a timer) since the last call; the
+    /// engine adds them to its mark counters. None by default.
+    fn take_marks(&mut self) -> u64 {
+        0
+    }
 }
 
 /// The disciplines this build knows, dispatched without virtual calls.
@@ -143,6 +148,10 @@ impl QueueDisc for Queue {
     #[inline]
     fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
         dispatch!(self, q => q.drain_dropped(out))
+    }
+    #[inline]
+    fn take_marks(&mut self) -> u64 {
+        dispatch!(self, q => q.take_marks())
     }
 }
 

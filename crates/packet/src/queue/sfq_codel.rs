@@ -127,6 +127,9 @@ impl QueueDisc for SfqCodel {
     fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
         self.q.drain_dropped(out);
     }
+    fn take_marks(&mut self) -> u64 {
+        self.q.take_marks()
+    }
 }
 
 #[cfg(test)]

@@ -13,10 +13,15 @@
 //! DropTail" is `name = "dctcp", queue = "droptail"`. ECN capability follows the transport.
 //!
 //! Shared keys: `name`, `label`, `transport`, `queue`, `ecn_k_bytes` (the `ecn` queue's K),
-//! `load_balancer`, `tcp`.
+//! `load_balancer`, `tcp`, and the CoDel-family queue keys of [`queue_keys`]
+//! (`codel_target_us`, `codel_interval_us`, `codel_ecn`, `fq_buckets`, `fq_quantum_bytes`,
+//! `fq_drop_batch`), each valid only where the switch queue uses it.
 
 use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
-use crate::queue::{DropTail, EcnThreshold, Queue};
+use crate::queue::{
+    Codel, CodelParams, DropTail, EcnThreshold, FqCodel, FqCodelParams, PFabric, Queue, SfqCodel,
+    SfqCodelParams,
+};
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
 use dctc_core::units::Rate;
@@ -49,6 +54,14 @@ pub enum QueueSpec {
         /// Marking threshold K, bytes.
         k_bytes: u64,
     },
+    /// CoDel (RFC 8289) over one FIFO of the port's buffer.
+    Codel(CodelParams),
+    /// FQ-CoDel (RFC 8290); `limit_bytes` becomes the port's buffer.
+    FqCodel(FqCodelParams),
+    /// sfqCoDel; `limit_bytes` becomes the port's buffer.
+    SfqCodel(SfqCodelParams),
+    /// pFabric's priority queue (priority dropping) of the port's buffer.
+    PFabric,
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -61,15 +74,68 @@ pub const QUEUES: &[(&str, &str)] = &[
         "ecn",
         "FIFO that sets CE on ECN-capable arrivals above K bytes (`ecn_k_bytes`)",
     ),
+    (
+        "codel",
+        "CoDel (RFC 8289): drops at dequeue once sojourn stays above codel_target_us for codel_interval_us",
+    ),
+    (
+        "fq-codel",
+        "FQ-CoDel (RFC 8290): fq_buckets hashed flows, DRR with fq_quantum_bytes, new-flow priority, CoDel per bucket",
+    ),
+    (
+        "sfqcodel",
+        "stochastic fair queueing (round robin, no new-flow priority) with CoDel per bucket",
+    ),
+    (
+        "pfabric",
+        "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full",
+    ),
 ];
 
 impl QueueSpec {
-    /// The discipline of a port with a `buffer_bytes` buffer.
-    pub fn build(&self, buffer_bytes: u64) -> Queue {
+    /// The discipline of a port with a `buffer_bytes` buffer; `seed` keys the flow hash of
+    /// the hashed-bucket disciplines (see [`QueueSpec::port_seed`]).
+    ///
+    /// Panics on parameters [`resolve_scheme`] would have refused (a buffer below one 1500 B
+    /// packet for the CoDel family and pFabric).
+    pub fn build(&self, buffer_bytes: u64, seed: u64) -> Queue {
+        let checked = "queue parameters are validated when the scheme is resolved";
         match *self {
             QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
             QueueSpec::Ecn { k_bytes } => Queue::Ecn(EcnThreshold::new(buffer_bytes, k_bytes)),
+            QueueSpec::Codel(p) => Queue::Codel(Codel::new(buffer_bytes, p).expect(checked)),
+            QueueSpec::FqCodel(p) => Queue::FqCodel(
+                FqCodel::new(
+                    FqCodelParams {
+                        limit_bytes: buffer_bytes,
+                        ..p
+                    },
+                    seed,
+                )
+                .expect(checked),
+            ),
+            QueueSpec::SfqCodel(p) => Queue::SfqCodel(
+                SfqCodel::new(
+                    SfqCodelParams {
+                        limit_bytes: buffer_bytes,
+                        ..p
+                    },
+                    seed,
+                )
+                .expect(checked),
+            ),
+            QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
         }
+    }
+
+    /// The hash key of port (link) `link` in a run seeded with `run_seed`: drawn from the
+    /// queue stream of `dctc_core::rng` and mixed with the link index, so which flows share
+    /// a bucket is reproducible per port and differs between ports.
+    pub fn port_seed(run_seed: u64, link: usize) -> u64 {
+        use rand::Rng;
+        let key: u64 =
+            dctc_core::rng::component_rng(run_seed, dctc_core::rng::streams::QUEUE).random();
+        dctc_core::rng::mix64(key ^ dctc_core::rng::mix64(link as u64))
     }
 
     /// Its name in [`QUEUES`].
@@ -77,6 +143,10 @@ impl QueueSpec {
         match self {
             QueueSpec::DropTail => "droptail",
             QueueSpec::Ecn { .. } => "ecn",
+            QueueSpec::Codel(_) => "codel",
+            QueueSpec::FqCodel(_) => "fq-codel",
+            QueueSpec::SfqCodel(_) => "sfqcodel",
+            QueueSpec::PFabric => "pfabric",
         }
     }
 }
@@ -174,6 +244,14 @@ pub enum QueueName {
     DropTail,
     /// `ecn`.
     Ecn,
+    /// `codel`.
+    Codel,
+    /// `fq-codel`.
+    FqCodel,
+    /// `sfqcodel`.
+    SfqCodel,
+    /// `pfabric`.
+    PFabric,
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -193,6 +271,8 @@ pub struct CommonKeys {
     pub load_balancer: Option<LbKind>,
     /// TCP overrides of `[packet].tcp`.
     pub tcp: TcpKnobs,
+    /// The CoDel-family queue keys.
+    pub queue_keys: queue_keys::QueueKeys,
 }
 
 /// Declares a scheme module's `Config`: the shared keys ([`CommonKeys`]) plus the fields
@@ -224,6 +304,24 @@ macro_rules! scheme_config {
             /// TCP overrides of `[packet].tcp`.
             #[serde(default)]
             pub tcp: $crate::config::TcpKnobs,
+            /// CoDel's target (sojourn) in microseconds, positive (default 5).
+            #[serde(default)]
+            pub codel_target_us: Option<f64>,
+            /// CoDel's interval in microseconds, above the target (default 100).
+            #[serde(default)]
+            pub codel_interval_us: Option<f64>,
+            /// CoDel CE-marks ECN-capable packets instead of dropping them (default off).
+            #[serde(default)]
+            pub codel_ecn: Option<bool>,
+            /// Hash buckets of `fq-codel` / `sfqcodel`, 1..=65536 (default 1024).
+            #[serde(default)]
+            pub fq_buckets: Option<i64>,
+            /// DRR quantum of `fq-codel` / `sfqcodel`, bytes, positive (default 1500).
+            #[serde(default)]
+            pub fq_quantum_bytes: Option<i64>,
+            /// Most packets one `fq-codel` overflow drops from the fattest bucket (default 64).
+            #[serde(default)]
+            pub fq_drop_batch: Option<i64>,
             $($(#[$doc])* #[serde(default)] pub $field: $ty,)*
         }
 
@@ -238,6 +336,14 @@ macro_rules! scheme_config {
                     ecn_k_bytes: self.ecn_k_bytes,
                     load_balancer: self.load_balancer,
                     tcp: self.tcp.clone(),
+                    queue_keys: $crate::schemes::queue_keys::QueueKeys {
+                        codel_target_us: self.codel_target_us,
+                        codel_interval_us: self.codel_interval_us,
+                        codel_ecn: self.codel_ecn,
+                        fq_buckets: self.fq_buckets,
+                        fq_quantum_bytes: self.fq_quantum_bytes,
+                        fq_drop_batch: self.fq_drop_batch,
+                    },
                 }
             }
         }
@@ -279,7 +385,15 @@ schemes! {
     dctcp,
     /// CUBIC over DropTail.
     cubic,
+    /// NewReno over CoDel.
+    codel,
+    /// FQ-CoDel with NewReno.
+    fq_codel,
+    /// CUBIC over sfqCoDel.
+    sfqcodel_cubic,
 }
+
+pub mod queue_keys;
 
 /// What a scheme's `parts` may read besides its own keys.
 pub struct Context<'a> {
@@ -353,6 +467,10 @@ pub fn resolve_scheme(
         None => parts.queue,
         Some("droptail") => QueueName::DropTail,
         Some("ecn") => QueueName::Ecn,
+        Some("codel") => QueueName::Codel,
+        Some("fq-codel") => QueueName::FqCodel,
+        Some("sfqcodel") => QueueName::SfqCodel,
+        Some("pfabric") => QueueName::PFabric,
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -361,7 +479,27 @@ pub fn resolve_scheme(
             ));
         }
     };
+    if matches!(queue, QueueName::DropTail | QueueName::Ecn) {
+        queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
+    }
     let switch_queue = match queue {
+        QueueName::Codel | QueueName::FqCodel | QueueName::SfqCodel | QueueName::PFabric => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!(
+                        "`{name}` runs on `{}` switch queues; ecn_k_bytes applies to the `ecn` queue only",
+                        queue_keys::queue_name(queue)
+                    ),
+                ));
+            }
+            queue_keys::resolve(
+                queue,
+                &common.queue_keys,
+                smallest_switch_buffer(topo),
+                &ctx,
+            )?
+        }
         QueueName::DropTail => {
             if common.ecn_k_bytes.is_some() {
                 return Err(ctx.error(

@@ -132,3 +132,76 @@ fn the_registry_lists_every_scheme_and_transport_once() {
         assert_eq!(Cc::from_name(t).unwrap().name(), *t);
     }
 }
+
+#[test]
+fn codel_family_schemes_resolve_with_datacenter_defaults() {
+    let s = resolve("name = \"codel\"").unwrap();
+    assert_eq!(s.cc, Cc::NewReno(Default::default()));
+    let QueueSpec::Codel(p) = s.switch_queue else {
+        panic!("{:?}", s.switch_queue)
+    };
+    assert_eq!(
+        (p.target, p.interval),
+        (Delta::from_us(5), Delta::from_us(100))
+    );
+    let s = resolve("name = \"fq-codel\"").unwrap();
+    assert_eq!(s.cc, Cc::NewReno(Default::default()));
+    let QueueSpec::FqCodel(p) = s.switch_queue else {
+        panic!("{:?}", s.switch_queue)
+    };
+    assert_eq!((p.buckets, p.quantum), (1024, 1500));
+    assert_eq!(p.codel.target, Delta::from_us(5));
+    // The byte limit is the fabric's switch buffer.
+    assert_eq!(p.limit_bytes, 225_000);
+    let s = resolve("name = \"sfqcodel-cubic\"\nfq_buckets = 64\ncodel_target_us = 2.5").unwrap();
+    assert!(matches!(s.cc, Cc::Cubic(_)));
+    let QueueSpec::SfqCodel(p) = s.switch_queue else {
+        panic!("{:?}", s.switch_queue)
+    };
+    assert_eq!((p.buckets, p.codel.target), (64, Delta::from_us_f64(2.5)));
+    // The transport is a key, and any scheme may take a CoDel-family queue.
+    let s = resolve("name = \"fq-codel\"\ntransport = \"dctcp\"\ncodel_ecn = true").unwrap();
+    assert!(s.tcp.ecn);
+    let QueueSpec::FqCodel(p) = s.switch_queue else {
+        panic!()
+    };
+    assert!(p.codel.ecn);
+    let s = resolve("name = \"dctcp\"\nqueue = \"pfabric\"").unwrap();
+    assert_eq!(s.switch_queue, QueueSpec::PFabric);
+    assert_eq!(s.switch_queue.name(), "pfabric");
+}
+
+#[test]
+fn bad_codel_family_keys_name_the_key() {
+    let err = |src: &str| resolve(src).unwrap_err();
+    let e = err("name = \"fq-codel\"\nfq_buckets = 0");
+    assert_eq!(e.key, "schemes[1].fq_buckets");
+    assert!(e.reason.contains("at least 1"), "{e}");
+    let e = err("name = \"fq-codel\"\nfq_buckets = 70000");
+    assert_eq!(e.key, "schemes[1].fq_buckets");
+    let e = err("name = \"codel\"\ncodel_target_us = -5.0");
+    assert_eq!(e.key, "schemes[1].codel_target_us");
+    // QueueParamError's names map to the scenario keys.
+    let e = err("name = \"codel\"\ncodel_target_us = 200.0");
+    assert_eq!(e.key, "schemes[1].codel_target_us");
+    assert!(e.reason.contains("shorter than interval"), "{e}");
+    let e = err("name = \"fq-codel\"\nfq_quantum_bytes = -1");
+    assert_eq!(e.key, "schemes[1].fq_quantum_bytes");
+    // Keys a queue does not use.
+    let e = err("name = \"sfqcodel-cubic\"\nfq_drop_batch = 8");
+    assert_eq!(e.key, "schemes[1].fq_drop_batch");
+    let e = err("name = \"newreno\"\ncodel_target_us = 5.0");
+    assert_eq!(e.key, "schemes[1].codel_target_us");
+    let e = err("name = \"codel\"\necn_k_bytes = 5000");
+    assert_eq!(e.key, "schemes[1].ecn_k_bytes");
+    let e = err("name = \"dctcp\"\nqueue = \"fq_codel\"");
+    assert_eq!(e.key, "schemes[1].queue");
+    assert!(e.reason.contains("did you mean `fq-codel`"), "{e}");
+}
+
+#[test]
+fn port_seeds_are_reproducible_and_differ_between_ports_and_runs() {
+    assert_eq!(QueueSpec::port_seed(7, 3), QueueSpec::port_seed(7, 3));
+    assert_ne!(QueueSpec::port_seed(7, 3), QueueSpec::port_seed(7, 4));
+    assert_ne!(QueueSpec::port_seed(7, 3), QueueSpec::port_seed(8, 3));
+}

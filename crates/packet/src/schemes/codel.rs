@@ -1,0 +1,25 @@
+//! `codel`: TCP NewReno over CoDel switch queues (RFC 8289: drop at dequeue once the sojourn
+//! time has stayed above TARGET for INTERVAL, then at intervals of INTERVAL / sqrt(count)).
+//! Datacenter defaults of the FQ-CoDel-in-the-datacenter paper: `codel_target_us` 5,
+//! `codel_interval_us` 100 (RFC 8289's 5 ms / 100 ms divided by 1000); see
+//! [`super::queue_keys`] for the keys.
+
+use super::{Context, Parts, QueueName};
+use crate::config::ConfigError;
+use crate::transport::{Cc, NewReno};
+
+/// Registered name.
+pub const NAME: &str = "codel";
+/// `dctc list` description.
+pub const ABOUT: &str =
+    "TCP NewReno over CoDel (RFC 8289; target 5 us, interval 100 us, drops at dequeue)";
+
+crate::scheme_config! {}
+
+/// NewReno over CoDel.
+pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
+    Ok(Parts {
+        cc: Cc::NewReno(NewReno::default()),
+        queue: QueueName::Codel,
+    })
+}
