@@ -2,7 +2,7 @@
 //! time has stayed above TARGET for INTERVAL, then at intervals of INTERVAL / sqrt(count)).
 //! Datacenter defaults of the FQ-CoDel-in-the-datacenter paper: `codel_target_us` 5,
 //! `codel_interval_us` 100 (RFC 8289's 5 ms / 100 ms divided by 1000); see
-//! [`super::queue_keys`] for the keys.
+//! [`crate::schemes::queue_keys`] for the keys.
 
 use super::{Context, Parts, QueueName};
 use crate::config::ConfigError;

@@ -3,7 +3,7 @@
 //! old-flows, CoDel per bucket, on overflow a batch head-drop from the fattest bucket as
 //! Linux does) with TCP NewReno, the transport of the FQ-CoDel-in-the-datacenter paper
 //! (`transport` replaces it). Datacenter defaults from that paper: target 5 us, interval
-//! 100 us, 1024 buckets, a 1500 B quantum; see [`super::queue_keys`] for the keys.
+//! 100 us, 1024 buckets, a 1500 B quantum; see [`crate::schemes::queue_keys`] for the keys.
 
 use super::{Context, Parts, QueueName};
 use crate::config::ConfigError;

@@ -3,7 +3,7 @@
 //! NSDI 2017, §6): stochastic fair queueing over `fq_buckets` hashed buckets (plain round
 //! robin with a `fq_quantum_bytes` quantum, no new-flow priority) with CoDel (RFC 8289) per
 //! bucket. Defaults as `fq-codel`: target 5 us, interval 100 us, 1024 buckets, 1500 B; see
-//! [`super::queue_keys`] for the keys.
+//! [`crate::schemes::queue_keys`] for the keys.
 
 use super::{Context, Parts, QueueName};
 use crate::config::ConfigError;
