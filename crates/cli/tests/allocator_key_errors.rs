@@ -1,7 +1,10 @@
 //! An allocator-engine value that cannot be used is reported at its full key path: each
 //! table checks its own keys, the cli prefixes the table's place in the scenario.
 
-use std::process::{Command, Output};
+mod common;
+use common::{assert_key_error, validate_in};
+
+use std::process::Output;
 
 const SCENARIO: &str = r#"
 engine = "allocator"
@@ -23,21 +26,7 @@ name = "fgm"
 
 fn validate(scenario: &str) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("s.toml"), scenario).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_dctc"))
-        .args(["validate", "s.toml"])
-        .current_dir(dir.path())
-        .output()
-        .expect("dctc runs")
-}
-
-fn assert_key_error(o: &Output, key: &str, reason: &str) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains(&format!("`{key}`: {reason}")),
-        "wanted `{key}`: {reason} in: {err}"
-    );
+    validate_in(scenario, dir.path())
 }
 
 #[test]

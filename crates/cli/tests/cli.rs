@@ -1,20 +1,11 @@
 //! End-to-end checks of the `dctc` binary: bad input exits 2 with a message naming the file,
 //! the key and the reason, and leaves no output behind.
 
+mod common;
+use common::{dctc, stderr};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn dctc(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dctc"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("dctc runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::process::Command;
 
 const MINIMAL: &str = r#"
 name = "t"

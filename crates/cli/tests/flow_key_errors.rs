@@ -1,17 +1,10 @@
 //! A flow-engine value that cannot be used is reported at its full key path: the flow crate
 //! names the key inside its table, the cli prefixes the table's place in the scenario.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::{assert_key_error, validate_in as validate};
 
-fn validate(scenario: &str, dir: &Path) -> Output {
-    std::fs::write(dir.join("s.toml"), scenario).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_dctc"))
-        .args(["validate", "s.toml"])
-        .current_dir(dir)
-        .output()
-        .expect("dctc runs")
-}
+use std::path::Path;
 
 fn scenario(workload_extra: &str, scheme: &str) -> String {
     let trace =
@@ -36,15 +29,6 @@ label = "second"
 "#,
         trace.display()
     )
-}
-
-fn assert_key_error(o: &Output, key: &str, reason: &str) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains(&format!("`{key}`: {reason}")),
-        "wanted `{key}`: {reason} in: {err}"
-    );
 }
 
 #[test]

@@ -2,20 +2,11 @@
 //! only what dctc wrote, is checked before the run, survives a closed or full stdout, and
 //! interrupted runs' partial directories are cleaned up; oversized inputs exit 2 at once.
 
+mod common;
+use common::{dctc, stderr};
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-
-fn dctc(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dctc"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("dctc runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A run of a few hundred events: one 30 kB flow across a dumbbell.
 const TINY: &str = r#"

@@ -2,25 +2,12 @@
 //! `--jobs`, an interrupted sweep resumes with only the missing points, and bad `--set`s exit 2
 //! naming them with nothing written.
 
+mod common;
+use common::{dctc, stderr, stdout};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn dctc(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dctc"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("dctc runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::process::Output;
 
 /// A small packet scenario: 1 ms on the 144-host fabric, two schemes.
 const SCENARIO: &str = r#"
