@@ -42,6 +42,7 @@ th, td { padding: 4px 8px; border-bottom: 1px solid #e6e8ee; text-align: left;
 th { white-space: normal; vertical-align: bottom; min-width: 3.5em; }
 th { background: #f0f2f6; font-weight: 600; border-bottom: 2px solid #cfd4de; }
 th.num, td.num { text-align: right; }
+td.prose { white-space: normal; min-width: 16em; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 tbody tr:hover td { background: #eef4fb; }
 figure.chart svg { display: block; max-width: 100%; height: auto; }
@@ -139,6 +140,10 @@ impl Report {
     }
 }
 
+/// Text cells longer than this many characters wrap inside the page instead of widening the
+/// table past it.
+const PROSE_CHARS: usize = 40;
+
 fn table_html(t: &Table) -> String {
     let width = t.width();
     let numeric: Vec<bool> = (0..width).map(|c| t.column_is_numeric(c)).collect();
@@ -164,6 +169,10 @@ fn table_html(t: &Table) -> String {
                         escape_xml(&format!("{v}")),
                         escape_xml(&format_num(*v))
                     );
+                }
+                // Sentences (a paper row's note) wrap; short labels and values stay on one line.
+                Some(Cell::Text(s)) if s.chars().count() > PROSE_CHARS => {
+                    w!(h, "<td class=\"prose\">{}</td>", escape_xml(s));
                 }
                 Some(Cell::Text(s)) => {
                     w!(h, "<td>{}</td>", escape_xml(s));
