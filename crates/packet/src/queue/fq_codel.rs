@@ -546,31 +546,40 @@ impl FqCodel {
     }
 }
 
-impl QueueDisc for FqCodel {
-    #[inline]
-    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
-        self.q.enqueue(pkt, pool, now)
-    }
-    #[inline]
-    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
-        self.q.dequeue(pool, now)
-    }
-    fn bytes(&self) -> u64 {
-        self.q.bytes()
-    }
-    fn len(&self) -> usize {
-        self.q.len()
-    }
-    fn capacity(&self) -> u64 {
-        self.q.limit_bytes()
-    }
-    fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
-        self.q.drain_dropped(out);
-    }
-    fn take_marks(&mut self) -> u64 {
-        self.q.take_marks()
-    }
+/// `QueueDisc` for a discipline that is a [`FlowQueues`] in field `q` (FQ-CoDel, sfqCoDel):
+/// every call goes to the shared bucket machinery.
+macro_rules! flow_queues_disc {
+    ($t:ty) => {
+        impl QueueDisc for $t {
+            #[inline]
+            fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
+                self.q.enqueue(pkt, pool, now)
+            }
+            #[inline]
+            fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
+                self.q.dequeue(pool, now)
+            }
+            fn bytes(&self) -> u64 {
+                self.q.bytes()
+            }
+            fn len(&self) -> usize {
+                self.q.len()
+            }
+            fn capacity(&self) -> u64 {
+                self.q.limit_bytes()
+            }
+            fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
+                self.q.drain_dropped(out);
+            }
+            fn take_marks(&mut self) -> u64 {
+                self.q.take_marks()
+            }
+        }
+    };
 }
+pub(crate) use flow_queues_disc;
+
+flow_queues_disc!(FqCodel);
 
 #[cfg(test)]
 pub(crate) mod tests;

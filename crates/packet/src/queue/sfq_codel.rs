@@ -106,31 +106,7 @@ impl SfqCodel {
     }
 }
 
-impl QueueDisc for SfqCodel {
-    #[inline]
-    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
-        self.q.enqueue(pkt, pool, now)
-    }
-    #[inline]
-    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
-        self.q.dequeue(pool, now)
-    }
-    fn bytes(&self) -> u64 {
-        self.q.bytes()
-    }
-    fn len(&self) -> usize {
-        self.q.len()
-    }
-    fn capacity(&self) -> u64 {
-        self.q.limit_bytes()
-    }
-    fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
-        self.q.drain_dropped(out);
-    }
-    fn take_marks(&mut self) -> u64 {
-        self.q.take_marks()
-    }
-}
+super::fq_codel::flow_queues_disc!(SfqCodel);
 
 #[cfg(test)]
 mod tests;
