@@ -340,23 +340,30 @@ fn endless_input_files_are_refused_by_name() {
     );
 }
 
-#[test]
-fn allocator_and_flow_engines_count_arrivals_before_generating() {
+/// `scenarios/flowtune/churn-allocator.toml` with `from` replaced by `to`.
+fn churn_allocator_with(from: &str, to: &str) -> String {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let text = std::fs::read_to_string(repo.join("scenarios/flowtune/churn-allocator.toml"))
-        .unwrap()
-        .replace("duration_ms = 2.0", "duration_ms = 10000");
-    // 10 s at 0.6 load of 144 hosts is about 1.7e7 arrivals (the iterations stay in bounds).
-    assert!(text.contains("10000"), "churn-allocator.toml changed shape");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.toml"), &text).unwrap();
-    let o = dctc(&["validate", "a.toml"], dir.path());
+    let text =
+        std::fs::read_to_string(repo.join("scenarios/flowtune/churn-allocator.toml")).unwrap();
+    assert!(text.contains(from), "churn-allocator.toml changed shape");
+    text.replace(from, to)
+}
+
+/// Writes `text` as `dir/name`; `dctc validate` must exit 2 naming `key` and saying `word`.
+fn assert_validate_refuses(dir: &Path, name: &str, text: &str, key: &str, word: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+    let o = dctc(&["validate", name], dir);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("`workload[0].load`") && err.contains("flows"),
-        "{err}"
-    );
+    assert!(err.contains(key) && err.contains(word), "{err}");
+}
+
+#[test]
+fn allocator_and_flow_engines_count_arrivals_before_generating() {
+    // 10 s at 0.6 load of 144 hosts is about 1.7e7 arrivals (the iterations stay in bounds).
+    let text = churn_allocator_with("duration_ms = 2.0", "duration_ms = 10000");
+    let dir = tempfile::tempdir().unwrap();
+    assert_validate_refuses(dir.path(), "a.toml", &text, "`workload[0].load`", "flows");
     // The flow engine on the same arrivals.
     let flow = text
         .replace("engine = \"allocator\"", "engine = \"flow\"")
@@ -365,30 +372,18 @@ fn allocator_and_flow_engines_count_arrivals_before_generating() {
         .unwrap()
         .to_string()
         + "[[workload]]\nkind = \"poisson\"\ncdf = \"fb-web\"\nload = 0.6\n[[schemes]]\nname = \"dba\"\n";
-    std::fs::write(dir.path().join("f.toml"), &flow).unwrap();
-    let o = dctc(&["validate", "f.toml"], dir.path());
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("`workload[0].load`") && err.contains("flows"),
-        "{err}"
-    );
+    assert_validate_refuses(dir.path(), "f.toml", &flow, "`workload[0].load`", "flows");
 }
 
 #[test]
 fn allocator_iterations_every_picosecond_are_refused() {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let text = std::fs::read_to_string(repo.join("scenarios/flowtune/churn-allocator.toml"))
-        .unwrap()
-        .replace("iteration_us = 10.0", "iteration_us = 1e-6");
-    assert!(text.contains("1e-6"), "churn-allocator.toml changed shape");
+    let text = churn_allocator_with("iteration_us = 10.0", "iteration_us = 1e-6");
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.toml"), &text).unwrap();
-    let o = dctc(&["validate", "a.toml"], dir.path());
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("`allocator.iteration_us`") && err.contains("samples"),
-        "{err}"
+    assert_validate_refuses(
+        dir.path(),
+        "a.toml",
+        &text,
+        "`allocator.iteration_us`",
+        "samples",
     );
 }
