@@ -525,31 +525,33 @@ impl FqCodel {
         })
     }
 
-    /// The bucket packets with flow hash `hash` go to.
-    pub fn bucket_of(&self, hash: u64) -> u32 {
-        self.q.bucket_of(hash)
-    }
-
-    /// Bytes queued in bucket `b`.
-    pub fn bucket_bytes(&self, b: u32) -> u64 {
-        self.q.bucket_bytes(b)
-    }
-
-    /// Drops and marks so far.
-    pub fn stats(&self) -> FlowQueueStats {
-        self.q.stats()
-    }
-
     /// The parameters.
     pub fn params(&self) -> &FqCodelParams {
         &self.params
     }
 }
 
-/// `QueueDisc` for a discipline that is a [`FlowQueues`] in field `q` (FQ-CoDel, sfqCoDel):
-/// every call goes to the shared bucket machinery.
+/// `QueueDisc` and the bucket accessors for a discipline that is a [`FlowQueues`] in field `q`
+/// (FQ-CoDel, sfqCoDel): every call goes to the shared bucket machinery.
 macro_rules! flow_queues_disc {
     ($t:ty) => {
+        impl $t {
+            /// The bucket packets with flow hash `hash` go to.
+            pub fn bucket_of(&self, hash: u64) -> u32 {
+                self.q.bucket_of(hash)
+            }
+
+            /// Bytes queued in bucket `b`.
+            pub fn bucket_bytes(&self, b: u32) -> u64 {
+                self.q.bucket_bytes(b)
+            }
+
+            /// Drops and marks so far.
+            pub fn stats(&self) -> FlowQueueStats {
+                self.q.stats()
+            }
+        }
+
         impl QueueDisc for $t {
             #[inline]
             fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {

@@ -85,21 +85,6 @@ impl SfqCodel {
         })
     }
 
-    /// The bucket packets with flow hash `hash` go to.
-    pub fn bucket_of(&self, hash: u64) -> u32 {
-        self.q.bucket_of(hash)
-    }
-
-    /// Bytes queued in bucket `b`.
-    pub fn bucket_bytes(&self, b: u32) -> u64 {
-        self.q.bucket_bytes(b)
-    }
-
-    /// Drops and marks so far.
-    pub fn stats(&self) -> FlowQueueStats {
-        self.q.stats()
-    }
-
     /// The parameters.
     pub fn params(&self) -> &SfqCodelParams {
         &self.params
