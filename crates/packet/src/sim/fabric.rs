@@ -171,9 +171,9 @@ impl Fabric {
                 // Hashed-bucket queues key their flow hash per port (reproducible).
                 let port_seed = QueueSpec::port_seed(seed, li);
                 let queue = if from_host {
-                    scheme.host_queue.build(buffer, port_seed)
+                    scheme.host_queue.build(buffer, port_seed, l.rate)
                 } else {
-                    scheme.switch_queue.build(buffer, port_seed)
+                    scheme.switch_queue.build(buffer, port_seed, l.rate)
                 };
                 let ps = 8_000_000_000_000u64;
                 let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
