@@ -122,6 +122,7 @@ impl Hosts {
 
     /// The application of flow `f` starts a block of `bytes` (`u64::MAX / 4`: send until
     /// stopped) at `now`; the sender sends what its window allows.
+    #[inline]
     pub(crate) fn start_block(
         &mut self,
         f: u32,
@@ -146,6 +147,7 @@ impl Hosts {
 
     /// Flow `f`'s earliest timer (RTO, paced send, delayed ACK) may be due. Returns false
     /// for a stale timer event (the flow's timer moved).
+    #[inline]
     pub(crate) fn on_timer(
         &mut self,
         f: u32,
@@ -173,6 +175,7 @@ impl Hosts {
 
     /// A packet of flow `p.flow` reached host `node`. Returns whether that flow's current
     /// block just completed.
+    #[inline]
     pub(crate) fn deliver(
         &mut self,
         node: NodeId,
@@ -258,6 +261,7 @@ impl Hosts {
     }
 
     /// Schedules flow `f`'s earliest timer if it moved earlier.
+    #[inline]
     pub(crate) fn rearm(&mut self, f: u32, ev: &mut EventQueue) {
         let fl = &mut self.flows[f as usize];
         let t = fl.sender.poll_at().min(fl.receiver.poll_at());
@@ -269,6 +273,7 @@ impl Hosts {
 
     /// A probe of flow `f`: a header-only control packet from sender to receiver that
     /// queues, is delayed and can be dropped like any other.
+    #[inline]
     fn probe(&self, f: u32, now: SimTime) -> Packet {
         let fl = &self.flows[f as usize];
         let mut p = Packet::new(f, PacketKind::Control, fl.src, fl.dst);
@@ -278,6 +283,7 @@ impl Hosts {
         p
     }
 
+    #[inline]
     fn flush_segments(&mut self, f: u32, now: SimTime, out: &mut Outbox, c: &mut Counters) {
         if self.seg_buf.is_empty() {
             return;
@@ -311,6 +317,7 @@ impl Hosts {
         self.seg_buf = segs;
     }
 
+    #[inline]
     fn flush_acks(&mut self, f: u32, out: &mut Outbox) {
         if self.ack_buf.is_empty() {
             return;
