@@ -65,10 +65,12 @@ impl Net<'_> {
     /// Puts what the hosts produced on the wire, in order.
     #[inline]
     pub(crate) fn send_outbox(&mut self) {
-        for (p, ext) in self.outbox.0.drain(..) {
+        let out = &mut *self.outbox;
+        for (i, p) in out.pkts.iter().enumerate() {
             self.fabric
-                .inject(&p, ext.as_ref(), self.now, self.events, self.counters);
+                .inject(p, out.exts.get(i), self.now, self.events, self.counters);
         }
+        out.clear();
     }
 }
 

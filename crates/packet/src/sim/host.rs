@@ -12,9 +12,30 @@ use dctc_core::ids::NodeId;
 use dctc_core::units::{Delta, SimTime};
 
 /// Packets hosts want on the wire, in order, with their header fields when the scheme uses
-/// them.
+/// them (a run's packets all carry fields or none do, so `exts` is empty or parallel to
+/// `pkts`).
 #[derive(Default)]
-pub(crate) struct Outbox(pub(crate) Vec<(Packet, Option<HeaderExt>)>);
+pub(crate) struct Outbox {
+    pub(crate) pkts: Vec<Packet>,
+    pub(crate) exts: Vec<HeaderExt>,
+}
+
+impl Outbox {
+    #[inline]
+    fn push(&mut self, p: Packet, ext: Option<HeaderExt>) {
+        self.pkts.push(p);
+        if let Some(e) = ext {
+            self.exts.push(e);
+        }
+    }
+
+    /// Forgets what was pushed.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.pkts.clear();
+        self.exts.clear();
+    }
+}
 
 /// One flow's two endpoints: the sender at `src`, the receiver at `dst`.
 pub(crate) struct Endpoint {
@@ -304,7 +325,7 @@ impl Hosts {
             };
             if s.len == 0 {
                 // A probe: an empty control packet to the receiver.
-                out.0.push((self.probe(f, now), ext));
+                out.push(self.probe(f, now), ext);
                 continue;
             }
             // Report: retransmitted data packets.
@@ -312,7 +333,7 @@ impl Hosts {
             p.seq = s.seq;
             p.payload = s.len as u32;
             p.wire_bytes = (s.len + self.tcp.header) as u32;
-            out.0.push((p, ext));
+            out.push(p, ext);
         }
         self.seg_buf = segs;
     }
@@ -332,7 +353,7 @@ impl Hosts {
             p.seq = a.ack;
             p.ecn.ece = a.ece;
             p.ts = a.ts_echo;
-            out.0.push((p, echo));
+            out.push(p, echo);
         }
         self.ack_buf = acks;
     }
