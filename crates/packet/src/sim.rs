@@ -294,7 +294,7 @@ impl<'a> Simulation<'a> {
                 let buffer = if from_host {
                     scheme.nic_buffer_bytes.max(l.buffer_bytes)
                 } else {
-                    l.buffer_bytes
+                    scheme.switch_buffer_bytes.unwrap_or(l.buffer_bytes)
                 };
                 // Hashed-bucket queues key their flow hash per port (reproducible).
                 let seed = QueueSpec::port_seed(opts.seed, li);

@@ -103,3 +103,24 @@ fn ce_marks_a_discipline_makes_at_dequeue_are_counted() {
     assert_eq!(sim.ports[l as usize].marks, 1);
     assert_eq!(sim.counters.dropped_packets, 0);
 }
+
+#[test]
+fn a_scheme_buffer_replaces_the_fabric_buffer_on_switch_ports_only() {
+    let t = topo();
+    let routing = Routing::new(&t).unwrap();
+    let mut s = scheme(QueueSpec::DropTail);
+    s.switch_buffer_bytes = Some(150_000);
+    let wl = Workload {
+        flows: Vec::new(),
+        incasts: Vec::new(),
+    };
+    let sim = Simulation::new(&t, &routing, &s, &wl, RunOptions::new(1, SimTime(1))).unwrap();
+    for p in &sim.ports {
+        let want = if p.switch {
+            150_000
+        } else {
+            crate::schemes::DEFAULT_NIC_BUFFER
+        };
+        assert_eq!(p.queue.capacity(), want);
+    }
+}
