@@ -99,6 +99,10 @@ pub struct TcpKnobs {
     /// Pace new data at this rate, Gb/s (default: no pacing, window-limited only).
     #[serde(default)]
     pub pacing_gbps: Option<f64>,
+    /// Consecutive timeouts after which the sender probes with one header-only packet per
+    /// RTO until an ACK arrives (pFabric's probe mode; default: never).
+    #[serde(default)]
+    pub probe_after_timeouts: Option<u32>,
 }
 
 /// TCP presets: name, description.
@@ -132,7 +136,8 @@ impl TcpKnobs {
             dupack_threshold,
             timestamps,
             limited_transmit,
-            pacing_gbps
+            pacing_gbps,
+            probe_after_timeouts
         )
     }
 
@@ -222,6 +227,15 @@ impl TcpKnobs {
                 ));
             }
             c.pacing = Some(Rate((g * 1e9).round() as u64));
+        }
+        if let Some(n) = self.probe_after_timeouts {
+            if n == 0 {
+                return Err(err(
+                    format!("{key}.probe_after_timeouts"),
+                    "must be at least 1",
+                ));
+            }
+            c.probe_after_timeouts = Some(n);
         }
         Ok(c)
     }

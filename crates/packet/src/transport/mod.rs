@@ -58,6 +58,10 @@ pub struct TcpConfig {
     /// Pacing rate of new data: the sender puts one packet's wire time at this rate between
     /// the starts of consecutive new segments. `None`: window-limited only.
     pub pacing: Option<Rate>,
+    /// Probe mode (pFabric §4.2): after this many consecutive timeouts with no ACK between
+    /// them, each further timeout sends one header-only probe instead of going back N, until
+    /// an ACK arrives. `None`: never probe.
+    pub probe_after_timeouts: Option<u32>,
 }
 
 impl TcpConfig {
@@ -87,6 +91,7 @@ impl TcpConfig {
             timestamps: false,
             limited_transmit: false,
             pacing: None,
+            probe_after_timeouts: None,
         }
     }
 
@@ -111,6 +116,7 @@ impl TcpConfig {
             timestamps: true,
             limited_transmit: false,
             pacing: None,
+            probe_after_timeouts: None,
         }
     }
 }

@@ -619,3 +619,60 @@ fn a_flow_paced_at_a_quarter_of_the_link_rate_sends_four_transmission_times_apar
     assert_eq!(s.poll_at(), t(0) + s.current_rto(&c));
     assert!(!s.is_idle());
 }
+
+#[test]
+fn probe_mode_sends_one_header_only_probe_per_rto_until_an_ack_arrives() {
+    let mut c = cfg();
+    c.probe_after_timeouts = Some(2);
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(4 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert_eq!(out.len(), 4);
+    out.clear();
+    // First timeout: go back N with one segment, as without probing.
+    let at = s.poll_at();
+    s.on_timer(&c, at, &mut out);
+    assert_eq!((out.len(), out[0].len, s.is_probing()), (1, c.mss, false));
+    out.clear();
+    // Second consecutive timeout: a probe (no payload) at snd_una, then one per RTO.
+    for _ in 0..3 {
+        let at = s.poll_at();
+        s.on_timer(&c, at, &mut out);
+        assert!(s.is_probing());
+        assert_eq!(
+            out,
+            vec![Segment {
+                seq: 0,
+                len: 0,
+                retransmit: true
+            }]
+        );
+        assert!(s.poll_at() > at);
+        out.clear();
+    }
+    // The receiver held segment 0 all along: the probe's ACK acknowledges it, probe mode
+    // ends and the sender resumes from the new snd_una.
+    let now = s.poll_at();
+    s.on_ack(&c, now, &ack(c.mss, false, now), &mut out);
+    assert!(!s.is_probing());
+    assert_eq!(out.first().map(|x| (x.seq, x.len)), Some((c.mss, c.mss)));
+    // An ACK resets the count: the next timeout goes back N again, not straight to a probe.
+    out.clear();
+    let at = s.poll_at();
+    s.on_timer(&c, at, &mut out);
+    assert_eq!((out[0].len, s.is_probing()), (c.mss, false));
+}
+
+#[test]
+fn a_header_only_probe_gets_an_immediate_ack_of_what_the_receiver_holds() {
+    let c = TcpConfig::pfabric_tuned(1_000_000);
+    let mut r = TcpReceiver::default();
+    let mut out = Vec::new();
+    r.on_data(&c, t(0), 0, c.mss, false, t(0), &mut out);
+    out.clear();
+    let newly = r.on_data(&c, t(5), c.mss, 0, false, t(5), &mut out);
+    assert_eq!(newly, 0);
+    assert_eq!(out.len(), 1, "no delayed ACK for a probe");
+    assert_eq!(out[0].ack, c.mss);
+}
