@@ -1,4 +1,6 @@
 use super::*;
+use crate::packet::HeaderExt;
+use dctc_core::units::Rate;
 use dctc_core::units::{Delta, SimTime};
 
 fn cfg() -> TcpConfig {
@@ -665,14 +667,21 @@ fn probe_mode_sends_one_header_only_probe_per_rto_until_an_ack_arrives() {
 }
 
 #[test]
-fn a_header_only_probe_gets_an_immediate_ack_of_what_the_receiver_holds() {
-    let c = TcpConfig::pfabric_tuned(1_000_000);
+fn stamping_sees_the_remaining_size_and_a_receiver_answers_a_probe_at_once() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::TestFeedback(Default::default()));
+    s.supply(5_000);
+    let seg = Segment {
+        seq: 1_460,
+        len: 1_460,
+        retransmit: false,
+    };
+    let mut ext = HeaderExt::default();
+    s.stamp(t(3), &seg, &mut ext);
+    assert_eq!(ext.priority, 5_000 - 1_460);
+    assert_eq!(ext.aux, test_feedback::MARK);
     let mut r = TcpReceiver::default();
-    let mut out = Vec::new();
-    r.on_data(&c, t(0), 0, c.mss, false, t(0), &mut out);
-    out.clear();
-    let newly = r.on_data(&c, t(5), c.mss, 0, false, t(5), &mut out);
-    assert_eq!(newly, 0);
-    assert_eq!(out.len(), 1, "no delayed ACK for a probe");
-    assert_eq!(out[0].ack, c.mss);
+    let mut acks = Vec::new();
+    r.on_probe(t(7), &mut acks);
+    assert_eq!(acks, vec![ack(0, false, t(7))]);
 }
