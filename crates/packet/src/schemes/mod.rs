@@ -17,7 +17,10 @@
 //! (`codel_target_us`, `codel_interval_us`, `codel_ecn`, `fq_buckets`, `fq_quantum_bytes`,
 //! `fq_drop_batch`), each valid only where the switch queue uses it, and `buffer_packets`
 //! (every switch port's buffer in 1500 B packets, replacing the fabric's: DCTCP with 100- and
-//! 1000-packet buffers in the FQ-CoDel paper; it also sets pFabric-tuned TCP's max cwnd).
+//! 1000-packet buffers in the FQ-CoDel paper; it also sets pFabric-tuned TCP's max cwnd) and
+//! `nic_queue` (`droptail`, the default, or `switch`: host NICs run the switch ports'
+//! discipline with the switches' buffer, as in the ns-2 setups of pFabric and the FQ-CoDel
+//! paper; a NIC's buffer is never below its host link's buffer in the fabric).
 //!
 //! TCP settings layer: the scheme's defaults ([`Parts::tcp`], its paper's tuning), then
 //! `[packet].tcp`, then the table's own `tcp`.
@@ -290,6 +293,8 @@ pub struct CommonKeys {
     pub queue_keys: queue_keys::QueueKeys,
     /// Switch buffers in packets of 1500 B, replacing the fabric's.
     pub buffer_packets: Option<i64>,
+    /// Host NIC discipline: `droptail` (default) or `switch` (the switch ports' one).
+    pub nic_queue: Option<String>,
 }
 
 /// Declares a scheme module's `Config`: the shared keys ([`CommonKeys`]) plus the fields
@@ -342,6 +347,9 @@ macro_rules! scheme_config {
             /// Every switch port's buffer, in 1500 B packets (default: the fabric's buffers).
             #[serde(default)]
             pub buffer_packets: Option<i64>,
+            /// Host NICs run `droptail` (default) or the `switch` ports' discipline.
+            #[serde(default)]
+            pub nic_queue: Option<String>,
             $($(#[$doc])* #[serde(default)] pub $field: $ty,)*
         }
 
@@ -365,6 +373,7 @@ macro_rules! scheme_config {
                         fq_drop_batch: self.fq_drop_batch,
                     },
                     buffer_packets: self.buffer_packets,
+                    nic_queue: self.nic_queue.clone(),
                 }
             }
         }
@@ -412,6 +421,8 @@ schemes! {
     fq_codel,
     /// CUBIC over sfqCoDel.
     sfqcodel_cubic,
+    /// pFabric: priority queues and minimal rate control.
+    pfabric,
 }
 
 pub mod queue_keys;
@@ -566,6 +577,24 @@ pub fn resolve_scheme(
         .unwrap_or_default();
     s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
     s.switch_buffer_bytes = switch_buffer;
+    match common.nic_queue.as_deref() {
+        None | Some("droptail") => {}
+        Some("switch") => {
+            // Every port runs the scheme's discipline, hosts' too (as the ns-2 setups of
+            // pFabric and the FQ-CoDel paper do), with the switches' buffer.
+            s.host_queue = s.switch_queue;
+            if settings.nic_buffer_bytes.is_none() {
+                s.nic_buffer_bytes = buffer;
+            }
+        }
+        Some(q) => {
+            let (near, names) = nearest(["droptail", "switch"].into_iter(), q);
+            return Err(ctx.error(
+                "nic_queue",
+                format!("unknown NIC queue `{q}`, did you mean `{near}`? values: {names}"),
+            ));
+        }
+    }
     if s.nic_buffer_bytes < 1500 {
         return Err(ConfigError {
             key: "packet.nic_buffer_bytes".into(),

@@ -251,3 +251,51 @@ fn scheme_tcp_defaults_sit_below_packet_and_table_tcp() {
     let s = resolve("name = \"fq-codel\"\ntcp = { preset = \"linux-like\" }").unwrap();
     assert_eq!(s.tcp.min_rto, Delta::from_ms(200));
 }
+
+#[test]
+fn pfabric_starts_at_the_fabric_bdp_with_a_fixed_rto_and_no_fast_retransmit() {
+    let t = preset("fq-codel-32")
+        .unwrap()
+        .build(Path::new("."))
+        .unwrap();
+    // fq-codel-32: 2 us host delay, four 1.5 us links, 10 Gb/s hosts, 40 Gb/s fabric: a full
+    // packet out (8 us + 2 x 1.2 us + 2 x 0.3 us) and a 40 B ACK back (8 us + 2 x 32 ns
+    // + 2 x 8 ns): 19.08 us, 23,850 B at 10 Gb/s, 16 packets.
+    assert_eq!(pfabric::base_rtt(&t), Some(Delta::from_ns(19_080)));
+    assert_eq!(pfabric::bdp_packets(&t), Some(16));
+    let s = resolve_scheme(
+        &table("name = \"pfabric\"\nbuffer_packets = 32"),
+        &PacketSettings::default(),
+        &t,
+        "schemes[1]",
+    )
+    .unwrap();
+    assert_eq!(s.cc.name(), "pfabric");
+    assert_eq!(s.switch_queue, QueueSpec::PFabric);
+    assert_eq!(s.switch_buffer_bytes, Some(48_000));
+    assert_eq!(s.tcp.initial_cwnd_packets, 16);
+    assert_eq!(s.tcp.max_cwnd_bytes, 16 * 1460);
+    assert_eq!(s.tcp.dupack_threshold, u32::MAX);
+    assert_eq!(
+        (s.tcp.min_rto, s.tcp.max_rto, s.tcp.initial_rto),
+        (Delta::from_us(45), Delta::from_us(45), Delta::from_us(45))
+    );
+    assert_eq!(s.tcp.delayed_ack, None);
+    assert_eq!(s.tcp.probe_after_timeouts, Some(5));
+    assert!(!s.tcp.ecn);
+    let e = resolve("name = \"pfabric\"\nfq_buckets = 8").unwrap_err();
+    assert_eq!(e.key, "schemes[1].fq_buckets");
+}
+
+#[test]
+fn nic_queue_switch_puts_the_switch_discipline_and_buffer_on_host_nics() {
+    let s = resolve("name = \"dctcp\"\nbuffer_packets = 100\nnic_queue = \"switch\"").unwrap();
+    assert_eq!(s.host_queue, s.switch_queue);
+    assert_eq!(s.nic_buffer_bytes, 150_000);
+    let s = resolve("name = \"dctcp\"\nnic_queue = \"droptail\"").unwrap();
+    assert_eq!(s.host_queue, QueueSpec::DropTail);
+    assert_eq!(s.nic_buffer_bytes, DEFAULT_NIC_BUFFER);
+    let e = resolve("name = \"dctcp\"\nnic_queue = \"swich\"").unwrap_err();
+    assert_eq!(e.key, "schemes[1].nic_queue");
+    assert!(e.reason.contains("did you mean `switch`"), "{e}");
+}

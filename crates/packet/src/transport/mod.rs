@@ -386,6 +386,7 @@ controllers! {
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
+    "pfabric" => pfabric::PFabricHost: "pFabric host: TCP window growth, timeout-only loss recovery, cwnd 1 and ssthresh / 2 on timeout",
 }
 
 #[cfg(test)]

@@ -667,6 +667,47 @@ fn probe_mode_sends_one_header_only_probe_per_rto_until_an_ack_arrives() {
 }
 
 #[test]
+fn a_probing_controller_sends_one_probe_holds_data_until_answered_and_reprobes_on_timeout() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::TestFeedback(Default::default()));
+    s.supply(10 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].len, 0, "a probe is an empty segment");
+    out.clear();
+    // Nothing more goes out while the probe is unanswered.
+    s.send(&c, t(1), &mut out);
+    assert!(out.is_empty());
+    // The probe is lost: the RTO sends it again, with backoff.
+    let rto = s.poll_at();
+    assert_eq!(rto, t(0) + c.initial_rto);
+    s.on_timer(&c, rto, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].len, 0);
+    assert_eq!(s.poll_at(), rto + c.initial_rto + c.initial_rto);
+    out.clear();
+    // The answer releases data, paced at the rate the controller set (2.5 Gb/s): one segment
+    // now, the next one wire time at 2.5 Gb/s later.
+    let now = t(200);
+    s.on_feedback(now, &HeaderExt::default(), FeedbackSource::Ack);
+    s.send(&c, now, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].len, c.mss);
+    let gap = Rate::mbps(2_500).tx_time(c.mss + c.header);
+    assert_eq!(s.window().pacing, Some(Rate::mbps(2_500)));
+    assert_eq!(
+        s.poll_at(),
+        now + gap,
+        "the sender wakes for the next paced segment"
+    );
+    out.clear();
+    s.on_timer(&c, now + gap, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].seq, c.mss);
+}
+
+#[test]
 fn stamping_sees_the_remaining_size_and_a_receiver_answers_a_probe_at_once() {
     let c = cfg();
     let mut s = TcpSender::new(&c, Cc::TestFeedback(Default::default()));
