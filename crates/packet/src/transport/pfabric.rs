@@ -170,4 +170,54 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].seq, out[0].len), (0, 1460));
     }
+
+    #[test]
+    fn stamped_packets_of_a_flow_leave_a_pfabric_queue_in_order() {
+        use crate::engine::PacketPool;
+        use crate::packet::{Packet, PacketKind};
+        use crate::queue::{PFabric, QueueDisc};
+        use dctc_core::ids::NodeId;
+        // A 12-packet window of a 20-packet flow: each later packet has less remaining, so
+        // a higher priority than the one before it; a longer flow's packets interleave.
+        let cfg = cfg();
+        let mut pool = PacketPool::default();
+        let mut q = PFabric::new(100_000).unwrap();
+        let mut short = TcpSender::new(&cfg, Cc::PFabricHost(PFabricHost::default()));
+        let mut long = TcpSender::new(&cfg, Cc::PFabricHost(PFabricHost::default()));
+        short.supply(20 * 1460);
+        long.supply(1_000_000);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        short.send(&cfg, SimTime::ZERO, &mut a);
+        long.send(&cfg, SimTime::ZERO, &mut b);
+        assert!(short.uses_header());
+        let mut enqueue = |s: &mut TcpSender, flow: u32, seg: &Segment, q: &mut PFabric| {
+            let mut p = Packet::new(flow, PacketKind::Data, NodeId(0), NodeId(1));
+            p.seq = seg.seq;
+            p.wire_bytes = (seg.len + 40) as u32;
+            let id = pool.alloc(p);
+            let mut ext = HeaderExt::default();
+            s.stamp(SimTime::ZERO, seg, &mut ext);
+            // pFabric §4.1: the remaining size from this packet on.
+            assert_eq!(ext.priority, remaining_of(flow, seg.seq));
+            *pool.ext(id) = ext;
+            q.enqueue(id, &mut pool, SimTime::ZERO);
+        };
+        fn remaining_of(flow: u32, seq: u64) -> u64 {
+            if flow == 0 { 20 * 1460 - seq } else { 1_000_000 - seq }
+        }
+        for (x, y) in a.iter().zip(&b) {
+            enqueue(&mut long, 1, y, &mut q);
+            enqueue(&mut short, 0, x, &mut q);
+        }
+        let mut order = Vec::new();
+        while let Some(id) = q.dequeue(&mut pool, SimTime::ZERO) {
+            order.push((pool[id].flow, pool[id].seq));
+        }
+        // The short flow first, each flow in sequence order: no reordering within a flow.
+        let want: Vec<(u32, u64)> = (0..12)
+            .map(|i| (0, i * 1460))
+            .chain((0..12).map(|i| (1, i * 1460)))
+            .collect();
+        assert_eq!(order, want);
+    }
 }
