@@ -15,6 +15,8 @@
 //! transport = "dctcp"            # replace the scheme's controller (see transport::TRANSPORTS)
 //! queue = "ecn"                  # replace its switch queue (see schemes::QUEUES)
 //! tcp = { initial_cwnd_packets = 10 }   # per-scheme overrides of [packet].tcp
+//! buffer_packets = 100           # every switch port's buffer, 1500 B packets (default: the fabric's)
+//! nic_queue = "switch"           # host NICs run the switch discipline (default "droptail")
 //!
 //! [[workload]]
 //! kind = "poisson"               # or "incast", "flows", "csv", "incast-sweep"
