@@ -13,7 +13,7 @@ use dctc_core::units::SimTime;
 use dctc_core::workload::cdf::Cdf;
 use dctc_core::workload::PoissonSpec;
 use dctc_packet::config::{ConfigError, PacketSettings};
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{PacketScheme, RunOptions, Workload};
 
@@ -38,7 +38,7 @@ fn scheme(t: &Topology, src: &str) -> PacketScheme {
     resolve_scheme(&table, &PacketSettings::default(), t, "schemes[0]").unwrap()
 }
 
-fn slowdown_of(r: &RunResult, id: u32) -> f64 {
+fn slowdown_of(r: &PacketRun, id: u32) -> f64 {
     let rec = r.records.iter().find(|x| x.id == id).unwrap();
     rec.slowdown.expect("the flow finishes")
 }
@@ -86,7 +86,7 @@ fn a_short_flow_behind_a_long_one_finishes_near_its_ideal_fct() {
 /// workload with single-packet flows carrying 10% of the bytes (enough single-packet flows
 /// in 10 ms of arrivals to compare means; in the original workload they are 0.01% of the
 /// bytes), host NICs running the scheme's discipline, 5 ms to drain.
-fn paper_run(src: &str) -> RunResult {
+fn paper_run(src: &str) -> PacketRun {
     let t = preset("fq-codel-32")
         .unwrap()
         .build(std::path::Path::new("."))
@@ -118,7 +118,7 @@ fn paper_run(src: &str) -> RunResult {
     r
 }
 
-fn mean_one_packet_slowdown(r: &RunResult) -> f64 {
+fn mean_one_packet_slowdown(r: &PacketRun) -> f64 {
     let s: Vec<f64> = r
         .records
         .iter()
