@@ -15,7 +15,15 @@
 //! Shared keys: `name`, `label`, `transport`, `queue`, `ecn_k_bytes` (the `ecn` queue's K),
 //! `load_balancer`, `tcp`, and the CoDel-family queue keys of [`queue_keys`]
 //! (`codel_target_us`, `codel_interval_us`, `codel_ecn`, `fq_buckets`, `fq_quantum_bytes`,
-//! `fq_drop_batch`), each valid only where the switch queue uses it.
+//! `fq_drop_batch`), each valid only where the switch queue uses it, and `buffer_packets`
+//! (every switch port's buffer in 1500 B packets, replacing the fabric's: DCTCP with 100- and
+//! 1000-packet buffers in the FQ-CoDel paper; it also sets pFabric-tuned TCP's max cwnd) and
+//! `nic_queue` (`droptail`, the default, or `switch`: host NICs run the switch ports'
+//! discipline with the switches' buffer, as in the ns-2 setups of pFabric and the FQ-CoDel
+//! paper; a NIC's buffer is never below its host link's buffer in the fabric).
+//!
+//! TCP settings layer: the scheme's defaults ([`Parts::tcp`], its paper's tuning), then
+//! `[packet].tcp`, then the table's own `tcp`.
 
 use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
 use crate::queue::{
@@ -172,7 +180,13 @@ pub struct PacketScheme {
     pub lb: LbKind,
     /// Host NIC queue size, bytes.
     pub nic_buffer_bytes: u64,
+    /// Switch-port buffer replacing the fabric's (`buffer_packets`), bytes; `None`: the
+    /// fabric's per-link buffers.
+    pub switch_buffer_bytes: Option<u64>,
 }
+
+/// Bytes of one full packet on the wire: what `buffer_packets` counts.
+pub const PACKET_BYTES: u64 = dctc_core::stats::MSS_BYTES + dctc_core::stats::HEADER_BYTES;
 
 /// Host NIC queue default: Linux's 1000-packet txqueue of 1500 B frames.
 pub const DEFAULT_NIC_BUFFER: u64 = 1_500_000;
@@ -192,6 +206,7 @@ impl PacketScheme {
             host_queue: QueueSpec::DropTail,
             lb: LbKind::Ecmp,
             nic_buffer_bytes: DEFAULT_NIC_BUFFER,
+            switch_buffer_bytes: None,
         }
     }
 
@@ -237,6 +252,9 @@ pub struct Parts {
     pub cc: Cc,
     /// Switch queue discipline; `Ecn` takes its K from the shared key.
     pub queue: QueueName,
+    /// The scheme's TCP defaults (its paper's settings), below `[packet].tcp` and the
+    /// table's own `tcp`: each key either sets replaces these.
+    pub tcp: TcpKnobs,
 }
 
 /// A queue discipline by name, before its parameters are resolved.
@@ -275,6 +293,10 @@ pub struct CommonKeys {
     pub tcp: TcpKnobs,
     /// The CoDel-family queue keys.
     pub queue_keys: queue_keys::QueueKeys,
+    /// Switch buffers in packets of 1500 B, replacing the fabric's.
+    pub buffer_packets: Option<i64>,
+    /// Host NIC discipline: `droptail` (default) or `switch` (the switch ports' one).
+    pub nic_queue: Option<String>,
 }
 
 /// Declares a scheme module's `Config`: the shared keys ([`CommonKeys`]) plus the fields
@@ -324,6 +346,12 @@ macro_rules! scheme_config {
             /// Most packets one `fq-codel` overflow drops from the fattest bucket (default 64).
             #[serde(default)]
             pub fq_drop_batch: Option<i64>,
+            /// Every switch port's buffer, in 1500 B packets (default: the fabric's buffers).
+            #[serde(default)]
+            pub buffer_packets: Option<i64>,
+            /// Host NICs run `droptail` (default) or the `switch` ports' discipline.
+            #[serde(default)]
+            pub nic_queue: Option<String>,
             $($(#[$doc])* #[serde(default)] pub $field: $ty,)*
         }
 
@@ -346,6 +374,8 @@ macro_rules! scheme_config {
                         fq_quantum_bytes: self.fq_quantum_bytes,
                         fq_drop_batch: self.fq_drop_batch,
                     },
+                    buffer_packets: self.buffer_packets,
+                    nic_queue: self.nic_queue.clone(),
                 }
             }
         }
@@ -393,6 +423,8 @@ schemes! {
     fq_codel,
     /// CUBIC over sfqCoDel.
     sfqcodel_cubic,
+    /// pFabric: priority queues and minimal rate control.
+    pfabric,
 }
 
 pub mod queue_keys;
@@ -453,8 +485,23 @@ pub fn resolve_scheme(
             format!("unknown scheme `{name}`, did you mean `{near}`? schemes: {names}"),
         ))
     })?;
-    let knobs = settings.tcp.overridden_by(&common.tcp);
-    let tcp = knobs.resolve(smallest_switch_buffer(topo), &format!("{key}.tcp"))?;
+    let switch_buffer = match common.buffer_packets {
+        None => None,
+        Some(n) if (1..=1_000_000_000).contains(&n) => Some(n as u64 * PACKET_BYTES),
+        Some(n) => {
+            return Err(ctx.error(
+                "buffer_packets",
+                format!("must be at least one 1500 B packet, got {n}"),
+            ))
+        }
+    };
+    let buffer = switch_buffer.unwrap_or_else(|| smallest_switch_buffer(topo));
+    // Scheme defaults, then `[packet].tcp`, then the table's `tcp`.
+    let knobs = parts
+        .tcp
+        .overridden_by(&settings.tcp)
+        .overridden_by(&common.tcp);
+    let tcp = knobs.resolve(buffer, &format!("{key}.tcp"))?;
     let cc = match &common.transport {
         None => parts.cc,
         Some(t) => Cc::from_name(t).ok_or_else(|| {
@@ -495,12 +542,7 @@ pub fn resolve_scheme(
                     ),
                 ));
             }
-            queue_keys::resolve(
-                queue,
-                &common.queue_keys,
-                smallest_switch_buffer(topo),
-                &ctx,
-            )?
+            queue_keys::resolve(queue, &common.queue_keys, buffer, &ctx)?
         }
         QueueName::DropTail => {
             if common.ecn_k_bytes.is_some() {
@@ -536,6 +578,25 @@ pub fn resolve_scheme(
         .or(settings.load_balancer)
         .unwrap_or_default();
     s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
+    s.switch_buffer_bytes = switch_buffer;
+    match common.nic_queue.as_deref() {
+        None | Some("droptail") => {}
+        Some("switch") => {
+            // Every port runs the scheme's discipline, hosts' too (as the ns-2 setups of
+            // pFabric and the FQ-CoDel paper do), with the switches' buffer.
+            s.host_queue = s.switch_queue;
+            if settings.nic_buffer_bytes.is_none() {
+                s.nic_buffer_bytes = buffer;
+            }
+        }
+        Some(q) => {
+            let (near, names) = nearest(["droptail", "switch"].into_iter(), q);
+            return Err(ctx.error(
+                "nic_queue",
+                format!("unknown NIC queue `{q}`, did you mean `{near}`? values: {names}"),
+            ));
+        }
+    }
     if s.nic_buffer_bytes < 1500 {
         return Err(ConfigError {
             key: "packet.nic_buffer_bytes".into(),

@@ -197,3 +197,20 @@ fn a_host_acks_data_in_order_and_reports_the_block_complete_only_when_all_bytes_
     assert_eq!(c.goodput_bytes, 2_000);
     assert_eq!(hosts.flows[0].finish, Some(t));
 }
+
+#[test]
+fn a_scheme_buffer_replaces_the_fabric_buffer_on_switch_ports_only() {
+    let t = topo();
+    let routing = Routing::new(&t).unwrap();
+    let mut s = scheme(QueueSpec::DropTail);
+    s.switch_buffer_bytes = Some(150_000);
+    let fab = Fabric::new(&t, &routing, &s, 1);
+    for p in &fab.ports {
+        let want = if p.switch {
+            150_000
+        } else {
+            crate::schemes::DEFAULT_NIC_BUFFER
+        };
+        assert_eq!(p.queue.capacity(), want);
+    }
+}
