@@ -13,6 +13,7 @@ pub mod ecn;
 pub mod fq_codel;
 pub mod pfabric;
 pub mod sfq_codel;
+pub mod tfc;
 
 pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
@@ -20,9 +21,10 @@ pub use ecn::EcnThreshold;
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pfabric::PFabric;
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
+pub use tfc::{Tfc, TfcParams};
 
 use crate::engine::{PacketId, PacketPool};
-use dctc_core::units::SimTime;
+use dctc_core::units::{Rate, SimTime};
 
 /// What happened to an arriving packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -80,6 +82,9 @@ pub trait QueueDisc {
     fn take_marks(&mut self) -> u64 {
         0
     }
+    /// The port was attached to a link of `rate` (before any packet). Disciplines that
+    /// compute with the link capacity (TFC's tokens) take it here; ignored by default.
+    fn attach(&mut self, _rate: Rate) {}
 }
 
 /// The disciplines this build knows, dispatched without virtual calls.
@@ -97,6 +102,8 @@ pub enum Queue {
     SfqCodel(SfqCodel),
     /// pFabric's priority queue with priority dropping.
     PFabric(PFabric),
+    /// TFC's switch port: tokens, effective flows, window, delay arbiter.
+    Tfc(Tfc),
 }
 
 macro_rules! dispatch {
@@ -108,6 +115,7 @@ macro_rules! dispatch {
             Queue::FqCodel($q) => $e,
             Queue::SfqCodel($q) => $e,
             Queue::PFabric($q) => $e,
+            Queue::Tfc($q) => $e,
         }
     };
 }
@@ -152,6 +160,9 @@ impl QueueDisc for Queue {
     #[inline]
     fn take_marks(&mut self) -> u64 {
         dispatch!(self, q => q.take_marks())
+    }
+    fn attach(&mut self, rate: Rate) {
+        dispatch!(self, q => q.attach(rate))
     }
 }
 

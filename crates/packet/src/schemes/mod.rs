@@ -20,7 +20,7 @@
 use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
 use crate::queue::{
     Codel, CodelParams, DropTail, EcnThreshold, FqCodel, FqCodelParams, PFabric, Queue, SfqCodel,
-    SfqCodelParams,
+    SfqCodelParams, Tfc, TfcParams,
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
@@ -62,6 +62,8 @@ pub enum QueueSpec {
     SfqCodel(SfqCodelParams),
     /// pFabric's priority queue (priority dropping) of the port's buffer.
     PFabric,
+    /// TFC's port (tokens, effective flows, window, delay arbiter) of the port's buffer.
+    Tfc(TfcParams),
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -89,6 +91,10 @@ pub const QUEUES: &[(&str, &str)] = &[
     (
         "pfabric",
         "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full",
+    ),
+    (
+        "tfc",
+        "TFC (EuroSys 2016): FIFO writing W = T/E into data packets, delay arbiter on RMA ACKs",
     ),
 ];
 
@@ -125,6 +131,7 @@ impl QueueSpec {
                 .expect(checked),
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
+            QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p).expect(checked)),
         }
     }
 
@@ -147,6 +154,7 @@ impl QueueSpec {
             QueueSpec::FqCodel(_) => "fq-codel",
             QueueSpec::SfqCodel(_) => "sfqcodel",
             QueueSpec::PFabric => "pfabric",
+            QueueSpec::Tfc(_) => "tfc",
         }
     }
 }
@@ -252,6 +260,8 @@ pub enum QueueName {
     SfqCodel,
     /// `pfabric`.
     PFabric,
+    /// `tfc`, with its parameters (the `tfc` scheme's keys, or the defaults).
+    Tfc(TfcParams),
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -471,6 +481,10 @@ pub fn resolve_scheme(
         Some("fq-codel") => QueueName::FqCodel,
         Some("sfqcodel") => QueueName::SfqCodel,
         Some("pfabric") => QueueName::PFabric,
+        Some("tfc") => QueueName::Tfc(match parts.queue {
+            QueueName::Tfc(p) => p,
+            _ => TfcParams::default(),
+        }),
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -479,7 +493,10 @@ pub fn resolve_scheme(
             ));
         }
     };
-    if matches!(queue, QueueName::DropTail | QueueName::Ecn) {
+    if matches!(
+        queue,
+        QueueName::DropTail | QueueName::Ecn | QueueName::Tfc(_)
+    ) {
         queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
     }
     let switch_queue = match queue {
@@ -511,6 +528,19 @@ pub fn resolve_scheme(
             }
             QueueSpec::DropTail
         }
+        QueueName::Tfc(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!("`{name}` runs on TFC switch queues; ecn_k_bytes applies to the `ecn` queue only"),
+                ));
+            }
+            QueueSpec::Tfc(TfcParams {
+                mss: tcp.mss,
+                header: tcp.header,
+                ..p
+            })
+        }
         QueueName::Ecn => {
             let host_rate = topo
                 .hosts()
@@ -528,6 +558,10 @@ pub fn resolve_scheme(
         }
     };
     let mut s = PacketScheme::assemble(name, tcp, cc, switch_queue);
+    if let QueueSpec::Tfc(p) = switch_queue {
+        // TFC's delay arbiter also runs where ACKs leave a receiving host (see queue::tfc).
+        s.host_queue = QueueSpec::Tfc(p.host_nic());
+    }
     s.label = common.label.clone().unwrap_or_else(|| name.to_string());
     s.lb = common
         .load_balancer
