@@ -18,6 +18,13 @@
 //! link: the two directions of every link have the same rate. The counter is capped at one
 //! token (`max(T, one packet)`) so an idle spell does not bank an unbounded burst.
 //!
+//! One departure from §5.2: the window written into packets is `T / max(E_last, E_now)`, where
+//! `E_now` is the count so far in the current slot, not only `T / E_last`. The paper relies on
+//! the handshake's marked SYN being counted a round before the marked empty packet fetches the
+//! window (§4.6); hundreds of flows that start (or resume) within one slot would otherwise all
+//! be handed the window of the last slot, which counted none of them, and overflow the buffer
+//! before the next slot ends. Once the slot ends the two agree.
+//!
 //! Header fields (in [`HeaderExt`], beside the packet): `flags` carries [`RM`], [`RMA`] and
 //! [`LAST`]; `window` carries the window in payload bytes (a sender writes `u64::MAX`, the
 //! paper's `0xffff`, each port lowers it to its `W`; the receiver copies it onto the RMA ACK).
@@ -116,7 +123,8 @@ pub struct TfcSlot {
     pub rtt_m: Delta,
     /// The minimum delimiter RTT rtt_b.
     pub rtt_b: Delta,
-    /// Utilization rho of the slot (eq. (7)).
+    /// Utilization rho of the slot (eq. (7)); NaN for a round that began at an empty packet,
+    /// which leaves the token as it was.
     pub rho: f64,
     /// The token T after eqs. (7) and (8), wire bytes.
     pub token_bytes: f64,
@@ -139,8 +147,12 @@ pub struct Tfc {
     delimiter: Option<u32>,
     /// Start of the current slot (the delimiter's last mark).
     t_start: SimTime,
+    /// Whether the mark that started the slot was a full frame.
+    start_full: bool,
     /// E of the current slot.
     effective: u64,
+    /// E of the last completed slot.
+    effective_last: u64,
     /// A: data bytes arrived in the current slot.
     arrived: u64,
     rtt_b: Delta,
@@ -176,7 +188,9 @@ impl Tfc {
             rate_bytes_per_s: 0.0,
             delimiter: None,
             t_start: SimTime::ZERO,
+            start_full: false,
             effective: 1,
+            effective_last: 1,
             arrived: 0,
             rtt_b: params.initial_rtt_b,
             rtt_last: params.initial_rtt_b,
@@ -278,12 +292,20 @@ impl Tfc {
                     // Catch a (new) delimiter: the slot starts at its mark.
                     self.delimiter = Some(flow);
                     self.t_start = now;
+                    self.start_full = payload >= self.params.mss;
                     self.effective = 1;
                     self.arrived = 0;
                     self.arm_deadline(now);
                 }
                 Some(d) if d == flow => self.end_slot(now, payload),
-                Some(_) => self.effective += 1,
+                Some(_) => {
+                    self.effective += 1;
+                    if self.effective > self.effective_last {
+                        // More flows than the last slot counted have marked already: share
+                        // the token among those counted so far (see the module doc).
+                        self.window = self.window_of(self.token, self.effective);
+                    }
+                }
             }
         }
         if flags & LAST != 0 && self.delimiter == Some(flow) {
@@ -298,11 +320,20 @@ impl Tfc {
         if rtt_m.0 == 0 {
             return;
         }
-        // §4.4: only full frames measure rtt_b (store-and-forward time depends on size).
-        if payload >= self.params.mss {
+        // §4.4: only full frames measure rtt_b (store-and-forward time depends on size), so
+        // both marks that bound the round must be full.
+        let full = payload >= self.params.mss;
+        if full && self.start_full {
             self.rtt_b = self.rtt_b.min(rtt_m);
         }
         let c = self.rate_bytes_per_s;
+        if !self.start_full {
+            // A round that began at an empty packet (a new flow's window fetch) counts E but
+            // carries almost no data: its rho says nothing about the link's use, so the token
+            // stays as it was.
+            self.finish_slot(now, rtt_m, full, f64::NAN);
+            return;
+        }
         // TFC eq. (7): rho[n] = A[n] / (c x rtt_m[n]); T[n] = c x rtt_b[n] x rho0 / rho[n].
         let rho = self.arrived as f64 / (c * rtt_m.as_secs_f64());
         let pipe = c * self.rtt_b.as_secs_f64();
@@ -312,6 +343,10 @@ impl Tfc {
         t_new = t_new.min(pipe + self.capacity as f64);
         // TFC eq. (8): T[n] = alpha x T[n-1] + (1 - alpha) x T[n].
         self.token = self.params.alpha * self.token + (1.0 - self.params.alpha) * t_new;
+        self.finish_slot(now, rtt_m, full, rho);
+    }
+
+    fn finish_slot(&mut self, now: SimTime, rtt_m: Delta, full: bool, rho: f64) {
         // TFC eq. (5): W[n+1] = T[n] / E[n].
         self.window = self.window_of(self.token, self.effective);
         self.last_slot = Some(TfcSlot {
@@ -325,9 +360,11 @@ impl Tfc {
         self.slots += 1;
         self.rtt_last = rtt_m;
         self.misses = 0;
+        self.effective_last = self.effective;
         self.effective = 1;
         self.arrived = 0;
         self.t_start = now;
+        self.start_full = full;
         self.arm_deadline(now);
     }
 
@@ -383,6 +420,10 @@ impl QueueDisc for Tfc {
         self.bytes += size;
         if p.kind == PacketKind::Ack {
             let ext = pool.ext(pkt);
+            if ext.flags & (RM | RMA) != 0 {
+                // The receiver echoed an RM packet's header: this is its RMA ACK (§5.3).
+                ext.flags |= RMA;
+            }
             if self.params.delay_arbiter && ext.flags & RMA != 0 {
                 self.accrue(now);
                 let window = ext.window;

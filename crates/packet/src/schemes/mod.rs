@@ -401,6 +401,8 @@ schemes! {
     fq_codel,
     /// CUBIC over sfqCoDel.
     sfqcodel_cubic,
+    /// TFC: token flow control at switch ports, RM-marking hosts.
+    tfc,
 }
 
 pub mod queue_keys;

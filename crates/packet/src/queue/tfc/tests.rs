@@ -153,9 +153,16 @@ fn rtt_b_is_the_minimum_over_full_frames_only() {
     offer(&mut q, &mut pool, e, 30.0);
     assert_eq!(q.slots(), 1);
     assert_eq!(q.rtt_b(), Delta::from_us(160));
+    // Nor does the round from the empty packet to the next full one.
     send(&mut q, &mut pool, 1, true, 130.0);
+    assert_eq!(q.rtt_b(), Delta::from_us(160));
+    assert!(
+        q.last_slot().unwrap().rho.is_nan(),
+        "nor rho: the token is kept"
+    );
+    send(&mut q, &mut pool, 1, true, 230.0);
     assert_eq!(q.rtt_b(), Delta::from_us(100));
-    send(&mut q, &mut pool, 1, true, 250.0);
+    send(&mut q, &mut pool, 1, true, 350.0);
     assert_eq!(
         q.rtt_b(),
         Delta::from_us(100),
