@@ -66,3 +66,46 @@ fn n_long_flows_fill_one_port_with_a_queue_under_three_packets_and_share_it_fair
         check_invariants(&r);
     }
 }
+
+/// One incast of `senders` x 256 KB blocks over TFC's testbed port (1 Gb/s, 256 KB buffer):
+/// (goodput Gb/s, drops, timeouts).
+fn incast(params: TfcParams, senders: usize, rounds: usize) -> (f64, u64, u64) {
+    use dctc_core::workload::IncastSpec;
+    let t = star(senders + 1, 1.0, 256_000, 10.0, 5.0);
+    let wl = Workload {
+        flows: vec![],
+        incasts: vec![IncastSpec {
+            receiver: 0,
+            senders,
+            block_bytes: 256_000,
+            rounds,
+        }],
+    };
+    let r = run_with(
+        &t,
+        &tfc(params),
+        &wl,
+        RunOptions::new(1, SimTime::from_delta(Delta::from_ms(60_000))),
+    );
+    let inc = &r.incasts[0];
+    assert_eq!(inc.rounds_completed, rounds, "{inc:?}");
+    (inc.goodput_gbps, r.counters.dropped_packets, inc.timeouts)
+}
+
+#[test]
+fn incast_of_256_senders_drops_nothing_and_keeps_goodput_and_the_delay_arbiter_is_why() {
+    let (goodput, drops, timeouts) = incast(TfcParams::default(), 256, 3);
+    eprintln!("with arbiter: goodput {goodput:.3} drops {drops} timeouts {timeouts}");
+    let off = TfcParams {
+        delay_arbiter: false,
+        ..TfcParams::default()
+    };
+    let (g_off, d_off, t_off) = incast(off, 256, 3);
+    eprintln!("without: goodput {g_off:.3} drops {d_off} timeouts {t_off}");
+    assert_eq!(drops, 0);
+    assert!(goodput >= 0.8, "goodput {goodput}");
+    assert!(
+        d_off > 0,
+        "without the delay arbiter 256 one-packet windows overflow 256 KB"
+    );
+}
