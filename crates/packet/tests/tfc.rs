@@ -109,3 +109,39 @@ fn incast_of_256_senders_drops_nothing_and_keeps_goodput_and_the_delay_arbiter_i
         "without the delay arbiter 256 one-packet windows overflow 256 KB"
     );
 }
+
+#[test]
+fn a_flow_joining_three_others_gets_its_share_within_three_rounds() {
+    // Three long flows share the port toward h0; a fourth joins at 20 ms.
+    let t = star(5, 1.0, 256_000, 10.0, 5.0);
+    let mut flows: Vec<_> = (0..3)
+        .map(|i| long_flow(&t, i as u32, i + 1, 0, 0, 30_000))
+        .collect();
+    flows.push(long_flow(&t, 3, 4, 0, 20_000, 30_000));
+    let wl = Workload {
+        flows,
+        incasts: vec![],
+    };
+    let bin_us = 100;
+    let mut opts = RunOptions::new(1, SimTime::from_delta(Delta::from_ms(30)));
+    opts.throughput_bin = Some(Delta::from_us(bin_us));
+    let r = run_with(&t, &tfc(TfcParams::default()), &wl, opts);
+    let gbps = |bytes: u64| bytes as f64 * 8.0 / (bin_us as f64 * 1e-6) / 1e9;
+    let joined = 20_000 / bin_us as usize;
+    let share = 0.97 * 1460.0 / 1500.0 / 4.0;
+    let newcomer = &r.throughput.iter().find(|(id, _)| *id == 3).unwrap().1;
+    // The round trip here is about 75 us: the probe takes one, so the bins from 3 rounds
+    // (300 us) after the join on hold the newcomer at its share.
+    let after: Vec<f64> = newcomer[joined + 3..joined + 13]
+        .iter()
+        .map(|&b| gbps(b))
+        .collect();
+    let mean = after.iter().sum::<f64>() / after.len() as f64;
+    eprintln!("newcomer {after:.3?} mean {mean:.3} share {share:.3}");
+    assert!(
+        mean >= 0.85 * share && mean <= 1.15 * share,
+        "mean {mean} vs share {share}"
+    );
+    let before: f64 = newcomer[..joined].iter().sum::<u64>() as f64;
+    assert_eq!(before, 0.0);
+}
