@@ -130,7 +130,7 @@ fn a_flow_joining_three_others_gets_its_share_within_three_rounds() {
     let joined = 20_000 / bin_us as usize;
     let share = 0.97 * 1460.0 / 1500.0 / 4.0;
     let newcomer = &r.throughput.iter().find(|(id, _)| *id == 3).unwrap().1;
-    // The round trip here is about 75 us: the probe takes one, so the bins from 3 rounds
+    // The round trip here is about 75 us: the two probes take two, so the bins from 3 rounds
     // (300 us) after the join on hold the newcomer at its share.
     let after: Vec<f64> = newcomer[joined + 3..joined + 13]
         .iter()

@@ -11,7 +11,16 @@
 //! consecutive misses, at most 7), or whose last byte passed, is replaced by the next RM
 //! packet of any flow.
 //!
-//! The delay arbiter: in the paper it sits at a switch port and acts on the ACKs that arrive
+//! The delay arbiter (§4.6) keeps the windows granted per token period within the token: its
+//! counter grows with time, a window under one packet waits until the counter holds a packet
+//! and leaves as one packet, a larger one passes and draws the counter down. One departure:
+//! the paper lets a larger window pass whole even when the counter cannot cover it; here it is
+//! cut to what the counter holds (at least a packet), and once the counter is under a packet
+//! every RMA ACK waits its turn. In steady state the counter stays full and nothing changes;
+//! it matters when dozens of flows resume at once holding the windows of their last round
+//! (incast's next block), which would otherwise all be let through at once.
+//!
+//! Where the arbiter sits: in the paper at a switch port and acts on the ACKs that arrive
 //! on it, i.e. the ACKs of the flows this port's data direction carries. Here queues are per
 //! link direction, so the arbiter runs on the port those ACKs leave by (the reverse link,
 //! a host NIC when the bottleneck faces a host), and its counter grows at `rho0 x c` of that
@@ -426,21 +435,27 @@ impl QueueDisc for Tfc {
             }
             if self.params.delay_arbiter && ext.flags & RMA != 0 {
                 self.accrue(now);
-                let window = ext.window;
-                if window < self.params.mss {
-                    // §4.6: a window under one packet becomes one packet if the counter
-                    // holds a packet (and nothing waits before it), else it waits.
-                    if self.held.is_empty() && self.counter >= self.wire_per_packet() {
-                        ext.window = self.params.mss;
-                        self.counter -= self.wire_per_packet();
-                    } else {
-                        self.held.push_back(pkt);
-                        return Enqueued::Queued { marked: false };
-                    }
-                } else {
+                let one = self.wire_per_packet();
+                let wire = ext.window as f64 * one / self.params.mss as f64;
+                if !self.held.is_empty() || self.counter < one {
+                    // §4.6: wait for the counter to hold a packet; leave with one packet.
+                    self.held.push_back(pkt);
+                    return Enqueued::Queued { marked: false };
+                }
+                if wire < one {
+                    // §4.6: a window under one packet becomes one packet.
+                    ext.window = self.params.mss;
+                    self.counter -= one;
+                } else if wire <= self.counter {
                     // Larger windows pass and draw the counter down by what they allow.
-                    let wire = window as f64 * self.wire_per_packet() / self.params.mss as f64;
                     self.counter -= wire;
+                } else {
+                    // Ours: a window beyond what the counter holds is cut to the counter, so
+                    // the windows granted per token stay within the token (see the module
+                    // doc); the paper lets it pass whole.
+                    ext.window =
+                        ((self.counter / one * self.params.mss as f64) as u64).max(self.params.mss);
+                    self.counter = 0.0;
                 }
             }
         } else if self.params.allocate {

@@ -290,6 +290,13 @@ pub trait CongestionControl {
     fn probe_first(&self) -> bool {
         false
     }
+
+    /// Asked when a probe is answered: whether to send one more probe before data (TFC: the
+    /// first probe plays the handshake's marked SYN, which switches count but give no window;
+    /// the second fetches the window, §4.6). Never by default.
+    fn probe_again(&mut self) -> bool {
+        false
+    }
 }
 
 /// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
@@ -368,6 +375,11 @@ macro_rules! controllers {
             fn probe_first(&self) -> bool {
                 match self {
                     $($(#[$attr])* Cc::$variant(c) => c.probe_first(),)*
+                }
+            }
+            fn probe_again(&mut self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.probe_again(),)*
                 }
             }
         }

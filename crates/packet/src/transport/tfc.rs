@@ -2,10 +2,13 @@
 //! switches allocate, carried back on RMA-marked ACKs; the sender only marks the first data
 //! packet of each round (RM) so switches can count effective flows.
 //!
-//! - A connection starts with a marked empty packet (the probe, §4.6) and holds its data until
-//!   the answer brings its first window; a sender that resumes after falling idle (everything
-//!   it had was acknowledged) probes again, since a silent flow is no longer counted in E
-//!   (§4.2) and the window it last held was for flows that have since gone.
+//! - A connection starts with two marked empty packets (probes): the first stands for the
+//!   handshake's marked SYN, which ports count in E (Fig. 2) but whose answer brings no window
+//!   (§4.6: new flows are not counted in the window current when they arrive); the second is
+//!   the window acquisition of §4.6, whose answer brings the first window. Data waits for it.
+//!   (The engine models no handshake for any scheme; TFC's SYN round is modelled because its
+//!   switches rely on it: hundreds of flows starting at once are counted a round before any
+//!   of them is given a window.)
 //! - The first data packet, and the first one sent after each RMA ACK, carries RM (§5.1); every
 //!   packet's window field starts at the maximum (the paper's `0xffff`) for the ports to lower.
 //! - On an RMA ACK `cwnd` becomes the window it carries (§5.1). The engine's receiver echoes
@@ -34,6 +37,10 @@ pub struct Tfc {
     rm_end: Option<u64>,
     /// The part of a segment the allocated windows gave but whole segments could not use.
     carry: u64,
+    /// Probes stamped so far (the SYN stand-in, then the window fetch).
+    probes_sent: u32,
+    /// Probes answered so far.
+    probes_answered: u32,
     /// Windows received on RMA ACKs.
     pub windows_received: u64,
     /// The last window received, payload bytes.
@@ -47,6 +54,8 @@ impl Default for Tfc {
             mark_next: true,
             rm_end: None,
             carry: 0,
+            probes_sent: 0,
+            probes_answered: 0,
             windows_received: 0,
             last_window: 0,
         }
@@ -73,12 +82,21 @@ impl CongestionControl for Tfc {
         true
     }
 
+    fn probe_again(&mut self) -> bool {
+        // Once, after the SYN stand-in's answer.
+        self.probes_answered == 1 && self.probes_sent == 1
+    }
+
     fn stamp(&mut self, _w: &Window, ev: &StampEvent, ext: &mut HeaderExt) {
         // §5.1: the window field starts at its maximum; every port lowers it to its W.
         ext.window = u64::MAX;
         if ev.len == 0 {
-            // §4.6: the marked empty packet that fetches the window.
+            // The SYN stand-in, then §4.6's marked empty packet that fetches the window.
             ext.flags = RM;
+            self.probes_sent = self.probes_sent.max(1);
+            if self.probes_answered >= 1 {
+                self.probes_sent = 2;
+            }
             return;
         }
         if self.mark_next {
@@ -94,6 +112,14 @@ impl CongestionControl for Tfc {
     fn on_feedback(&mut self, w: &mut Window, ev: &FeedbackEvent, _rtt: &RttEstimator) {
         if ev.source != FeedbackSource::Ack || ev.ext.flags & (RM | RMA) == 0 {
             return;
+        }
+        if self.probes_sent == 1 && self.probes_answered == 0 {
+            // The SYN's answer: counted, no window yet (§4.6).
+            self.probes_answered = 1;
+            return;
+        }
+        if self.probes_sent == 2 {
+            self.probes_answered = 2;
         }
         // §5.1: the congestion window is the window the RMA ACK carries. The sender sends
         // whole segments, so the fraction of a segment a round cannot use is carried to the
@@ -167,10 +193,16 @@ mod tests {
     fn one_packet_per_round_is_marked_and_the_rma_window_becomes_cwnd() {
         let mut c = Tfc::default();
         let mut w = Window::new(14_600, u64::MAX, 1460);
-        let probe = stamp(&mut c, 0, 0, 10 * 1460);
-        assert_eq!((probe.flags, probe.window), (RM, u64::MAX));
+        let syn = stamp(&mut c, 0, 0, 10 * 1460);
+        assert_eq!((syn.flags, syn.window), (RM, u64::MAX));
         feedback(&mut c, &mut w, RM, 2920);
-        assert_eq!(w.cwnd, 2920, "the probe's answer brings the first window");
+        assert_eq!(w.cwnd, 14_600, "the SYN stand-in's answer brings no window");
+        assert!(c.probe_again(), "a second probe fetches the window");
+        let fetch = stamp(&mut c, 0, 0, 10 * 1460);
+        assert_eq!(fetch.flags, RM);
+        feedback(&mut c, &mut w, RM, 2920);
+        assert!(!c.probe_again());
+        assert_eq!(w.cwnd, 2920, "the second probe's answer brings the first window");
         // 1.5 segments a round: 1, then 2 (with the half carried), then 1, 2, ...
         let mut got = Vec::new();
         for _ in 0..4 {

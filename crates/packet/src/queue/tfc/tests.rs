@@ -281,14 +281,45 @@ fn the_delay_arbiter_paces_sub_packet_windows_at_rho0_c() {
     assert_eq!(pool.ext(a).window, MSS);
     let second = q.poll_at();
     assert!(((second.as_secs_f64() - first_due.as_secs_f64()) - per_packet_s).abs() < 1e-11);
-    // A window of several packets passes at once and draws the counter below zero, so the
-    // next sub-packet window waits longer.
+    // While ACKs wait, a larger window waits too (its turn) and leaves as one packet.
     let big = rma_ack(&mut pool, 99, 4 * MSS);
     q.enqueue(big, &mut pool, first_due);
-    assert_eq!(q.dequeue(&mut pool, first_due), Some(big));
-    assert_eq!(pool.ext(big).window, 4 * MSS);
-    let later = q.poll_at();
-    assert!(((later.as_secs_f64() - second.as_secs_f64()) - 4.0 * per_packet_s).abs() < 1e-11);
+    assert_eq!(q.dequeue(&mut pool, first_due), None);
+    assert_eq!(q.held(), 8);
+}
+
+#[test]
+fn larger_windows_pass_and_draw_the_counter_down_and_are_cut_to_what_it_holds() {
+    let mut pool = PacketPool::default();
+    let mut q = port(params(0.97, 160), 1);
+    // The counter starts at 19400 B: a 4-packet window (6000 B on the wire) passes whole.
+    let a = rma_ack(&mut pool, 1, 4 * MSS);
+    q.enqueue(a, &mut pool, SimTime::ZERO);
+    assert_eq!(q.dequeue(&mut pool, SimTime::ZERO), Some(a));
+    assert_eq!(pool.ext(a).window, 4 * MSS);
+    // 13400 B left: a second 4-packet window passes, a third too (1400 B left)...
+    for f in 2..4 {
+        let b = rma_ack(&mut pool, f, 4 * MSS);
+        q.enqueue(b, &mut pool, SimTime::ZERO);
+        assert_eq!(q.dequeue(&mut pool, SimTime::ZERO), Some(b));
+        assert_eq!(pool.ext(b).window, 4 * MSS);
+    }
+    // ...and with less than a packet left the next one waits, then leaves as one packet.
+    let c = rma_ack(&mut pool, 4, 4 * MSS);
+    q.enqueue(c, &mut pool, SimTime::ZERO);
+    assert_eq!(q.dequeue(&mut pool, SimTime::ZERO), None);
+    let due = q.poll_at();
+    q.on_timer(&mut pool, due);
+    assert_eq!(q.dequeue(&mut pool, due), Some(c));
+    assert_eq!(pool.ext(c).window, MSS);
+    // After 40 us idle the counter holds 0.97 x 125e6 x 40e-6 = 4850 B, 3.2 packets: a
+    // 4-packet window is cut to what it holds.
+    let later = due + Delta::from_us(40);
+    let d = rma_ack(&mut pool, 5, 4 * MSS);
+    q.enqueue(d, &mut pool, later);
+    assert_eq!(q.dequeue(&mut pool, later), Some(d));
+    let w = pool.ext(d).window;
+    assert!(w > 3 * MSS && w < 4 * MSS, "cut to the counter: {w}");
 }
 
 #[test]
