@@ -24,7 +24,7 @@ pub use sfq_codel::{SfqCodel, SfqCodelParams};
 pub use tfc::{Tfc, TfcParams};
 
 use crate::engine::{PacketId, PacketPool};
-use dctc_core::units::{Rate, SimTime};
+use dctc_core::units::SimTime;
 
 /// What happened to an arriving packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -82,9 +82,6 @@ pub trait QueueDisc {
     fn take_marks(&mut self) -> u64 {
         0
     }
-    /// The port was attached to a link of `rate` (before any packet). Disciplines that
-    /// compute with the link capacity (TFC's tokens) take it here; ignored by default.
-    fn attach(&mut self, _rate: Rate) {}
 }
 
 /// The disciplines this build knows, dispatched without virtual calls.
@@ -160,9 +157,6 @@ impl QueueDisc for Queue {
     #[inline]
     fn take_marks(&mut self) -> u64 {
         dispatch!(self, q => q.take_marks())
-    }
-    fn attach(&mut self, rate: Rate) {
-        dispatch!(self, q => q.attach(rate))
     }
 }
 

@@ -184,9 +184,8 @@ pub struct Tfc {
 }
 
 impl Tfc {
-    /// A TFC port with a `capacity`-byte buffer. Its link rate is set by
-    /// [`QueueDisc::attach`]; until then it assumes 10 Gb/s.
-    pub fn new(capacity: u64, params: TfcParams) -> Result<Self, QueueParamError> {
+    /// A TFC port with a `capacity`-byte buffer on a link of `rate` (its capacity c).
+    pub fn new(capacity: u64, params: TfcParams, rate: Rate) -> Result<Self, QueueParamError> {
         params.validate()?;
         let mut q = Tfc {
             params,
@@ -212,7 +211,7 @@ impl Tfc {
             counter_at: SimTime::ZERO,
             slots: 0,
         };
-        q.set_rate(Rate::gbps(10));
+        q.set_rate(rate);
         Ok(q)
     }
 
@@ -499,10 +498,6 @@ impl QueueDisc for Tfc {
             self.accrue(now);
             self.release(pool);
         }
-    }
-
-    fn attach(&mut self, rate: Rate) {
-        self.set_rate(rate);
     }
 }
 

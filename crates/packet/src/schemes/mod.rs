@@ -99,12 +99,14 @@ pub const QUEUES: &[(&str, &str)] = &[
 ];
 
 impl QueueSpec {
-    /// The discipline of a port with a `buffer_bytes` buffer; `seed` keys the flow hash of
-    /// the hashed-bucket disciplines (see [`QueueSpec::port_seed`]).
+    /// The discipline of a port with a `buffer_bytes` buffer feeding a link of `rate` (the
+    /// capacity that rate-based disciplines, TFC's tokens and XCP's spare bandwidth, compute
+    /// with); `seed` keys the flow hash of the hashed-bucket disciplines (see
+    /// [`QueueSpec::port_seed`]).
     ///
     /// Panics on parameters [`resolve_scheme`] would have refused (a buffer below one 1500 B
     /// packet for the CoDel family and pFabric).
-    pub fn build(&self, buffer_bytes: u64, seed: u64) -> Queue {
+    pub fn build(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Queue {
         let checked = "queue parameters are validated when the scheme is resolved";
         match *self {
             QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
@@ -131,7 +133,7 @@ impl QueueSpec {
                 .expect(checked),
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
-            QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p).expect(checked)),
+            QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p, rate).expect(checked)),
         }
     }
 

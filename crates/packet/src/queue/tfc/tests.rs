@@ -18,9 +18,7 @@ fn params(rho0: f64, rtt_b_us: u64) -> TfcParams {
 }
 
 fn port(p: TfcParams, gbps: u64) -> Tfc {
-    let mut q = Tfc::new(256_000, p).unwrap();
-    q.attach(Rate::gbps(gbps));
-    q
+    Tfc::new(256_000, p, Rate::gbps(gbps)).unwrap()
 }
 
 /// A full data packet of `flow`, RM-marked if `rm`, window field at the sender's maximum.
@@ -374,16 +372,16 @@ fn parameters_out_of_range_are_refused_naming_the_key() {
             "initial_rtt_b_us",
         ),
     ] {
-        assert_eq!(Tfc::new(1500, p).unwrap_err().param, key);
+        assert_eq!(Tfc::new(1500, p, Rate::gbps(1)).unwrap_err().param, key);
     }
-    assert!(Tfc::new(1500, TfcParams { rho0: 1.2, ..ok }).is_ok());
-    assert!(Tfc::new(1500, TfcParams { alpha: 0.0, ..ok }).is_ok());
+    assert!(Tfc::new(1500, TfcParams { rho0: 1.2, ..ok }, Rate::gbps(1)).is_ok());
+    assert!(Tfc::new(1500, TfcParams { alpha: 0.0, ..ok }, Rate::gbps(1)).is_ok());
 }
 
 #[test]
 fn a_full_buffer_drops_the_arrival() {
     let mut pool = PacketPool::default();
-    let mut q = Tfc::new(3000, params(0.97, 160)).unwrap();
+    let mut q = Tfc::new(3000, params(0.97, 160), Rate::gbps(1)).unwrap();
     let a = data(&mut pool, 1, false);
     let b = data(&mut pool, 1, false);
     let c = data(&mut pool, 1, false);
