@@ -55,7 +55,14 @@ pub fn thread_cpu_ns() -> Option<u64> {
 
 /// Schemes [`bench_scheme`] can run: DCTCP (the reference row) and one per further
 /// discipline, each with its registry defaults.
-pub const BENCH_SCHEMES: &[&str] = &["dctcp", "codel", "fq-codel", "sfqcodel-cubic", "pfabric"];
+pub const BENCH_SCHEMES: &[&str] = &[
+    "dctcp",
+    "codel",
+    "fq-codel",
+    "sfqcodel-cubic",
+    "pfabric",
+    "tfc",
+];
 
 /// Runs the standard workload for `simulated` with `seed` under DCTCP (K = 97.5 KB).
 pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
@@ -133,6 +140,9 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
             );
             s.switch_buffer_bytes = Some(buffer);
             s
+        }
+        crate::schemes::tfc::NAME => {
+            crate::schemes::tfc::scheme(tcp, crate::queue::TfcParams::default())
         }
         other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),
     };

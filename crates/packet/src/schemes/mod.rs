@@ -28,7 +28,7 @@
 use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
 use crate::queue::{
     Codel, CodelParams, DropTail, EcnThreshold, FqCodel, FqCodelParams, PFabric, Queue, SfqCodel,
-    SfqCodelParams,
+    SfqCodelParams, Tfc, TfcParams,
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
@@ -70,6 +70,8 @@ pub enum QueueSpec {
     SfqCodel(SfqCodelParams),
     /// pFabric's priority queue (priority dropping) of the port's buffer.
     PFabric,
+    /// TFC's port (tokens, effective flows, window, delay arbiter) of the port's buffer.
+    Tfc(TfcParams),
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -98,6 +100,10 @@ pub const QUEUES: &[(&str, &str)] = &[
         "pfabric",
         "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full",
     ),
+    (
+        "tfc",
+        "TFC (EuroSys 2016): FIFO writing W = T/E into data packets, delay arbiter on RMA ACKs",
+    ),
 ];
 
 impl QueueSpec {
@@ -108,7 +114,7 @@ impl QueueSpec {
     ///
     /// Panics on parameters [`resolve_scheme`] would have refused (a buffer below one 1500 B
     /// packet for the CoDel family and pFabric).
-    pub fn build(&self, buffer_bytes: u64, seed: u64, _rate: Rate) -> Queue {
+    pub fn build(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Queue {
         let checked = "queue parameters are validated when the scheme is resolved";
         match *self {
             QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
@@ -135,6 +141,7 @@ impl QueueSpec {
                 .expect(checked),
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
+            QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p, rate).expect(checked)),
         }
     }
 
@@ -157,6 +164,7 @@ impl QueueSpec {
             QueueSpec::FqCodel(_) => "fq-codel",
             QueueSpec::SfqCodel(_) => "sfqcodel",
             QueueSpec::PFabric => "pfabric",
+            QueueSpec::Tfc(_) => "tfc",
         }
     }
 }
@@ -272,6 +280,8 @@ pub enum QueueName {
     SfqCodel,
     /// `pfabric`.
     PFabric,
+    /// `tfc`, with its parameters (the `tfc` scheme's keys, or the defaults).
+    Tfc(TfcParams),
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -425,6 +435,8 @@ schemes! {
     sfqcodel_cubic,
     /// pFabric: priority queues and minimal rate control.
     pfabric,
+    /// TFC: token flow control at switch ports, RM-marking hosts.
+    tfc,
 }
 
 pub mod queue_keys;
@@ -520,6 +532,10 @@ pub fn resolve_scheme(
         Some("fq-codel") => QueueName::FqCodel,
         Some("sfqcodel") => QueueName::SfqCodel,
         Some("pfabric") => QueueName::PFabric,
+        Some("tfc") => QueueName::Tfc(match parts.queue {
+            QueueName::Tfc(p) => p,
+            _ => TfcParams::default(),
+        }),
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -528,7 +544,10 @@ pub fn resolve_scheme(
             ));
         }
     };
-    if matches!(queue, QueueName::DropTail | QueueName::Ecn) {
+    if matches!(
+        queue,
+        QueueName::DropTail | QueueName::Ecn | QueueName::Tfc(_)
+    ) {
         queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
     }
     let switch_queue = match queue {
@@ -555,6 +574,19 @@ pub fn resolve_scheme(
             }
             QueueSpec::DropTail
         }
+        QueueName::Tfc(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!("`{name}` runs on TFC switch queues; ecn_k_bytes applies to the `ecn` queue only"),
+                ));
+            }
+            QueueSpec::Tfc(TfcParams {
+                mss: tcp.mss,
+                header: tcp.header,
+                ..p
+            })
+        }
         QueueName::Ecn => {
             let host_rate = topo
                 .hosts()
@@ -572,6 +604,10 @@ pub fn resolve_scheme(
         }
     };
     let mut s = PacketScheme::assemble(name, tcp, cc, switch_queue);
+    if let QueueSpec::Tfc(p) = switch_queue {
+        // TFC's delay arbiter also runs where ACKs leave a receiving host (see queue::tfc).
+        s.host_queue = QueueSpec::Tfc(p.host_nic());
+    }
     s.label = common.label.clone().unwrap_or_else(|| name.to_string());
     s.lb = common
         .load_balancer
