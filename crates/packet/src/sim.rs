@@ -306,9 +306,9 @@ impl<'a> Simulation<'a> {
                 // Hashed-bucket queues key their flow hash per port (reproducible).
                 let seed = QueueSpec::port_seed(opts.seed, li);
                 let queue = if from_host {
-                    scheme.host_queue.build(buffer, seed)
+                    scheme.host_queue.build_on(buffer, seed, l.rate)
                 } else {
-                    scheme.switch_queue.build(buffer, seed)
+                    scheme.switch_queue.build_on(buffer, seed, l.rate)
                 };
                 let ps = 8_000_000_000_000u64;
                 let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {

@@ -20,7 +20,7 @@
 use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
 use crate::queue::{
     Codel, CodelParams, DropTail, EcnThreshold, FqCodel, FqCodelParams, PFabric, Queue, SfqCodel,
-    SfqCodelParams,
+    SfqCodelParams, XcpParams, XcpRouter,
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
@@ -62,6 +62,8 @@ pub enum QueueSpec {
     SfqCodel(SfqCodelParams),
     /// pFabric's priority queue (priority dropping) of the port's buffer.
     PFabric,
+    /// XCP's router over a FIFO of the port's buffer (needs the link rate: [`QueueSpec::build_on`]).
+    Xcp(XcpParams),
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -90,6 +92,10 @@ pub const QUEUES: &[(&str, &str)] = &[
         "pfabric",
         "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full",
     ),
+    (
+        "xcp",
+        "XCP router (SIGCOMM 2002): FIFO writing per-packet window feedback (xcp_alpha, xcp_beta)",
+    ),
 ];
 
 impl QueueSpec {
@@ -97,7 +103,8 @@ impl QueueSpec {
     /// the hashed-bucket disciplines (see [`QueueSpec::port_seed`]).
     ///
     /// Panics on parameters [`resolve_scheme`] would have refused (a buffer below one 1500 B
-    /// packet for the CoDel family and pFabric).
+    /// packet for the CoDel family and pFabric), and on `Xcp`, whose router needs the link
+    /// rate ([`QueueSpec::build_on`]).
     pub fn build(&self, buffer_bytes: u64, seed: u64) -> Queue {
         let checked = "queue parameters are validated when the scheme is resolved";
         match *self {
@@ -125,6 +132,16 @@ impl QueueSpec {
                 .expect(checked),
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
+            QueueSpec::Xcp(_) => panic!("the XCP router needs the link rate: use build_on"),
+        }
+    }
+
+    /// The discipline of a port with a `buffer_bytes` buffer on a link of `rate` (XCP's
+    /// capacity C); the others as [`QueueSpec::build`].
+    pub fn build_on(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Queue {
+        match *self {
+            QueueSpec::Xcp(p) => Queue::Xcp(XcpRouter::new(buffer_bytes, rate, p)),
+            _ => self.build(buffer_bytes, seed),
         }
     }
 
@@ -147,6 +164,7 @@ impl QueueSpec {
             QueueSpec::FqCodel(_) => "fq-codel",
             QueueSpec::SfqCodel(_) => "sfqcodel",
             QueueSpec::PFabric => "pfabric",
+            QueueSpec::Xcp(_) => "xcp",
         }
     }
 }
@@ -252,6 +270,8 @@ pub enum QueueName {
     SfqCodel,
     /// `pfabric`.
     PFabric,
+    /// `xcp`, with its router constants.
+    Xcp(XcpParams),
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -391,6 +411,8 @@ schemes! {
     fq_codel,
     /// CUBIC over sfqCoDel.
     sfqcodel_cubic,
+    /// XCP senders over XCP routers.
+    xcp,
 }
 
 pub mod queue_keys;
@@ -471,6 +493,7 @@ pub fn resolve_scheme(
         Some("fq-codel") => QueueName::FqCodel,
         Some("sfqcodel") => QueueName::SfqCodel,
         Some("pfabric") => QueueName::PFabric,
+        Some("xcp") => QueueName::Xcp(XcpParams::default()),
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -479,10 +502,24 @@ pub fn resolve_scheme(
             ));
         }
     };
-    if matches!(queue, QueueName::DropTail | QueueName::Ecn) {
+    if matches!(
+        queue,
+        QueueName::DropTail | QueueName::Ecn | QueueName::Xcp(_)
+    ) {
         queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
     }
     let switch_queue = match queue {
+        QueueName::Xcp(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!(
+                        "`{name}` runs on XCP routers; ecn_k_bytes applies to the `ecn` queue only"
+                    ),
+                ));
+            }
+            QueueSpec::Xcp(p)
+        }
         QueueName::Codel | QueueName::FqCodel | QueueName::SfqCodel | QueueName::PFabric => {
             if common.ecn_k_bytes.is_some() {
                 return Err(ctx.error(
@@ -528,6 +565,10 @@ pub fn resolve_scheme(
         }
     };
     let mut s = PacketScheme::assemble(name, tcp, cc, switch_queue);
+    if let QueueSpec::Xcp(p) = switch_queue {
+        // XCP controls every link it crosses, host NICs included (one sender's flows share it).
+        s.host_queue = QueueSpec::Xcp(p);
+    }
     s.label = common.label.clone().unwrap_or_else(|| name.to_string());
     s.lb = common
         .load_balancer

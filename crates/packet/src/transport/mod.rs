@@ -378,6 +378,7 @@ controllers! {
     "newreno" => newreno::NewReno: "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
     "dctcp" => dctcp::Dctcp: "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
+    "xcp" => xcp::Xcp: "XCP sender: stamps H_cwnd, H_rtt, H_feedback; cwnd += echoed router feedback",
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
 }
