@@ -84,8 +84,11 @@ impl XcpParams {
 /// What the router measured over one control interval.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 struct Sums {
-    /// Σ s_i: input traffic, bytes (y · d).
+    /// Input traffic, bytes (y · d): every packet, ACKs included, since all use the link.
     input_bytes: f64,
+    /// Σ s_i over data packets that carry a congestion header (H_rtt > 0): the traffic
+    /// feedback can reach.
+    data_bytes: f64,
     /// Σ s_i rtt_i / cwnd_i (seconds): each flow adds about `d` per interval.
     rtt_by_cwnd: f64,
     /// Σ s_i rtt_i² / cwnd_i (seconds²): each flow adds about `d rtt_i`.
@@ -170,17 +173,19 @@ impl XcpRouter {
         let spare = self.capacity_bytes_per_s - s.input_bytes / d;
         // XCP eq. (1): φ = α d S - β Q.
         let phi = self.params.alpha * d * spare - self.params.beta * q;
-        // XCP eq. (2): h = max(0, γ y - |φ|), y the input traffic of the interval.
-        let h = (self.params.gamma * s.input_bytes - phi.abs()).max(0.0);
+        // XCP eq. (2): h = max(0, γ y - |φ|), y the input traffic of the interval (the XCP
+        // traffic: ACKs carry no feedback and cannot be shuffled).
+        let h = (self.params.gamma * s.data_bytes - phi.abs()).max(0.0);
         // XCP §3.6: ξ_p = (h + max(φ, 0)) / (d Σ rtt_i s_i / cwnd_i).
         self.xi_pos = if s.rtt_by_cwnd > 0.0 {
             (h + phi.max(0.0)) / (d * s.rtt_by_cwnd)
         } else {
             0.0
         };
-        // XCP §3.6: ξ_n = (h + max(-φ, 0)) / (d Σ s_i).
-        self.xi_neg = if s.input_bytes > 0.0 {
-            (h + (-phi).max(0.0)) / (d * s.input_bytes)
+        // XCP §3.6: ξ_n = (h + max(-φ, 0)) / (d Σ s_i), the sum over packets that can carry
+        // feedback, so ACK bytes on the link do not dilute it.
+        self.xi_neg = if s.data_bytes > 0.0 {
+            (h + (-phi).max(0.0)) / (d * s.data_bytes)
         } else {
             0.0
         };
@@ -214,7 +219,11 @@ impl QueueDisc for XcpRouter {
         let data = pool[pkt].kind == PacketKind::Data;
         let queued = self.fifo.bytes();
         if self.next_tick == SimTime::NEVER {
-            // The first arrival on an idle port starts an interval.
+            if !data {
+                // A port that carries only ACKs has nothing to control: no timer.
+                return self.fifo.enqueue(pkt, pool, now);
+            }
+            // The first data arrival on an idle port starts an interval.
             self.next_tick = now + self.interval;
         }
         let s = &mut self.sums;
@@ -224,6 +233,7 @@ impl QueueDisc for XcpRouter {
             let ext = pool.ext(pkt);
             let (cwnd, rtt) = (ext.window as f64, ext.aux as f64 * 1e-9);
             if cwnd > 0.0 && rtt > 0.0 {
+                s.data_bytes += size;
                 s.rtt_by_cwnd += size * rtt / cwnd;
                 s.rtt2_by_cwnd += size * rtt * rtt / cwnd;
             }
@@ -260,7 +270,7 @@ impl QueueDisc for XcpRouter {
         if now < self.next_tick {
             return;
         }
-        let idle = self.sums.input_bytes == 0.0 && self.fifo.is_empty();
+        let idle = self.sums.data_bytes == 0.0 && self.fifo.is_empty();
         self.end_interval();
         // An idle port stops its timer; the next arrival starts a fresh interval.
         self.next_tick = if idle {

@@ -221,3 +221,46 @@ fn stability_bounds_are_checked() {
     );
     assert_eq!(bad(XcpParams { gamma: 0.0, ..d }), "gamma");
 }
+
+#[test]
+fn ack_bytes_use_the_link_but_do_not_dilute_the_feedback() {
+    // The over-subscription case plus 30 ACKs of 40 B in the interval: they count in the
+    // spare bandwidth (φ = 0.4 x 40 x (1250 - 61200 / 40) = -4480 B) but neither in h nor in
+    // ξ_n, so the data packets still receive all of φ over the next interval.
+    let mut pool = PacketPool::default();
+    let mut q = router();
+    let ack = |pool: &mut PacketPool| {
+        let mut p = Packet::new(0, PacketKind::Ack, NodeId(1), NodeId(0));
+        p.wire_bytes = 40;
+        pool.alloc(p)
+    };
+    // The interval starts with a data packet; the ACKs arrive inside it.
+    let fb0 = interval(&mut q, &mut pool, 0, 20);
+    assert!(
+        fb0.iter().all(|&x| x == 0.0),
+        "no feedback before the first interval ends"
+    );
+    for k in 0..30u64 {
+        let id = ack(&mut pool);
+        q.enqueue(id, &mut pool, SimTime(k * US));
+        let out = q.dequeue(&mut pool, SimTime(k * US)).unwrap();
+        pool.free(out);
+    }
+    q.on_timer(&mut pool, SimTime(40 * US));
+    let want = 0.4 * 40.0 * (1250.0 - 61_200.0 / 40.0);
+    assert!((q.aggregate_feedback() - want).abs() < 1e-6);
+    let fb = interval(&mut q, &mut pool, 40 * US, 20);
+    assert!((fb[0] + fb[1] - want).abs() < 1e-6, "{fb:?} vs {want}");
+}
+
+#[test]
+fn a_port_carrying_only_acks_runs_no_timer() {
+    let mut pool = PacketPool::default();
+    let mut q = router();
+    let mut p = Packet::new(0, PacketKind::Ack, NodeId(1), NodeId(0));
+    p.wire_bytes = 40;
+    let id = pool.alloc(p);
+    q.enqueue(id, &mut pool, SimTime(0));
+    assert_eq!(q.poll_at(), SimTime::NEVER);
+    assert_eq!(q.dequeue(&mut pool, SimTime(0)), Some(id));
+}
