@@ -2,7 +2,7 @@
 //! 0.6 load, DCTCP, pFabric-tuned TCP, a given span of simulated time; [`bench_scheme`] runs
 //! the same workload under another of [`BENCH_SCHEMES`] (one row per queue discipline).
 
-use crate::metrics::RunResult;
+use crate::metrics::PacketRun;
 use crate::schemes::PacketScheme;
 use crate::sim::{RunOptions, Simulation, Workload};
 use crate::transport::TcpConfig;
@@ -36,7 +36,7 @@ pub struct BenchReport {
     /// Peak resident memory of the process (VmHWM), bytes, where /proc offers it.
     pub peak_rss_bytes: Option<u64>,
     /// The run itself.
-    pub result: RunResult,
+    pub result: PacketRun,
 }
 
 /// Peak resident set size of this process from `/proc/self/status` (Linux only).

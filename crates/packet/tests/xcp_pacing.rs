@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 use dctc_core::units::{Delta, Rate, SimTime};
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::QueueSpec;
 use dctc_packet::transport::{Cc, NewReno, TcpConfig, Xcp};
 use dctc_packet::{PacketScheme, RunOptions, Workload};
@@ -75,7 +75,7 @@ fn xcp_scheme(t: &dctc_core::topology::Topology) -> PacketScheme {
     s
 }
 
-fn xcp_run() -> RunResult {
+fn xcp_run() -> PacketRun {
     // Two long flows and 30 short ones into one receiver.
     let t = bell(3, 1, 10.0, 225_000);
     let mut flows = vec![

@@ -18,7 +18,7 @@ use dctc_core::workload::{Cdf, WorkloadError};
 use dctc_packet::config::{
     ConfigError, IncastSweep, OutputSettings, PacketSettings, WorkloadConfig,
 };
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
@@ -301,7 +301,7 @@ const FEW_SAMPLES: &str = "* fewer than 100 (p99) or 1000 (p99.9) completed flow
 
 /// The switch port every scheme's queue and utilization charts show: the one with the largest
 /// time-averaged backlog summed over the schemes (link indices are the same in every run).
-fn common_port(results: &[RunResult]) -> Option<usize> {
+fn common_port(results: &[PacketRun]) -> Option<usize> {
     let first = results.first()?;
     (0..first.ports.len())
         .filter(|&i| first.ports[i].switch)
@@ -313,7 +313,7 @@ fn common_port(results: &[RunResult]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
+fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
     let slow = SlowdownSummary::of(&r.records);
     let mut by_size = Map::new();
     for b in &slow.by_size {
@@ -431,7 +431,7 @@ fn flows_csv<'a>(
     w.into_bytes()
 }
 
-fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
+fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
     let mut schemes = Map::new();
     for (scheme, r) in p.schemes.iter().zip(results) {
         schemes.insert(scheme.label.clone(), scheme_summary(p, scheme, r));
@@ -875,7 +875,7 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
 /// scheme (log x: slowdowns span 1 to hundreds).
 fn slowdown_cdf(
     what: &str,
-    results: &[RunResult],
+    results: &[PacketRun],
     keep: impl Fn(&dctc_core::stats::FlowRecord) -> bool,
 ) -> Chart {
     let mut ch = Chart::step(
@@ -905,7 +905,7 @@ fn slowdown_cdf(
 
 /// The `q`-quantile of FCT against flow size, in size bins of a quarter decade (log axes),
 /// one series per scheme.
-fn fct_vs_size(results: &[RunResult], what: &str, q: f64) -> Chart {
+fn fct_vs_size(results: &[PacketRun], what: &str, q: f64) -> Chart {
     let mut ch = Chart::line(
         format!("{what} FCT vs flow size (completed flows, quarter-decade size bins)"),
         "flow size (bytes)",
@@ -937,7 +937,7 @@ fn fct_vs_size(results: &[RunResult], what: &str, q: f64) -> Chart {
 
 /// Mean utilization of all sampled switch ports over time: bytes they finished sending per
 /// interval over what they could carry together, about 100 intervals over the run.
-fn fabric_utilization_series(r: &RunResult) -> Vec<(f64, f64)> {
+fn fabric_utilization_series(r: &PacketRun) -> Vec<(f64, f64)> {
     // Samples come time by time, every sampled port at each time.
     let mut totals: Vec<(u64, u64)> = Vec::new();
     let mut links = std::collections::BTreeSet::new();

@@ -62,7 +62,7 @@ pub enum QueueSpec {
     SfqCodel(SfqCodelParams),
     /// pFabric's priority queue (priority dropping) of the port's buffer.
     PFabric,
-    /// XCP's router over a FIFO of the port's buffer (needs the link rate: [`QueueSpec::build_on`]).
+    /// XCP's router over a FIFO of the port's buffer (C is the link rate [`QueueSpec::build`] gets).
     Xcp(XcpParams),
 }
 
@@ -99,13 +99,14 @@ pub const QUEUES: &[(&str, &str)] = &[
 ];
 
 impl QueueSpec {
-    /// The discipline of a port with a `buffer_bytes` buffer; `seed` keys the flow hash of
-    /// the hashed-bucket disciplines (see [`QueueSpec::port_seed`]).
+    /// The discipline of a port with a `buffer_bytes` buffer feeding a link of `rate` (the
+    /// capacity that rate-based disciplines, TFC's tokens and XCP's spare bandwidth, compute
+    /// with); `seed` keys the flow hash of the hashed-bucket disciplines (see
+    /// [`QueueSpec::port_seed`]).
     ///
     /// Panics on parameters [`resolve_scheme`] would have refused (a buffer below one 1500 B
-    /// packet for the CoDel family and pFabric), and on `Xcp`, whose router needs the link
-    /// rate ([`QueueSpec::build_on`]).
-    pub fn build(&self, buffer_bytes: u64, seed: u64) -> Queue {
+    /// packet for the CoDel family and pFabric).
+    pub fn build(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Queue {
         let checked = "queue parameters are validated when the scheme is resolved";
         match *self {
             QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
@@ -132,16 +133,7 @@ impl QueueSpec {
                 .expect(checked),
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
-            QueueSpec::Xcp(_) => panic!("the XCP router needs the link rate: use build_on"),
-        }
-    }
-
-    /// The discipline of a port with a `buffer_bytes` buffer on a link of `rate` (XCP's
-    /// capacity C); the others as [`QueueSpec::build`].
-    pub fn build_on(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Queue {
-        match *self {
             QueueSpec::Xcp(p) => Queue::Xcp(XcpRouter::new(buffer_bytes, rate, p)),
-            _ => self.build(buffer_bytes, seed),
         }
     }
 

@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::PacketSettings;
-use crate::metrics::RunResult;
+use crate::metrics::PacketRun;
 use crate::schemes::{resolve_scheme, PacketScheme, ParseTable, QueueSpec};
 use crate::sim::{RunOptions, Simulation, Workload};
 use crate::transport::TcpConfig;
@@ -101,7 +101,7 @@ fn long_flow(t: &Topology, id: u32, src: usize, start_us: u64) -> FlowSpec {
 
 /// Runs `flows` until `end_us`, sampling the bottleneck port every 10 us and throughput in
 /// 100 us bins. Returns the result and the bottleneck's link index.
-fn run(flows: Vec<FlowSpec>, end_us: u64) -> (RunResult, u32) {
+fn run(flows: Vec<FlowSpec>, end_us: u64) -> (PacketRun, u32) {
     let t = topo();
     let (left, right) = (
         t.node_by_name("left").unwrap(),
@@ -128,7 +128,7 @@ fn run(flows: Vec<FlowSpec>, end_us: u64) -> (RunResult, u32) {
 }
 
 /// Bottleneck utilization per 30 us (one RTT) window: (window end in us, utilization).
-fn utilization(r: &RunResult, link: u32) -> Vec<(u64, f64)> {
+fn utilization(r: &PacketRun, link: u32) -> Vec<(u64, f64)> {
     let s: Vec<_> = r.queue_samples.iter().filter(|q| q.link == link).collect();
     s.windows(4)
         .step_by(3)
