@@ -62,6 +62,7 @@ pub const BENCH_SCHEMES: &[&str] = &[
     "sfqcodel-cubic",
     "pfabric",
     "tfc",
+    "xcp",
 ];
 
 /// Runs the standard workload for `simulated` with `seed` under DCTCP (K = 97.5 KB).
@@ -143,6 +144,18 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
         }
         crate::schemes::tfc::NAME => {
             crate::schemes::tfc::scheme(tcp, crate::queue::TfcParams::default())
+        }
+        crate::schemes::xcp::NAME => {
+            let host_rate = topo.hosts().first().and_then(|&h| topo.host_rate(h));
+            let q = QueueSpec::Xcp(crate::queue::XcpParams::default());
+            let mut s = PacketScheme::assemble(
+                crate::schemes::xcp::NAME,
+                tcp,
+                Cc::Xcp(crate::transport::Xcp::new(host_rate)),
+                q,
+            );
+            s.host_queue = q;
+            s
         }
         other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),
     };

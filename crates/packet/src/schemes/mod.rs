@@ -28,7 +28,7 @@
 use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
 use crate::queue::{
     Codel, CodelParams, DropTail, EcnThreshold, FqCodel, FqCodelParams, PFabric, Queue, SfqCodel,
-    SfqCodelParams, Tfc, TfcParams,
+    SfqCodelParams, Tfc, TfcParams, XcpParams, XcpRouter,
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
@@ -72,6 +72,8 @@ pub enum QueueSpec {
     PFabric,
     /// TFC's port (tokens, effective flows, window, delay arbiter) of the port's buffer.
     Tfc(TfcParams),
+    /// XCP's router over a FIFO of the port's buffer (C is the link rate [`QueueSpec::build`] gets).
+    Xcp(XcpParams),
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -103,6 +105,10 @@ pub const QUEUES: &[(&str, &str)] = &[
     (
         "tfc",
         "TFC (EuroSys 2016): FIFO writing W = T/E into data packets, delay arbiter on RMA ACKs",
+    ),
+    (
+        "xcp",
+        "XCP router (SIGCOMM 2002): FIFO writing per-packet window feedback (xcp_alpha, xcp_beta)",
     ),
 ];
 
@@ -142,6 +148,7 @@ impl QueueSpec {
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
             QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p, rate).expect(checked)),
+            QueueSpec::Xcp(p) => Queue::Xcp(XcpRouter::new(buffer_bytes, rate, p)),
         }
     }
 
@@ -165,6 +172,7 @@ impl QueueSpec {
             QueueSpec::SfqCodel(_) => "sfqcodel",
             QueueSpec::PFabric => "pfabric",
             QueueSpec::Tfc(_) => "tfc",
+            QueueSpec::Xcp(_) => "xcp",
         }
     }
 }
@@ -282,6 +290,8 @@ pub enum QueueName {
     PFabric,
     /// `tfc`, with its parameters (the `tfc` scheme's keys, or the defaults).
     Tfc(TfcParams),
+    /// `xcp`, with its router constants.
+    Xcp(XcpParams),
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -437,6 +447,8 @@ schemes! {
     pfabric,
     /// TFC: token flow control at switch ports, RM-marking hosts.
     tfc,
+    /// XCP senders over XCP routers.
+    xcp,
 }
 
 pub mod queue_keys;
@@ -536,6 +548,7 @@ pub fn resolve_scheme(
             QueueName::Tfc(p) => p,
             _ => TfcParams::default(),
         }),
+        Some("xcp") => QueueName::Xcp(XcpParams::default()),
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -546,11 +559,22 @@ pub fn resolve_scheme(
     };
     if matches!(
         queue,
-        QueueName::DropTail | QueueName::Ecn | QueueName::Tfc(_)
+        QueueName::DropTail | QueueName::Ecn | QueueName::Tfc(_) | QueueName::Xcp(_)
     ) {
         queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
     }
     let switch_queue = match queue {
+        QueueName::Xcp(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!(
+                        "`{name}` runs on XCP routers; ecn_k_bytes applies to the `ecn` queue only"
+                    ),
+                ));
+            }
+            QueueSpec::Xcp(p)
+        }
         QueueName::Codel | QueueName::FqCodel | QueueName::SfqCodel | QueueName::PFabric => {
             if common.ecn_k_bytes.is_some() {
                 return Err(ctx.error(
@@ -607,6 +631,10 @@ pub fn resolve_scheme(
     if let QueueSpec::Tfc(p) = switch_queue {
         // TFC's delay arbiter also runs where ACKs leave a receiving host (see queue::tfc).
         s.host_queue = QueueSpec::Tfc(p.host_nic());
+    }
+    if let QueueSpec::Xcp(p) = switch_queue {
+        // XCP controls every link it crosses, host NICs included (one sender's flows share it).
+        s.host_queue = QueueSpec::Xcp(p);
     }
     s.label = common.label.clone().unwrap_or_else(|| name.to_string());
     s.lb = common
