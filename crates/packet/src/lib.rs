@@ -4,7 +4,8 @@
 //!   order) and the packet pool.
 //! - [`packet`]: the header, with room for per-scheme fields.
 //! - [`queue`]: queue disciplines of output ports (DropTail, ECN threshold).
-//! - [`lb`]: load balancers (per-flow ECMP, per-packet spraying).
+//! - [`lb`]: load balancers (per-flow ECMP, per-packet spraying, DRILL, HOLNET's percentage
+//!   balancer).
 //! - [`transport`]: TCP NewReno and DCTCP as I/O-free state machines.
 //! - [`sim`]: fabric, hosts and the event loop of one run.
 //! - [`metrics`]: counters, histograms and per-port statistics of a run.

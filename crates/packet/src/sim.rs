@@ -15,7 +15,7 @@
 //! event. This is the model `dctc_core::stats::ideal_fct` assumes.
 
 use crate::engine::{Event, EventQueue, PacketId, PacketPool};
-use crate::lb::{Balancer, Ecmp, LoadBalancer, Spray};
+use crate::lb::{Balancer, Drill, Ecmp, LoadBalancer, Percentage, PortLoad, Spray};
 use crate::metrics::{Counters, Histogram, IncastResult, PortStats, QueueSample, RunResult};
 use crate::packet::{Packet, PacketKind};
 use crate::queue::{Enqueued, Queue, QueueDisc};
@@ -88,6 +88,9 @@ pub enum SimError {
         /// Why.
         reason: String,
     },
+    /// The load balancer does not fit the fabric.
+    #[error("packet.percentage_lb.initial: {0}")]
+    BadBalancer(String),
 }
 
 struct Port {
@@ -179,6 +182,9 @@ struct Flow {
     /// Report: the byte the last timeout retransmitted and when, until that copy arrives
     /// (to tell a spurious timeout: the receiver already held the byte).
     rto_check: Option<(u64, SimTime)>,
+    /// Report: `(send time, seq)` of the latest-sent data packet that has arrived, to count
+    /// arrivals overtaken by a later-sent packet (reordering).
+    latest_arrived: (SimTime, u64),
 }
 
 struct Incast {
@@ -338,6 +344,13 @@ impl<'a> Simulation<'a> {
         let lb = match scheme.lb {
             LbKind::Ecmp => Balancer::Ecmp(Ecmp::new(n_nodes)),
             LbKind::Spray => Balancer::Spray(Spray::new(n_nodes)),
+            LbKind::Drill => {
+                Balancer::Drill(Drill::new(n_nodes, scheme.lb_params.drill, opts.seed))
+            }
+            LbKind::HolnetPercentage => Balancer::Percentage(
+                Percentage::new(topo, routing, scheme.lb_params.percentage.clone())
+                    .map_err(SimError::BadBalancer)?,
+            ),
         };
         let tcp = &scheme.tcp;
         let mut flows = Vec::with_capacity(workload.flows.len());
@@ -373,6 +386,7 @@ impl<'a> Simulation<'a> {
                 ideal,
                 bins: Vec::new(),
                 rto_check: None,
+                latest_arrived: (SimTime::ZERO, 0),
             }
         };
         let mut max_id = 0u32;
@@ -503,6 +517,9 @@ impl<'a> Simulation<'a> {
         if self.opts.queue_sample.is_some() {
             self.events.push(SimTime::ZERO, Event::Sample);
         }
+        if let Some(dt) = self.lb.update_period() {
+            self.events.push(SimTime::ZERO + dt, Event::LbUpdate);
+        }
         let mut until = self.opts.until;
         loop {
             // Report: a run with no event left ends when its last event ran, not at `until`.
@@ -533,6 +550,7 @@ impl<'a> Simulation<'a> {
                 }
                 Event::IncastRequest(i) => self.on_incast_request(i),
                 Event::Sample => self.on_sample(),
+                Event::LbUpdate => self.on_lb_update(),
             }
         }
         self.now = until;
@@ -822,6 +840,13 @@ impl<'a> Simulation<'a> {
                         }
                     }
                 }
+                // Report: overtaken by a packet of the flow sent after it (retransmissions are
+                // sent later, so they never count as overtaken by their originals).
+                if (p.ts, p.seq) < fl.latest_arrived {
+                    self.counters.reordered_packets += 1;
+                } else {
+                    fl.latest_arrived = (p.ts, p.seq);
+                }
                 if let (Some(bin), FlowKind::LongLived) = (self.opts.throughput_bin, fl.kind) {
                     let b = (now.0 / bin.0.max(1)) as usize;
                     if fl.bins.len() <= b {
@@ -992,6 +1017,22 @@ impl<'a> Simulation<'a> {
             fl.sender.send(&self.scheme.tcp, now, &mut self.seg_buf);
             self.flush_segments(f);
             self.rearm(f);
+        }
+    }
+
+    /// The balancer's periodic update; it stops once nothing else is pending.
+    fn on_lb_update(&mut self) {
+        let now = self.now;
+        let ports = &self.ports;
+        self.lb.on_update(now, &|l: LinkId| {
+            let p = &ports[l.index()];
+            PortLoad {
+                backlog: p.backlog(now),
+                buffer: p.queue.capacity(),
+            }
+        });
+        if let (Some(dt), false) = (self.lb.update_period(), self.events.is_empty()) {
+            self.events.push(now + dt, Event::LbUpdate);
         }
     }
 

@@ -372,6 +372,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         "delivered_data_packets": c.delivered_data_packets,
         "retransmitted_packets": c.retransmitted_packets,
         "retransmitted_bytes": c.retransmitted_bytes,
+        "reordered_packets": c.reordered_packets,
         "max_switch_link_utilization": max_util,
         "max_switch_queue_bytes": max_queue,
         "busiest_switch_port": busiest.map(|i| format!("{} -> {}", r.ports[i].from, r.ports[i].to)),

@@ -33,4 +33,6 @@ pub enum Event {
     IncastRequest(u32),
     /// Time to sample queue lengths.
     Sample,
+    /// The load balancer's periodic update (HOLNET's percentage balancer).
+    LbUpdate,
 }

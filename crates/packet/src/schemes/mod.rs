@@ -42,6 +42,10 @@ pub enum LbKind {
     Ecmp,
     /// Per-packet round-robin spraying.
     Spray,
+    /// DRILL(d, m) at every switch (`[packet].drill`).
+    Drill,
+    /// HOLNET's percentage balancers at the leaves (`[packet].percentage_lb`).
+    HolnetPercentage,
 }
 
 /// A queue discipline with its parameters, built once per port.
@@ -170,6 +174,8 @@ pub struct PacketScheme {
     pub lb: LbKind,
     /// Host NIC queue size, bytes.
     pub nic_buffer_bytes: u64,
+    /// Parameters of the balancers that take any (DRILL, HOLNET's percentage balancer).
+    pub lb_params: crate::lb::LbParams,
 }
 
 /// Host NIC queue default: Linux's 1000-packet txqueue of 1500 B frames.
@@ -190,6 +196,7 @@ impl PacketScheme {
             host_queue: QueueSpec::DropTail,
             lb: LbKind::Ecmp,
             nic_buffer_bytes: DEFAULT_NIC_BUFFER,
+            lb_params: Default::default(),
         }
     }
 
@@ -533,6 +540,11 @@ pub fn resolve_scheme(
         .load_balancer
         .or(settings.load_balancer)
         .unwrap_or_default();
+    s.lb_params = crate::lb::LbParams::resolve(
+        settings.drill.as_ref(),
+        settings.percentage_lb.as_ref(),
+        topo,
+    )?;
     s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
     if s.nic_buffer_bytes < 1500 {
         return Err(ConfigError {
