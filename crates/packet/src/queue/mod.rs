@@ -11,6 +11,7 @@ pub mod codel;
 pub mod droptail;
 pub mod ecn;
 pub mod fq_codel;
+pub mod holnet;
 pub mod pfabric;
 pub mod sfq_codel;
 
@@ -18,6 +19,7 @@ pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
 pub use ecn::EcnThreshold;
 pub use fq_codel::{FqCodel, FqCodelParams};
+pub use holnet::HolnetMark;
 pub use pfabric::PFabric;
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
 
@@ -97,6 +99,8 @@ pub enum Queue {
     SfqCodel(SfqCodel),
     /// pFabric's priority queue with priority dropping.
     PFabric(PFabric),
+    /// FIFO with HOLNET's per-hop congestion bits (80% of the buffer).
+    Holnet(HolnetMark),
 }
 
 macro_rules! dispatch {
@@ -108,6 +112,7 @@ macro_rules! dispatch {
             Queue::FqCodel($q) => $e,
             Queue::SfqCodel($q) => $e,
             Queue::PFabric($q) => $e,
+            Queue::Holnet($q) => $e,
         }
     };
 }

@@ -66,6 +66,8 @@ pub enum QueueSpec {
     SfqCodel(SfqCodelParams),
     /// pFabric's priority queue (priority dropping) of the port's buffer.
     PFabric,
+    /// HOLNET's FIFO with per-hop congestion bits at 80% of the buffer.
+    Holnet,
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -93,6 +95,10 @@ pub const QUEUES: &[(&str, &str)] = &[
     (
         "pfabric",
         "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full",
+    ),
+    (
+        "holnet",
+        "FIFO that sets a per-hop congestion bit on data packets once the queue reaches 80% of the buffer (HOLNET)",
     ),
 ];
 
@@ -129,6 +135,7 @@ impl QueueSpec {
                 .expect(checked),
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
+            QueueSpec::Holnet => Queue::Holnet(crate::queue::HolnetMark::new(buffer_bytes)),
         }
     }
 
@@ -151,6 +158,7 @@ impl QueueSpec {
             QueueSpec::FqCodel(_) => "fq-codel",
             QueueSpec::SfqCodel(_) => "sfqcodel",
             QueueSpec::PFabric => "pfabric",
+            QueueSpec::Holnet => "holnet",
         }
     }
 }
@@ -259,6 +267,8 @@ pub enum QueueName {
     SfqCodel,
     /// `pfabric`.
     PFabric,
+    /// `holnet`.
+    Holnet,
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -398,6 +408,8 @@ schemes! {
     fq_codel,
     /// CUBIC over sfqCoDel.
     sfqcodel_cubic,
+    /// HOLNET-UTA over HOLNET's congestion-marking queues.
+    holnet_uta,
 }
 
 pub mod queue_keys;
@@ -478,6 +490,7 @@ pub fn resolve_scheme(
         Some("fq-codel") => QueueName::FqCodel,
         Some("sfqcodel") => QueueName::SfqCodel,
         Some("pfabric") => QueueName::PFabric,
+        Some("holnet") => QueueName::Holnet,
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -486,7 +499,10 @@ pub fn resolve_scheme(
             ));
         }
     };
-    if matches!(queue, QueueName::DropTail | QueueName::Ecn) {
+    if matches!(
+        queue,
+        QueueName::DropTail | QueueName::Ecn | QueueName::Holnet
+    ) {
         queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
     }
     let switch_queue = match queue {
@@ -506,6 +522,15 @@ pub fn resolve_scheme(
                 smallest_switch_buffer(topo),
                 &ctx,
             )?
+        }
+        QueueName::Holnet => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!("`{name}` runs on `holnet` switch queues; ecn_k_bytes applies to the `ecn` queue only"),
+                ));
+            }
+            QueueSpec::Holnet
         }
         QueueName::DropTail => {
             if common.ecn_k_bytes.is_some() {

@@ -290,6 +290,12 @@ pub trait CongestionControl {
     fn probe_first(&self) -> bool {
         false
     }
+
+    /// Whether three duplicate ACKs trigger fast retransmit and recovery (default true);
+    /// HOLNET-UTA turns it off and recovers by the timeout only (§V).
+    fn fast_retransmit(&self) -> bool {
+        true
+    }
 }
 
 /// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
@@ -370,6 +376,11 @@ macro_rules! controllers {
                     $($(#[$attr])* Cc::$variant(c) => c.probe_first(),)*
                 }
             }
+            fn fast_retransmit(&self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.fast_retransmit(),)*
+                }
+            }
         }
     };
 }
@@ -378,6 +389,7 @@ controllers! {
     "newreno" => newreno::NewReno: "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
     "dctcp" => dctcp::Dctcp: "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
+    "holnet-uta" => holnet_uta::HolnetUta: "HOLNET-UTA (eq. 24-25, r = w = 1): Reno utility driven by the first-hop node's congestion bit; no fast retransmit, go-back-N timeouts without a cut",
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
 }
