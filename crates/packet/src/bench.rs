@@ -55,7 +55,14 @@ pub fn thread_cpu_ns() -> Option<u64> {
 
 /// Schemes [`bench_scheme`] can run: DCTCP (the reference row) and one per further
 /// discipline, each with its registry defaults.
-pub const BENCH_SCHEMES: &[&str] = &["dctcp", "codel", "fq-codel", "sfqcodel-cubic"];
+pub const BENCH_SCHEMES: &[&str] = &[
+    "dctcp",
+    "codel",
+    "fq-codel",
+    "sfqcodel-cubic",
+    "dctcp-drill",
+    "holnet-uta",
+];
 
 /// Runs the standard workload for `simulated` with `seed` under DCTCP (K = 97.5 KB).
 pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
@@ -118,6 +125,19 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
             Cc::Cubic(Cubic::default()),
             QueueSpec::SfqCodel(SfqCodelParams::default()),
         ),
+        "dctcp-drill" => PacketScheme {
+            lb: crate::schemes::LbKind::Drill,
+            ..PacketScheme::dctcp(tcp, 97_500)
+        },
+        crate::schemes::holnet_uta::NAME => PacketScheme {
+            lb: crate::schemes::LbKind::HolnetPercentage,
+            ..PacketScheme::assemble(
+                crate::schemes::holnet_uta::NAME,
+                tcp,
+                Cc::HolnetUta(Default::default()),
+                QueueSpec::Holnet,
+            )
+        },
         other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),
     };
     let workload = Workload {

@@ -373,6 +373,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         "retransmitted_packets": c.retransmitted_packets,
         "retransmitted_bytes": c.retransmitted_bytes,
         "reordered_packets": c.reordered_packets,
+        "fct_us": super::fct::fct_json(&r.records),
         "max_switch_link_utilization": max_util,
         "max_switch_queue_bytes": max_queue,
         "busiest_switch_port": busiest.map(|i| format!("{} -> {}", r.ports[i].from, r.ports[i].to)),
@@ -447,6 +448,7 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
         "incasts": p.workload.incasts.len(),
         "simulated_ms": simulated_ps as f64 * 1e-9,
         "schemes": Value::Object(schemes.clone()),
+        "relative": super::fct::relative(&schemes),
     });
 
     let flows = flows_csv(

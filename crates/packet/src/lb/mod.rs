@@ -19,6 +19,21 @@ use crate::packet::Packet;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::units::{Delta, SimTime};
 
+/// Load balancers a scheme (or `[packet]`) may name with `load_balancer = "..."`: name,
+/// description.
+pub const LOAD_BALANCERS: &[(&str, &str)] = &[
+    ("ecmp", "per-flow hashing over equal-cost next hops (default)"),
+    ("spray", "per-packet round robin over equal-cost next hops"),
+    (
+        "drill",
+        "DRILL(d, m): per packet at every switch, the shortest of d random and m remembered queues ([packet].drill)",
+    ),
+    (
+        "holnet-percentage",
+        "HOLNET eq. 16-18: per-destination-leaf percentages at source leaves, updated every RTT/4 from local and next-hop congestion ([packet].percentage_lb)",
+    ),
+];
+
 /// What a balancer's periodic update reads of one port.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PortLoad {
