@@ -89,3 +89,42 @@ fn drill_and_percentage_runs_report_reordering() {
         assert!(s["flows_completed"].as_u64().unwrap() > 0, "{label}: {s}");
     }
 }
+
+#[test]
+fn bad_holnet_uta_keys_exit_2_naming_the_key() {
+    for (extra, want) in [
+        ("r_min = 1.5", "schemes[0].r_min"),
+        ("feedback = \"last-hop\"", "schemes[0].feedback"),
+        ("ecn_k_bytes = 1000", "schemes[0].ecn_k_bytes"),
+        ("rmin = 0.2", "did you mean `r_min`"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let scenario = format!(
+            r#"
+name = "t"
+engine = "packet"
+duration_ms = 0.2
+[fabric]
+kind = "preset"
+name = "holnet-6x6"
+[[workload]]
+kind = "poisson"
+cdf = "websearch"
+load = 0.3
+[[schemes]]
+name = "holnet-uta"
+{extra}
+"#
+        );
+        std::fs::write(dir.path().join("s.toml"), scenario).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_dctc"))
+            .args(["run", "s.toml"])
+            .current_dir(dir.path())
+            .output()
+            .expect("dctc runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra}: {err}");
+        assert!(err.contains(want), "{extra}: wanted {want} in {err}");
+        assert!(!dir.path().join("out").exists(), "{extra}: no output");
+    }
+}
