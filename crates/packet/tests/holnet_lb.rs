@@ -11,7 +11,7 @@ use dctc_core::rng::{component_rng, streams};
 use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_core::workload::{Cdf, PairMode, PoissonSpec};
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun as RunResult;
 use dctc_packet::schemes::LbKind;
 use dctc_packet::{PacketScheme, RunOptions, Workload};
 

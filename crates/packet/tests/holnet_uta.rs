@@ -9,7 +9,7 @@ use common::*;
 use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun as RunResult;
 use dctc_packet::schemes::{LbKind, QueueSpec};
 use dctc_packet::transport::{Cc, HolnetUta};
 use dctc_packet::{PacketScheme, RunOptions, Workload};

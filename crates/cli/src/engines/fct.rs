@@ -1,11 +1,11 @@
 //! Absolute flow completion times of a packet run, in the terms HOLNET §V reports: the mean
 //! FCT of all completed sized flows, of small flows (< 100 KB) and of huge flows (> 10 MB), and
-//! the p99 FCT; and each scheme's figures relative to every other's
-//! (`relative.<a>_vs_<b>.avg_fct` = a / b - 1; likewise `p99_fct`, `small_avg_fct`,
-//! `huge_avg_fct`), so a paper's "normalized to DRILL" reads as `relative.<x>_vs_<drill>`.
+//! the p99 FCT. The packet summary's `relative.<a>_vs_<b>` block compares them between
+//! schemes (`avg_fct`, `p99_fct`, `small_avg_fct`, `huge_avg_fct` = a / b - 1), so a paper's
+//! "normalized to DRILL" reads as `relative.<x>_vs_<drill>`.
 
 use dctc_core::stats::FlowRecord;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// HOLNET §V's small flows: below 100 KB.
 pub(crate) const SMALL_BYTES: u64 = 100_000;
@@ -47,36 +47,6 @@ pub(crate) fn fct_json(records: &[FlowRecord]) -> Value {
     })
 }
 
-/// `relative.<a>_vs_<b>` for every ordered pair of schemes, from their `fct_us` blocks.
-pub(crate) fn relative(schemes: &Map<String, Value>) -> Value {
-    let mut out = Map::new();
-    let pick = [
-        ("avg_fct", "mean"),
-        ("p99_fct", "p99"),
-        ("small_avg_fct", "small_mean"),
-        ("huge_avg_fct", "huge_mean"),
-    ];
-    for (a, va) in schemes {
-        for (b, vb) in schemes {
-            if a == b {
-                continue;
-            }
-            let mut m = Map::new();
-            for (name, key) in pick {
-                let x = va["fct_us"][key].as_f64();
-                let y = vb["fct_us"][key].as_f64();
-                let r = match (x, y) {
-                    (Some(x), Some(y)) if y > 0.0 => json!(x / y - 1.0),
-                    _ => Value::Null,
-                };
-                m.insert(name.to_string(), r);
-            }
-            out.insert(format!("{a}_vs_{b}"), Value::Object(m));
-        }
-    }
-    Value::Object(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,7 +69,7 @@ mod tests {
     }
 
     #[test]
-    fn size_classes_and_ratios() {
+    fn size_classes() {
         let a = fct_json(&[
             rec(50_000, Some(10.0)),
             rec(1_000_000, Some(100.0)),
@@ -111,14 +81,5 @@ mod tests {
         assert_eq!(a["huge_mean"], json!(1000.0));
         assert_eq!(a["p99"], json!(1000.0));
         assert_eq!(a["huge_completed"], json!(1));
-        let b = fct_json(&[rec(50_000, Some(20.0)), rec(1_000_000, Some(720.0))]);
-        let mut m = Map::new();
-        m.insert("a".into(), json!({ "fct_us": a }));
-        m.insert("b".into(), json!({ "fct_us": b }));
-        let r = relative(&m);
-        assert_eq!(r["a_vs_b"]["avg_fct"], json!(0.0));
-        assert_eq!(r["a_vs_b"]["small_avg_fct"], json!(-0.5));
-        assert_eq!(r["a_vs_b"]["huge_avg_fct"], Value::Null);
-        assert_eq!(r["b_vs_a"]["small_avg_fct"], json!(1.0));
     }
 }

@@ -14,6 +14,7 @@ pub mod fq_codel;
 pub mod holnet;
 pub mod pfabric;
 pub mod sfq_codel;
+pub mod tfc;
 
 pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
@@ -22,6 +23,7 @@ pub use fq_codel::{FqCodel, FqCodelParams};
 pub use holnet::HolnetMark;
 pub use pfabric::PFabric;
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
+pub use tfc::{Tfc, TfcParams};
 
 use crate::engine::{PacketId, PacketPool};
 use dctc_core::units::SimTime;
@@ -99,6 +101,8 @@ pub enum Queue {
     SfqCodel(SfqCodel),
     /// pFabric's priority queue with priority dropping.
     PFabric(PFabric),
+    /// TFC's switch port: tokens, effective flows, window, delay arbiter.
+    Tfc(Tfc),
     /// FIFO with HOLNET's per-hop congestion bits (80% of the buffer).
     Holnet(HolnetMark),
 }
@@ -112,6 +116,7 @@ macro_rules! dispatch {
             Queue::FqCodel($q) => $e,
             Queue::SfqCodel($q) => $e,
             Queue::PFabric($q) => $e,
+            Queue::Tfc($q) => $e,
             Queue::Holnet($q) => $e,
         }
     };

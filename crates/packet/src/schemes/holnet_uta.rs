@@ -44,5 +44,6 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::HolnetUta(c),
         queue: QueueName::Holnet,
+        tcp: Default::default(),
     })
 }
