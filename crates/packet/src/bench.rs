@@ -63,6 +63,8 @@ pub const BENCH_SCHEMES: &[&str] = &[
     "pfabric",
     "tfc",
     "xcp",
+    "dctcp-drill",
+    "holnet-uta",
 ];
 
 /// Runs the standard workload for `simulated` with `seed` under DCTCP (K = 97.5 KB).
@@ -157,6 +159,19 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
             s.host_queue = q;
             s
         }
+        "dctcp-drill" => PacketScheme {
+            lb: crate::schemes::LbKind::Drill,
+            ..PacketScheme::dctcp(tcp, 97_500)
+        },
+        crate::schemes::holnet_uta::NAME => PacketScheme {
+            lb: crate::schemes::LbKind::HolnetPercentage,
+            ..PacketScheme::assemble(
+                crate::schemes::holnet_uta::NAME,
+                tcp,
+                Cc::HolnetUta(Default::default()),
+                QueueSpec::Holnet,
+            )
+        },
         other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),
     };
     let workload = Workload {

@@ -3,7 +3,7 @@
 //! ```toml
 //! [packet]                       # defaults for every scheme
 //! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6, timestamps = false, limited_transmit = false, pacing_gbps = 2.5 }
-//! load_balancer = "ecmp"         # or "spray"
+//! load_balancer = "ecmp"         # or "spray", "drill", "holnet-percentage" (lb::keys)
 //! nic_buffer_bytes = 1500000
 //! drain_ms = 0                   # run on after arrivals stop, so flows can finish
 //!
@@ -262,6 +262,12 @@ pub struct PacketSettings {
     /// Extra simulated time after the workload's duration (arrivals stop at the duration).
     #[serde(default)]
     pub drain_ms: Option<f64>,
+    /// DRILL's parameters (`load_balancer = "drill"`).
+    #[serde(default)]
+    pub drill: Option<crate::lb::keys::DrillKnobs>,
+    /// HOLNET's percentage balancer's parameters (`load_balancer = "holnet-percentage"`).
+    #[serde(default)]
+    pub percentage_lb: Option<crate::lb::keys::PercentageKnobs>,
 }
 
 /// One `[[workload]]` table.

@@ -4,7 +4,8 @@
 //! - [`packet`]: the header, with room for per-scheme fields.
 //! - [`queue`]: queue disciplines of output ports (DropTail, ECN threshold, CoDel, FQ-CoDel,
 //!   sfqCoDel, pFabric).
-//! - [`lb`]: load balancers (per-flow ECMP, per-packet spraying).
+//! - [`lb`]: load balancers (per-flow ECMP, per-packet spraying, DRILL, HOLNET's percentage
+//!   balancer).
 //! - [`transport`]: TCP's reliable delivery and the congestion controllers (NewReno, DCTCP,
 //!   Cubic) as I/O-free state machines, with header feedback and pacing.
 //! - [`sim`]: the event loop of one run (picosecond [`dctc_core::SimTime`], ties in

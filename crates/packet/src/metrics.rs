@@ -163,6 +163,9 @@ pub struct Counters {
     pub spurious_timeouts: u64,
     /// Payload bytes retransmitted over all flows.
     pub retransmitted_bytes: u64,
+    /// Data packets that reached their receiver after a packet of the same flow sent later
+    /// (per-packet load balancing reorders; a retransmission, sent later, is not counted).
+    pub reordered_packets: u64,
 }
 
 /// One output port's statistics.

@@ -374,6 +374,8 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "delivered_data_packets": c.delivered_data_packets,
         "retransmitted_packets": c.retransmitted_packets,
         "retransmitted_bytes": c.retransmitted_bytes,
+        "reordered_packets": c.reordered_packets,
+        "fct_us": super::fct::fct_json(&r.records),
         "max_switch_link_utilization": max_util,
         "max_switch_queue_bytes": max_queue,
         "busiest_switch_port": busiest.map(|i| format!("{} -> {}", r.ports[i].from, r.ports[i].to)),
@@ -1178,13 +1180,19 @@ fn long_flow_throughput_gbps(records: &[dctc_core::stats::FlowRecord]) -> Value 
 
 /// Every ordered pair of schemes, `relative.<a>_vs_<b>.<figure>` = a / b - 1 (null when
 /// either is missing or b is 0): mean and p99 slowdown of 1-packet flows, overall mean
-/// slowdown, long-flow throughput. The papers' "A beats B" claims read from these.
+/// slowdown, long-flow throughput, and HOLNET's mean / p99 / small / huge FCT. The papers'
+/// "A beats B" claims read from these.
 fn relative(schemes: &Map<String, Value>) -> Value {
-    let figures: [(&str, &str); 4] = [
+    let figures: [(&str, &str); 8] = [
         ("mean_slowdown_1pkt", "fct_slowdown.by_size.1.mean"),
         ("p99_slowdown_1pkt", "fct_slowdown.by_size.1.p99"),
         ("mean_slowdown", "fct_slowdown.overall.mean"),
         ("long_flow_throughput", "long_flow_throughput_gbps"),
+        // HOLNET §V's figures (see `fct::fct_json`).
+        ("avg_fct", "fct_us.mean"),
+        ("p99_fct", "fct_us.p99"),
+        ("small_avg_fct", "fct_us.small_mean"),
+        ("huge_avg_fct", "fct_us.huge_mean"),
     ];
     let mut out = Map::new();
     for (a, va) in schemes {

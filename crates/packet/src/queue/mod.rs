@@ -11,6 +11,7 @@ pub mod codel;
 pub mod droptail;
 pub mod ecn;
 pub mod fq_codel;
+pub mod holnet;
 pub mod pfabric;
 pub mod sfq_codel;
 pub mod tfc;
@@ -20,6 +21,7 @@ pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
 pub use ecn::EcnThreshold;
 pub use fq_codel::{FqCodel, FqCodelParams};
+pub use holnet::HolnetMark;
 pub use pfabric::PFabric;
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
 pub use tfc::{Tfc, TfcParams};
@@ -105,6 +107,8 @@ pub enum Queue {
     Tfc(Tfc),
     /// XCP's router: a FIFO that writes explicit window feedback into data packets.
     Xcp(XcpRouter),
+    /// FIFO with HOLNET's per-hop congestion bits (80% of the buffer).
+    Holnet(HolnetMark),
 }
 
 macro_rules! dispatch {
@@ -118,6 +122,7 @@ macro_rules! dispatch {
             Queue::PFabric($q) => $e,
             Queue::Tfc($q) => $e,
             Queue::Xcp($q) => $e,
+            Queue::Holnet($q) => $e,
         }
     };
 }

@@ -50,6 +50,10 @@ pub enum LbKind {
     Ecmp,
     /// Per-packet round-robin spraying.
     Spray,
+    /// DRILL(d, m) at every switch (`[packet].drill`).
+    Drill,
+    /// HOLNET's percentage balancers at the leaves (`[packet].percentage_lb`).
+    HolnetPercentage,
 }
 
 /// A queue discipline with its parameters, built once per port.
@@ -74,6 +78,8 @@ pub enum QueueSpec {
     Tfc(TfcParams),
     /// XCP's router over a FIFO of the port's buffer (C is the link rate [`QueueSpec::build`] gets).
     Xcp(XcpParams),
+    /// HOLNET's FIFO with per-hop congestion bits at 80% of the buffer.
+    Holnet,
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -109,6 +115,10 @@ pub const QUEUES: &[(&str, &str)] = &[
     (
         "xcp",
         "XCP router (SIGCOMM 2002): FIFO writing per-packet window feedback (xcp_alpha, xcp_beta)",
+    ),
+    (
+        "holnet",
+        "FIFO that sets a per-hop congestion bit on data packets once the queue reaches 80% of the buffer (HOLNET)",
     ),
 ];
 
@@ -149,6 +159,7 @@ impl QueueSpec {
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
             QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p, rate).expect(checked)),
             QueueSpec::Xcp(p) => Queue::Xcp(XcpRouter::new(buffer_bytes, rate, p)),
+            QueueSpec::Holnet => Queue::Holnet(crate::queue::HolnetMark::new(buffer_bytes)),
         }
     }
 
@@ -173,6 +184,7 @@ impl QueueSpec {
             QueueSpec::PFabric => "pfabric",
             QueueSpec::Tfc(_) => "tfc",
             QueueSpec::Xcp(_) => "xcp",
+            QueueSpec::Holnet => "holnet",
         }
     }
 }
@@ -199,6 +211,8 @@ pub struct PacketScheme {
     /// Switch-port buffer replacing the fabric's (`buffer_packets`), bytes; `None`: the
     /// fabric's per-link buffers.
     pub switch_buffer_bytes: Option<u64>,
+    /// Parameters of the balancers that take any (DRILL, HOLNET's percentage balancer).
+    pub lb_params: crate::lb::LbParams,
 }
 
 /// Bytes of one full packet on the wire: what `buffer_packets` counts.
@@ -223,6 +237,7 @@ impl PacketScheme {
             lb: LbKind::Ecmp,
             nic_buffer_bytes: DEFAULT_NIC_BUFFER,
             switch_buffer_bytes: None,
+            lb_params: Default::default(),
         }
     }
 
@@ -292,6 +307,8 @@ pub enum QueueName {
     Tfc(TfcParams),
     /// `xcp`, with its router constants.
     Xcp(XcpParams),
+    /// `holnet`.
+    Holnet,
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -449,6 +466,8 @@ schemes! {
     tfc,
     /// XCP senders over XCP routers.
     xcp,
+    /// HOLNET-UTA over HOLNET's congestion-marking queues.
+    holnet_uta,
 }
 
 pub mod queue_keys;
@@ -549,6 +568,7 @@ pub fn resolve_scheme(
             _ => TfcParams::default(),
         }),
         Some("xcp") => QueueName::Xcp(XcpParams::default()),
+        Some("holnet") => QueueName::Holnet,
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -559,7 +579,11 @@ pub fn resolve_scheme(
     };
     if matches!(
         queue,
-        QueueName::DropTail | QueueName::Ecn | QueueName::Tfc(_) | QueueName::Xcp(_)
+        QueueName::DropTail
+            | QueueName::Ecn
+            | QueueName::Tfc(_)
+            | QueueName::Xcp(_)
+            | QueueName::Holnet
     ) {
         queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
     }
@@ -586,6 +610,15 @@ pub fn resolve_scheme(
                 ));
             }
             queue_keys::resolve(queue, &common.queue_keys, buffer, &ctx)?
+        }
+        QueueName::Holnet => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!("`{name}` runs on `holnet` switch queues; ecn_k_bytes applies to the `ecn` queue only"),
+                ));
+            }
+            QueueSpec::Holnet
         }
         QueueName::DropTail => {
             if common.ecn_k_bytes.is_some() {
@@ -641,6 +674,11 @@ pub fn resolve_scheme(
         .load_balancer
         .or(settings.load_balancer)
         .unwrap_or_default();
+    s.lb_params = crate::lb::LbParams::resolve(
+        settings.drill.as_ref(),
+        settings.percentage_lb.as_ref(),
+        topo,
+    )?;
     s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
     s.switch_buffer_bytes = switch_buffer;
     match common.nic_queue.as_deref() {

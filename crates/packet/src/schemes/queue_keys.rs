@@ -63,6 +63,7 @@ pub fn queue_name(q: QueueName) -> &'static str {
         QueueName::PFabric => "pfabric",
         QueueName::Tfc(_) => "tfc",
         QueueName::Xcp(_) => "xcp",
+        QueueName::Holnet => "holnet",
     }
 }
 
@@ -77,7 +78,8 @@ fn uses(q: QueueName, key: &str) -> bool {
         | QueueName::Ecn
         | QueueName::PFabric
         | QueueName::Tfc(_)
-        | QueueName::Xcp(_) => false,
+        | QueueName::Xcp(_)
+        | QueueName::Holnet => false,
     }
 }
 
@@ -194,7 +196,11 @@ pub fn resolve(
             crate::queue::codel::check_buffer("buffer_bytes", buffer).map_err(err)?;
             QueueSpec::PFabric
         }
-        QueueName::DropTail | QueueName::Ecn | QueueName::Tfc(_) | QueueName::Xcp(_) => {
+        QueueName::DropTail
+        | QueueName::Ecn
+        | QueueName::Tfc(_)
+        | QueueName::Xcp(_)
+        | QueueName::Holnet => {
             unreachable!("resolved by the caller")
         }
     };

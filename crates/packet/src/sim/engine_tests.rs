@@ -50,7 +50,7 @@ fn packets_a_discipline_drops_at_enqueue_beyond_the_arrival_are_freed_and_counte
     let t = topo();
     let routing = Routing::new(&t).unwrap();
     let s = scheme(QueueSpec::FqCodel(FqCodelParams::default()));
-    let mut fab = Fabric::new(&t, &routing, &s, 1);
+    let mut fab = Fabric::new(&t, &routing, &s, 1).unwrap();
     let (mut ev, mut c) = (EventQueue::with_capacity(16), Counters::default());
     let now = SimTime::ZERO;
     let l = switch_port(&fab);
@@ -81,7 +81,7 @@ fn ce_marks_a_discipline_makes_at_dequeue_are_counted() {
         ecn: true,
         ..CodelParams::default()
     }));
-    let mut fab = Fabric::new(&t, &routing, &s, 1);
+    let mut fab = Fabric::new(&t, &routing, &s, 1).unwrap();
     let (mut ev, mut c) = (EventQueue::with_capacity(16), Counters::default());
     let l = switch_port(&fab);
     fab.ports[l as usize].busy_until = SimTime(1_000_000_000);
@@ -204,7 +204,7 @@ fn a_scheme_buffer_replaces_the_fabric_buffer_on_switch_ports_only() {
     let routing = Routing::new(&t).unwrap();
     let mut s = scheme(QueueSpec::DropTail);
     s.switch_buffer_bytes = Some(150_000);
-    let fab = Fabric::new(&t, &routing, &s, 1);
+    let fab = Fabric::new(&t, &routing, &s, 1).unwrap();
     for p in &fab.ports {
         let want = if p.switch {
             150_000

@@ -18,7 +18,7 @@
 
 use super::{Event, EventQueue};
 use crate::engine::{PacketId, PacketPool};
-use crate::lb::{Balancer, Ecmp, LoadBalancer, Spray};
+use crate::lb::{Balancer, Drill, Ecmp, LoadBalancer, Percentage, PortLoad, Spray};
 use crate::metrics::{Counters, Histogram, PortStats, QueueSample};
 use crate::packet::{HeaderExt, Packet};
 use crate::queue::{Enqueued, Queue, QueueDisc};
@@ -152,7 +152,7 @@ impl Fabric {
         routing: &Routing,
         scheme: &PacketScheme,
         seed: u64,
-    ) -> Fabric {
+    ) -> Result<Fabric, super::SimError> {
         let n_nodes = topo.nodes().len();
         let is_host: Vec<bool> = (0..n_nodes)
             .map(|i| topo.is_host(NodeId::from_index(i)))
@@ -209,8 +209,13 @@ impl Fabric {
         let lb = match scheme.lb {
             LbKind::Ecmp => Balancer::Ecmp(Ecmp::new(n_nodes)),
             LbKind::Spray => Balancer::Spray(Spray::new(n_nodes)),
+            LbKind::Drill => Balancer::Drill(Drill::new(n_nodes, scheme.lb_params.drill, seed)),
+            LbKind::HolnetPercentage => Balancer::Percentage(
+                Percentage::new(topo, routing, scheme.lb_params.percentage.clone())
+                    .map_err(super::SimError::BadBalancer)?,
+            ),
         };
-        Fabric {
+        Ok(Fabric {
             routes: RouteTable::new(topo, routing),
             pool: PacketPool::with_capacity(4096),
             ports,
@@ -218,7 +223,24 @@ impl Fabric {
             lb,
             drop_buf: Vec::new(),
             queue_delay: Histogram::default(),
-        }
+        })
+    }
+
+    /// How often the balancer wants [`Fabric::lb_update`] (HOLNET's percentage balancer).
+    pub(crate) fn lb_update_period(&self) -> Option<Delta> {
+        self.lb.update_period()
+    }
+
+    /// The balancer's periodic update, reading every port's load now.
+    pub(crate) fn lb_update(&mut self, now: SimTime) {
+        let ports = &self.ports;
+        self.lb.on_update(now, &|l: LinkId| {
+            let p = &ports[l.index()];
+            PortLoad {
+                backlog: p.backlog(now),
+                buffer: p.queue.capacity(),
+            }
+        });
     }
 
     /// Whether `node` is a host.

@@ -68,6 +68,9 @@ pub(crate) struct Endpoint {
     /// Header fields the receiver echoes on its next ACK: those of the latest data packet or
     /// probe (only for schemes whose controller uses header fields).
     echo: HeaderExt,
+    /// Report: `(send time, seq)` of the latest-sent data packet that has arrived, to count
+    /// arrivals overtaken by a later-sent packet (reordering).
+    latest_arrived: (SimTime, u64),
 }
 
 impl Endpoint {
@@ -102,6 +105,7 @@ impl Endpoint {
             bins: Vec::new(),
             rto_check: None,
             echo: HeaderExt::default(),
+            latest_arrived: (SimTime::ZERO, 0),
         }
     }
 }
@@ -224,6 +228,13 @@ impl Hosts {
                             c.spurious_timeouts += 1;
                         }
                     }
+                }
+                // Report: overtaken by a packet of the flow sent after it (retransmissions are
+                // sent later, so they never count as overtaken by their originals).
+                if (p.ts, p.seq) < fl.latest_arrived {
+                    c.reordered_packets += 1;
+                } else {
+                    fl.latest_arrived = (p.ts, p.seq);
                 }
                 if let (Some(bin), true) = (self.throughput_bin, fl.binned) {
                     let b = (now.0 / bin.0.max(1)) as usize;

@@ -53,6 +53,8 @@ pub enum Event {
     App(AppEvent),
     /// Time to sample queue lengths.
     Sample,
+    /// The load balancer's periodic update (HOLNET's percentage balancer).
+    LbUpdate,
 }
 
 /// The packet engine's event queue: core's timing wheel over [`Event`].
@@ -116,6 +118,9 @@ pub enum SimError {
         /// Why.
         reason: String,
     },
+    /// The load balancer does not fit the fabric.
+    #[error("packet.percentage_lb.initial: {0}")]
+    BadBalancer(String),
 }
 
 /// One scheme running one workload on one fabric.
@@ -170,7 +175,7 @@ impl<'a> Simulation<'a> {
         opts: RunOptions,
     ) -> Result<Simulation<'a>, SimError> {
         let n_nodes = topo.nodes().len();
-        let fabric = Fabric::new(topo, routing, scheme, opts.seed);
+        let fabric = Fabric::new(topo, routing, scheme, opts.seed)?;
         let salt: u64 = component_rng(opts.seed, streams::ROUTING).random();
         let tcp = &scheme.tcp;
         let mut flows = Vec::with_capacity(workload.flows.len());
@@ -290,6 +295,9 @@ impl<'a> Simulation<'a> {
         if self.opts.queue_sample.is_some() {
             self.events.push(SimTime::ZERO, Event::Sample);
         }
+        if let Some(dt) = self.fabric.lb_update_period() {
+            self.events.push(SimTime::ZERO + dt, Event::LbUpdate);
+        }
     }
 
     /// Runs events until none is left, the next is past `opts.until`, or a closed-loop
@@ -337,6 +345,15 @@ impl<'a> Simulation<'a> {
                     self.fabric.sample(&self.sample_links, t, &mut self.samples);
                     if let Some(dt) = self.opts.queue_sample {
                         self.events.push(t + dt, Event::Sample);
+                    }
+                }
+                // The balancer's periodic update; it stops once nothing else is pending.
+                Event::LbUpdate => {
+                    self.fabric.lb_update(t);
+                    if let (Some(dt), false) =
+                        (self.fabric.lb_update_period(), self.events.is_empty())
+                    {
+                        self.events.push(t + dt, Event::LbUpdate);
                     }
                 }
             }

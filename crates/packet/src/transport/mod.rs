@@ -303,6 +303,12 @@ pub trait CongestionControl {
     fn probe_again(&mut self) -> bool {
         false
     }
+
+    /// Whether three duplicate ACKs trigger fast retransmit and recovery (default true);
+    /// HOLNET-UTA turns it off and recovers by the timeout only (§V).
+    fn fast_retransmit(&self) -> bool {
+        true
+    }
 }
 
 /// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
@@ -388,6 +394,11 @@ macro_rules! controllers {
                     $($(#[$attr])* Cc::$variant(c) => c.probe_again(),)*
                 }
             }
+            fn fast_retransmit(&self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.fast_retransmit(),)*
+                }
+            }
         }
     };
 }
@@ -398,9 +409,10 @@ controllers! {
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
     "tfc" => tfc::Tfc: "TFC host: one RM mark per round, cwnd = the window RMA ACKs carry, probes for its first window",
     "xcp" => xcp::Xcp: "XCP sender: stamps H_cwnd, H_rtt, H_feedback; cwnd += echoed router feedback",
+    "holnet-uta" => holnet_uta::HolnetUta: "HOLNET-UTA (eq. 24-25, r = w = 1): Reno utility driven by the first-hop node's congestion bit; no fast retransmit, go-back-N timeouts without a cut",
+    "pfabric" => pfabric::PFabricHost: "pFabric host: TCP window growth, timeout-only loss recovery, cwnd 1 and ssthresh / 2 on timeout",
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
-    "pfabric" => pfabric::PFabricHost: "pFabric host: TCP window growth, timeout-only loss recovery, cwnd 1 and ssthresh / 2 on timeout",
 }
 
 #[cfg(test)]

@@ -344,7 +344,10 @@ impl TcpSender {
                 if cfg.limited_transmit {
                     self.limited_transmit(cfg, now, out);
                 }
-            } else if self.dupacks == cfg.dupack_threshold && self.recover.is_none_or(|r| a >= r) {
+            } else if self.dupacks == cfg.dupack_threshold
+                && self.cc.fast_retransmit()
+                && self.recover.is_none_or(|r| a >= r)
+            {
                 // RFC 6582 step 2: fast retransmit, enter fast recovery, only if the ACK
                 // "covers more than recover". RFC 6582's `recover` is the highest sequence
                 // number sent (`snd_max - 1`); ours is stored exclusive (`snd_max`), so that
