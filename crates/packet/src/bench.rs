@@ -55,7 +55,15 @@ pub fn thread_cpu_ns() -> Option<u64> {
 
 /// Schemes [`bench_scheme`] can run: DCTCP (the reference row) and one per further
 /// discipline, each with its registry defaults.
-pub const BENCH_SCHEMES: &[&str] = &["dctcp", "codel", "fq-codel", "sfqcodel-cubic", "pfabric"];
+pub const BENCH_SCHEMES: &[&str] = &[
+    "dctcp",
+    "codel",
+    "fq-codel",
+    "sfqcodel-cubic",
+    "pfabric",
+    "tfc",
+    "xcp",
+];
 
 /// Runs the standard workload for `simulated` with `seed` under DCTCP (K = 97.5 KB).
 pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
@@ -132,6 +140,21 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
                 QueueSpec::PFabric,
             );
             s.switch_buffer_bytes = Some(buffer);
+            s
+        }
+        crate::schemes::tfc::NAME => {
+            crate::schemes::tfc::scheme(tcp, crate::queue::TfcParams::default())
+        }
+        crate::schemes::xcp::NAME => {
+            let host_rate = topo.hosts().first().and_then(|&h| topo.host_rate(h));
+            let q = QueueSpec::Xcp(crate::queue::XcpParams::default());
+            let mut s = PacketScheme::assemble(
+                crate::schemes::xcp::NAME,
+                tcp,
+                Cc::Xcp(crate::transport::Xcp::new(host_rate)),
+                q,
+            );
+            s.host_queue = q;
             s
         }
         other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),

@@ -356,7 +356,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         .map(|x| x.bytes as f64)
         .collect();
     let busiest_p = Percentiles::of(&busiest_samples);
-    json!({
+    let mut summary = json!({
         "scheme": scheme.name,
         "ecn_k_bytes": scheme.ecn_k_bytes(),
         "flows_completed": slow.overall.count,
@@ -384,7 +384,13 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "packet_hops": c.packet_hops,
         "simulated_ms": r.simulated_ps as f64 * 1e-9,
         "hosts": p.topo.hosts().len(),
-    })
+    });
+    if let dctc_packet::schemes::QueueSpec::Tfc(t) = scheme.switch_queue {
+        // TFC's switch parameters as resolved (defaults filled).
+        summary["tfc"] = json!({ "rho0": t.rho0, "alpha": t.alpha,
+            "initial_rtt_b_us": t.initial_rtt_b.as_us_f64(), "delay_arbiter": t.delay_arbiter });
+    }
+    summary
 }
 
 /// `flows.csv`: one row per flow (the columns), plus the sender count for incast

@@ -28,7 +28,7 @@
 use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
 use crate::queue::{
     Codel, CodelParams, DropTail, EcnThreshold, FqCodel, FqCodelParams, PFabric, Queue, SfqCodel,
-    SfqCodelParams,
+    SfqCodelParams, Tfc, TfcParams, XcpParams, XcpRouter,
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
@@ -70,6 +70,10 @@ pub enum QueueSpec {
     SfqCodel(SfqCodelParams),
     /// pFabric's priority queue (priority dropping) of the port's buffer.
     PFabric,
+    /// TFC's port (tokens, effective flows, window, delay arbiter) of the port's buffer.
+    Tfc(TfcParams),
+    /// XCP's router over a FIFO of the port's buffer (C is the link rate [`QueueSpec::build`] gets).
+    Xcp(XcpParams),
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -98,6 +102,14 @@ pub const QUEUES: &[(&str, &str)] = &[
         "pfabric",
         "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full",
     ),
+    (
+        "tfc",
+        "TFC (EuroSys 2016): FIFO writing W = T/E into data packets, delay arbiter on RMA ACKs",
+    ),
+    (
+        "xcp",
+        "XCP router (SIGCOMM 2002): FIFO writing per-packet window feedback (xcp_alpha, xcp_beta)",
+    ),
 ];
 
 impl QueueSpec {
@@ -108,7 +120,7 @@ impl QueueSpec {
     ///
     /// Panics on parameters [`resolve_scheme`] would have refused (a buffer below one 1500 B
     /// packet for the CoDel family and pFabric).
-    pub fn build(&self, buffer_bytes: u64, seed: u64, _rate: Rate) -> Queue {
+    pub fn build(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Queue {
         let checked = "queue parameters are validated when the scheme is resolved";
         match *self {
             QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
@@ -135,6 +147,8 @@ impl QueueSpec {
                 .expect(checked),
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
+            QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p, rate).expect(checked)),
+            QueueSpec::Xcp(p) => Queue::Xcp(XcpRouter::new(buffer_bytes, rate, p)),
         }
     }
 
@@ -157,6 +171,8 @@ impl QueueSpec {
             QueueSpec::FqCodel(_) => "fq-codel",
             QueueSpec::SfqCodel(_) => "sfqcodel",
             QueueSpec::PFabric => "pfabric",
+            QueueSpec::Tfc(_) => "tfc",
+            QueueSpec::Xcp(_) => "xcp",
         }
     }
 }
@@ -272,6 +288,10 @@ pub enum QueueName {
     SfqCodel,
     /// `pfabric`.
     PFabric,
+    /// `tfc`, with its parameters (the `tfc` scheme's keys, or the defaults).
+    Tfc(TfcParams),
+    /// `xcp`, with its router constants.
+    Xcp(XcpParams),
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -425,6 +445,10 @@ schemes! {
     sfqcodel_cubic,
     /// pFabric: priority queues and minimal rate control.
     pfabric,
+    /// TFC: token flow control at switch ports, RM-marking hosts.
+    tfc,
+    /// XCP senders over XCP routers.
+    xcp,
 }
 
 pub mod queue_keys;
@@ -520,6 +544,11 @@ pub fn resolve_scheme(
         Some("fq-codel") => QueueName::FqCodel,
         Some("sfqcodel") => QueueName::SfqCodel,
         Some("pfabric") => QueueName::PFabric,
+        Some("tfc") => QueueName::Tfc(match parts.queue {
+            QueueName::Tfc(p) => p,
+            _ => TfcParams::default(),
+        }),
+        Some("xcp") => QueueName::Xcp(XcpParams::default()),
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -528,10 +557,24 @@ pub fn resolve_scheme(
             ));
         }
     };
-    if matches!(queue, QueueName::DropTail | QueueName::Ecn) {
+    if matches!(
+        queue,
+        QueueName::DropTail | QueueName::Ecn | QueueName::Tfc(_) | QueueName::Xcp(_)
+    ) {
         queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
     }
     let switch_queue = match queue {
+        QueueName::Xcp(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!(
+                        "`{name}` runs on XCP routers; ecn_k_bytes applies to the `ecn` queue only"
+                    ),
+                ));
+            }
+            QueueSpec::Xcp(p)
+        }
         QueueName::Codel | QueueName::FqCodel | QueueName::SfqCodel | QueueName::PFabric => {
             if common.ecn_k_bytes.is_some() {
                 return Err(ctx.error(
@@ -555,6 +598,19 @@ pub fn resolve_scheme(
             }
             QueueSpec::DropTail
         }
+        QueueName::Tfc(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!("`{name}` runs on TFC switch queues; ecn_k_bytes applies to the `ecn` queue only"),
+                ));
+            }
+            QueueSpec::Tfc(TfcParams {
+                mss: tcp.mss,
+                header: tcp.header,
+                ..p
+            })
+        }
         QueueName::Ecn => {
             let host_rate = topo
                 .hosts()
@@ -572,6 +628,14 @@ pub fn resolve_scheme(
         }
     };
     let mut s = PacketScheme::assemble(name, tcp, cc, switch_queue);
+    if let QueueSpec::Tfc(p) = switch_queue {
+        // TFC's delay arbiter also runs where ACKs leave a receiving host (see queue::tfc).
+        s.host_queue = QueueSpec::Tfc(p.host_nic());
+    }
+    if let QueueSpec::Xcp(p) = switch_queue {
+        // XCP controls every link it crosses, host NICs included (one sender's flows share it).
+        s.host_queue = QueueSpec::Xcp(p);
+    }
     s.label = common.label.clone().unwrap_or_else(|| name.to_string());
     s.lb = common
         .load_balancer

@@ -296,6 +296,13 @@ pub trait CongestionControl {
     fn probe_first(&self) -> bool {
         false
     }
+
+    /// Asked when a probe is answered: whether to send one more probe before data (TFC: the
+    /// first probe plays the handshake's marked SYN, which switches count but give no window;
+    /// the second fetches the window, §4.6). Never by default.
+    fn probe_again(&mut self) -> bool {
+        false
+    }
 }
 
 /// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
@@ -376,6 +383,11 @@ macro_rules! controllers {
                     $($(#[$attr])* Cc::$variant(c) => c.probe_first(),)*
                 }
             }
+            fn probe_again(&mut self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.probe_again(),)*
+                }
+            }
         }
     };
 }
@@ -384,6 +396,8 @@ controllers! {
     "newreno" => newreno::NewReno: "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
     "dctcp" => dctcp::Dctcp: "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
+    "tfc" => tfc::Tfc: "TFC host: one RM mark per round, cwnd = the window RMA ACKs carry, probes for its first window",
+    "xcp" => xcp::Xcp: "XCP sender: stamps H_cwnd, H_rtt, H_feedback; cwnd += echoed router feedback",
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
     "pfabric" => pfabric::PFabricHost: "pFabric host: TCP window growth, timeout-only loss recovery, cwnd 1 and ssthresh / 2 on timeout",

@@ -194,6 +194,10 @@ impl TcpSender {
         self.cc.on_feedback(&mut self.win, &ev, &self.rtt);
         if self.awaiting_probe {
             self.awaiting_probe = false;
+            if self.cc.probe_again() {
+                // The next `send` probes once more before any data.
+                self.probed = false;
+            }
             if self.snd_una >= self.snd_max {
                 self.rto_at = SimTime::NEVER;
             }
