@@ -1,6 +1,6 @@
 //! The FQ-CoDel paper's scenarios: every shipped one validates, and bad values of the keys it
-//! added (`buffer_packets`, `tcp.probe_after_timeouts`, the `pfabric` scheme name, a paper
-//! row's `claim`) exit 2 naming the key, writing nothing.
+//! added (`buffer_packets`, `nic_queue`, `tcp.probe_after_timeouts`, the `pfabric` scheme
+//! name, a paper row's `claim`) exit 2 naming the key, writing nothing.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -66,6 +66,7 @@ fn bad_new_keys_exit_2_naming_the_key_and_write_nothing() {
         ("name = \"dctcp\"", "buffer_packets = -100", "schemes[1].buffer_packets"),
         ("name = \"dctcp\"", "buffer_packet = 100", "buffer_packets"),
         ("name = \"pfabrc\"", "", "did you mean `pfabric`"),
+        ("name = \"fq-codel\"", "nic_queue = \"swich\"", "did you mean `switch`"),
         ("name = \"pfabric\"", "fq_buckets = 0", "schemes[1].fq_buckets"),
         (
             "name = \"pfabric\"",

@@ -284,7 +284,7 @@ pub struct Parts {
     /// Switch queue discipline; `Ecn` takes its K from the shared key.
     pub queue: QueueName,
     /// The scheme's TCP defaults (its paper's settings), below `[packet].tcp` and the
-    /// table's own `tcp`: each key either sets replaces these.
+    /// table's own `tcp`: a key set in either replaces the default.
     pub tcp: TcpKnobs,
 }
 
