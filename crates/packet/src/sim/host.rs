@@ -88,7 +88,7 @@ impl Endpoint {
 /// Every flow's endpoints, and the buffers that carry segments and ACKs to packets.
 pub(crate) struct Hosts {
     pub(crate) flows: Vec<Endpoint>,
-    tcp: TcpConfig,
+    pub(crate) tcp: TcpConfig,
     /// The scheme's controller uses per-packet header fields: stamp, echo and feed them back.
     header: bool,
     /// Bin width of throughput series.
@@ -240,6 +240,8 @@ impl Hosts {
                 fl.sender.on_ack(&self.tcp, now, &ack, &mut self.seg_buf);
                 self.flush_segments(f, now, out, c);
             }
+            // Requests go to the application (see `Simulation::deliver`).
+            PacketKind::Request => {}
             PacketKind::Control => {
                 let fl = &mut self.flows[f as usize];
                 if node == fl.dst {
