@@ -35,6 +35,20 @@ pub(crate) struct PaperRow {
     /// Where it comes from or how to read it.
     #[serde(default)]
     pub(crate) note: String,
+    /// A claim the paper makes without a number: ours must lie below or above `value`
+    /// (e.g. a relative figure below 0: "A beats B").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) claim: Option<Claim>,
+}
+
+/// The side of `value` a paper's numberless claim puts ours on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Claim {
+    /// Ours < value.
+    Below,
+    /// Ours > value.
+    Above,
 }
 
 #[derive(Deserialize)]

@@ -367,6 +367,8 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes },
         "ecn_marks": c.ecn_marks,
         "goodput_gbps": c.goodput_bytes as f64 * 8.0 / secs / 1e9,
+        "long_flow_throughput_gbps": long_flow_throughput_gbps(&r.records),
+        "switch_buffer_bytes": scheme.switch_buffer_bytes,
         "timeouts": c.timeouts,
         "spurious_timeouts": c.spurious_timeouts,
         "delivered_data_packets": c.delivered_data_packets,
@@ -452,6 +454,7 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
         "incasts": p.workload.incasts.len(),
         "simulated_ms": simulated_ps as f64 * 1e-9,
         "schemes": Value::Object(schemes.clone()),
+        "relative": relative(&schemes),
     });
 
     let flows = flows_csv(
@@ -1148,6 +1151,61 @@ pub(crate) fn bench() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Mean throughput of completed flows over 1000 packets (the `>1000` bucket), Gb/s: each
+/// flow's size in bits over its FCT (the FQ-CoDel paper's long-flow throughput, §4.1); null
+/// when none completed.
+fn long_flow_throughput_gbps(records: &[dctc_core::stats::FlowRecord]) -> Value {
+    let tputs: Vec<f64> = records
+        .iter()
+        .filter(|f| {
+            dctc_core::stats::SizeBucket::of(f.size) == dctc_core::stats::SizeBucket::Over1000
+        })
+        .filter(|f| f.size > 0)
+        .filter_map(|f| {
+            f.fct_us
+                .filter(|&t| t > 0.0)
+                .map(|t| f.size as f64 * 8.0 / t / 1e3)
+        })
+        .collect();
+    if tputs.is_empty() {
+        Value::Null
+    } else {
+        json!(tputs.iter().sum::<f64>() / tputs.len() as f64)
+    }
+}
+
+/// Every ordered pair of schemes, `relative.<a>_vs_<b>.<figure>` = a / b - 1 (null when
+/// either is missing or b is 0): mean and p99 slowdown of 1-packet flows, overall mean
+/// slowdown, long-flow throughput. The papers' "A beats B" claims read from these.
+fn relative(schemes: &Map<String, Value>) -> Value {
+    let figures: [(&str, &str); 4] = [
+        ("mean_slowdown_1pkt", "fct_slowdown.by_size.1.mean"),
+        ("p99_slowdown_1pkt", "fct_slowdown.by_size.1.p99"),
+        ("mean_slowdown", "fct_slowdown.overall.mean"),
+        ("long_flow_throughput", "long_flow_throughput_gbps"),
+    ];
+    let mut out = Map::new();
+    for (a, va) in schemes {
+        for (b, vb) in schemes {
+            if a == b {
+                continue;
+            }
+            let mut pair = Map::new();
+            for (name, path) in figures {
+                let x = crate::paper::lookup(va, path).and_then(Value::as_f64);
+                let y = crate::paper::lookup(vb, path).and_then(Value::as_f64);
+                let v = match (x, y) {
+                    (Some(x), Some(y)) if y != 0.0 => json!(x / y - 1.0),
+                    _ => Value::Null,
+                };
+                pair.insert(name.to_string(), v);
+            }
+            out.insert(format!("{a}_vs_{b}"), Value::Object(pair));
+        }
+    }
+    Value::Object(out)
 }
 
 #[cfg(test)]

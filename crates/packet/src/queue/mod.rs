@@ -14,6 +14,7 @@ pub mod fq_codel;
 pub mod pfabric;
 pub mod sfq_codel;
 pub mod tfc;
+pub mod xcp;
 
 pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
@@ -22,6 +23,7 @@ pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pfabric::PFabric;
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
 pub use tfc::{Tfc, TfcParams};
+pub use xcp::{XcpParams, XcpRouter};
 
 use crate::engine::{PacketId, PacketPool};
 use dctc_core::units::SimTime;
@@ -101,6 +103,8 @@ pub enum Queue {
     PFabric(PFabric),
     /// TFC's switch port: tokens, effective flows, window, delay arbiter.
     Tfc(Tfc),
+    /// XCP's router: a FIFO that writes explicit window feedback into data packets.
+    Xcp(XcpRouter),
 }
 
 macro_rules! dispatch {
@@ -113,6 +117,7 @@ macro_rules! dispatch {
             Queue::SfqCodel($q) => $e,
             Queue::PFabric($q) => $e,
             Queue::Tfc($q) => $e,
+            Queue::Xcp($q) => $e,
         }
     };
 }

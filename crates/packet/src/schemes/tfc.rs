@@ -59,6 +59,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::Tfc(Tfc::default()),
         queue: QueueName::Tfc(params),
+        tcp: Default::default(),
     })
 }
 

@@ -44,6 +44,7 @@ impl Net<'_> {
 
     /// Flow `f`'s sender gets `bytes` more (`u64::MAX / 4`: until stopped) as a new block
     /// and sends what its window allows, now.
+    #[inline]
     pub(crate) fn start_block(&mut self, f: u32, bytes: u64) {
         self.hosts
             .start_block(f, bytes, self.now, self.outbox, self.counters);
@@ -66,7 +67,7 @@ impl Net<'_> {
         p.wire_bytes = self.hosts.tcp.header as u32;
         p.ts = self.now;
         let ext = self.hosts.header().then(crate::packet::HeaderExt::default);
-        self.outbox.0.push((p, ext));
+        self.outbox.push(p, ext);
         self.send_outbox();
     }
 
@@ -76,11 +77,14 @@ impl Net<'_> {
     }
 
     /// Puts what the hosts produced on the wire, in order.
+    #[inline]
     pub(crate) fn send_outbox(&mut self) {
-        for (p, ext) in self.outbox.0.drain(..) {
+        let out = &mut *self.outbox;
+        for (i, p) in out.pkts.iter().enumerate() {
             self.fabric
-                .inject(&p, ext.as_ref(), self.now, self.events, self.counters);
+                .inject(p, out.exts.get(i), self.now, self.events, self.counters);
         }
+        out.clear();
     }
 }
 

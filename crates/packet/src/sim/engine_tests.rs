@@ -176,24 +176,41 @@ fn a_host_acks_data_in_order_and_reports_the_block_complete_only_when_all_bytes_
     let (mut out, mut c) = (Outbox::default(), Counters::default());
     // The application starts the block: the sender sends both segments at once.
     hosts.start_block(0, 2_000, SimTime::ZERO, &mut out, &mut c);
-    let sent: Vec<(u64, u32)> = out.0.iter().map(|(p, _)| (p.seq, p.payload)).collect();
+    let sent: Vec<(u64, u32)> = out.pkts.iter().map(|p| (p.seq, p.payload)).collect();
     assert_eq!(
         sent,
         vec![(0, tcp.mss as u32), (tcp.mss, 2_000 - tcp.mss as u32)]
     );
-    let (first, second) = (out.0[0].0, out.0[1].0);
-    out.0.clear();
+    let (first, second) = (out.pkts[0], out.pkts[1]);
+    out.clear();
     // The second segment arrives first: a duplicate ACK, block not complete.
     let t = SimTime::from_delta(Delta::from_us(5));
     let ext = HeaderExt::default();
     assert!(!hosts.deliver(b, &second, &ext, t, &mut out, &mut c));
-    assert_eq!(out.0.len(), 1);
-    assert_eq!((out.0[0].0.kind, out.0[0].0.seq), (PacketKind::Ack, 0));
-    assert_eq!((out.0[0].0.src, out.0[0].0.dst), (b, a));
-    out.0.clear();
+    assert_eq!(out.pkts.len(), 1);
+    assert_eq!((out.pkts[0].kind, out.pkts[0].seq), (PacketKind::Ack, 0));
+    assert_eq!((out.pkts[0].src, out.pkts[0].dst), (b, a));
+    out.clear();
     // The first fills the hole: a cumulative ACK of everything, and the block is done.
     assert!(hosts.deliver(b, &first, &ext, t, &mut out, &mut c));
-    assert_eq!(out.0[0].0.seq, 2_000);
+    assert_eq!(out.pkts[0].seq, 2_000);
     assert_eq!(c.goodput_bytes, 2_000);
     assert_eq!(hosts.flows[0].finish, Some(t));
+}
+
+#[test]
+fn a_scheme_buffer_replaces_the_fabric_buffer_on_switch_ports_only() {
+    let t = topo();
+    let routing = Routing::new(&t).unwrap();
+    let mut s = scheme(QueueSpec::DropTail);
+    s.switch_buffer_bytes = Some(150_000);
+    let fab = Fabric::new(&t, &routing, &s, 1);
+    for p in &fab.ports {
+        let want = if p.switch {
+            150_000
+        } else {
+            crate::schemes::DEFAULT_NIC_BUFFER
+        };
+        assert_eq!(p.queue.capacity(), want);
+    }
 }

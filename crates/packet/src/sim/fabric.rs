@@ -166,7 +166,7 @@ impl Fabric {
                 let buffer = if from_host {
                     scheme.nic_buffer_bytes.max(l.buffer_bytes)
                 } else {
-                    l.buffer_bytes
+                    scheme.switch_buffer_bytes.unwrap_or(l.buffer_bytes)
                 };
                 // Hashed-bucket queues key their flow hash per port (reproducible).
                 let port_seed = QueueSpec::port_seed(seed, li);

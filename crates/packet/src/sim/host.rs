@@ -12,9 +12,30 @@ use dctc_core::ids::NodeId;
 use dctc_core::units::{Delta, SimTime};
 
 /// Packets hosts want on the wire, in order, with their header fields when the scheme uses
-/// them.
+/// them (a run's packets all carry fields or none do, so `exts` is empty or parallel to
+/// `pkts`).
 #[derive(Default)]
-pub(crate) struct Outbox(pub(crate) Vec<(Packet, Option<HeaderExt>)>);
+pub(crate) struct Outbox {
+    pub(crate) pkts: Vec<Packet>,
+    pub(crate) exts: Vec<HeaderExt>,
+}
+
+impl Outbox {
+    #[inline]
+    pub(crate) fn push(&mut self, p: Packet, ext: Option<HeaderExt>) {
+        self.pkts.push(p);
+        if let Some(e) = ext {
+            self.exts.push(e);
+        }
+    }
+
+    /// Forgets what was pushed.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.pkts.clear();
+        self.exts.clear();
+    }
+}
 
 /// One flow's two endpoints: the sender at `src`, the receiver at `dst`.
 pub(crate) struct Endpoint {
@@ -122,6 +143,7 @@ impl Hosts {
 
     /// The application of flow `f` starts a block of `bytes` (`u64::MAX / 4`: send until
     /// stopped) at `now`; the sender sends what its window allows.
+    #[inline]
     pub(crate) fn start_block(
         &mut self,
         f: u32,
@@ -146,6 +168,7 @@ impl Hosts {
 
     /// Flow `f`'s earliest timer (RTO, paced send, delayed ACK) may be due. Returns false
     /// for a stale timer event (the flow's timer moved).
+    #[inline]
     pub(crate) fn on_timer(
         &mut self,
         f: u32,
@@ -173,6 +196,7 @@ impl Hosts {
 
     /// A packet of flow `p.flow` reached host `node`. Returns whether that flow's current
     /// block just completed.
+    #[inline]
     pub(crate) fn deliver(
         &mut self,
         node: NodeId,
@@ -260,6 +284,7 @@ impl Hosts {
     }
 
     /// Schedules flow `f`'s earliest timer if it moved earlier.
+    #[inline]
     pub(crate) fn rearm(&mut self, f: u32, ev: &mut EventQueue) {
         let fl = &mut self.flows[f as usize];
         let t = fl.sender.poll_at().min(fl.receiver.poll_at());
@@ -271,6 +296,7 @@ impl Hosts {
 
     /// A probe of flow `f`: a header-only control packet from sender to receiver that
     /// queues, is delayed and can be dropped like any other.
+    #[inline]
     fn probe(&self, f: u32, now: SimTime) -> Packet {
         let fl = &self.flows[f as usize];
         let mut p = Packet::new(f, PacketKind::Control, fl.src, fl.dst);
@@ -280,6 +306,7 @@ impl Hosts {
         p
     }
 
+    #[inline]
     fn flush_segments(&mut self, f: u32, now: SimTime, out: &mut Outbox, c: &mut Counters) {
         if self.seg_buf.is_empty() {
             return;
@@ -300,7 +327,7 @@ impl Hosts {
             };
             if s.len == 0 {
                 // A probe: an empty control packet to the receiver.
-                out.0.push((self.probe(f, now), ext));
+                out.push(self.probe(f, now), ext);
                 continue;
             }
             // Report: retransmitted data packets.
@@ -308,11 +335,12 @@ impl Hosts {
             p.seq = s.seq;
             p.payload = s.len as u32;
             p.wire_bytes = (s.len + self.tcp.header) as u32;
-            out.0.push((p, ext));
+            out.push(p, ext);
         }
         self.seg_buf = segs;
     }
 
+    #[inline]
     fn flush_acks(&mut self, f: u32, out: &mut Outbox) {
         if self.ack_buf.is_empty() {
             return;
@@ -327,7 +355,7 @@ impl Hosts {
             p.seq = a.ack;
             p.ecn.ece = a.ece;
             p.ts = a.ts_echo;
-            out.0.push((p, echo));
+            out.push(p, echo);
         }
         self.ack_buf = acks;
     }

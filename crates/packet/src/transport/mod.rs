@@ -59,6 +59,10 @@ pub struct TcpConfig {
     /// Pacing rate of new data: the sender puts one packet's wire time at this rate between
     /// the starts of consecutive new segments. `None`: window-limited only.
     pub pacing: Option<Rate>,
+    /// Probe mode (pFabric §4.2): after this many consecutive timeouts with no ACK between
+    /// them, each further timeout sends one header-only probe instead of going back N, until
+    /// an ACK arrives. `None`: never probe.
+    pub probe_after_timeouts: Option<u32>,
 }
 
 impl TcpConfig {
@@ -88,6 +92,7 @@ impl TcpConfig {
             timestamps: false,
             limited_transmit: false,
             pacing: None,
+            probe_after_timeouts: None,
         }
     }
 
@@ -112,6 +117,7 @@ impl TcpConfig {
             timestamps: true,
             limited_transmit: false,
             pacing: None,
+            probe_after_timeouts: None,
         }
     }
 }
@@ -391,8 +397,10 @@ controllers! {
     "dctcp" => dctcp::Dctcp: "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
     "tfc" => tfc::Tfc: "TFC host: one RM mark per round, cwnd = the window RMA ACKs carry, probes for its first window",
+    "xcp" => xcp::Xcp: "XCP sender: stamps H_cwnd, H_rtt, H_feedback; cwnd += echoed router feedback",
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
+    "pfabric" => pfabric::PFabricHost: "pFabric host: TCP window growth, timeout-only loss recovery, cwnd 1 and ssthresh / 2 on timeout",
 }
 
 #[cfg(test)]
