@@ -457,7 +457,7 @@ impl QueueDisc for Tfc {
                     self.counter = 0.0;
                 }
             }
-        } else if self.params.allocate {
+        } else if self.params.allocate && matches!(p.kind, PacketKind::Data | PacketKind::Control) {
             let flags = pool.ext(pkt).flags;
             self.on_data(p.flow, size, p.payload as u64, flags, now);
             let ext = pool.ext(pkt);

@@ -11,7 +11,7 @@ use super::EventQueue;
 use super::{Event, Fabric};
 use crate::metrics::{Counters, IncastResult};
 use dctc_core::stats::FlowRecord;
-use dctc_core::units::{Delta, SimTime};
+use dctc_core::units::SimTime;
 use dctc_core::workload::IncastSpec;
 
 /// An application's own timer, carried by the loop's [`Event::App`].
@@ -21,7 +21,7 @@ pub enum AppEvent {
     FlowStart(u32),
     /// `OpenLoop`: long-lived flow `.0` stops taking new data.
     FlowStop(u32),
-    /// `Incasts`: incast `.0`'s request for its next round reaches the senders.
+    /// `Incasts`: incast `.0`'s receiver sends the requests of its next round.
     IncastRequest(u32),
 }
 
@@ -55,6 +55,20 @@ impl Net<'_> {
     /// Flow `f`'s application stops supplying data.
     pub(crate) fn close(&mut self, f: u32) {
         self.hosts.close(f);
+    }
+
+    /// Flow `f`'s receiver asks its sender for the next block: a header-only request packet
+    /// that queues, is delayed and can be dropped like any other.
+    pub(crate) fn send_request(&mut self, f: u32) {
+        let fl = &self.hosts.flows[f as usize];
+        let mut p =
+            crate::packet::Packet::new(f, crate::packet::PacketKind::Request, fl.dst, fl.src);
+        p.hash = fl.hash;
+        p.wire_bytes = self.hosts.tcp.header as u32;
+        p.ts = self.now;
+        let ext = self.hosts.header().then(crate::packet::HeaderExt::default);
+        self.outbox.push(p, ext);
+        self.send_outbox();
     }
 
     /// Schedules `ev` at `at`.
@@ -190,8 +204,6 @@ pub(crate) struct Incast {
     pub(crate) flows: Vec<u32>,
     round: usize,
     outstanding: usize,
-    /// When a request reaches the senders after the previous round ends.
-    request_delay: Delta,
     first_request: SimTime,
     last_finish: SimTime,
     /// Record id of round 0's first block.
@@ -199,19 +211,13 @@ pub(crate) struct Incast {
 }
 
 impl Incast {
-    /// An incast over flows `flows` whose requests take `request_delay` to arrive.
-    pub(crate) fn new(
-        spec: IncastSpec,
-        flows: Vec<u32>,
-        request_delay: Delta,
-        record_base: u32,
-    ) -> Self {
+    /// An incast over flows `flows`.
+    pub(crate) fn new(spec: IncastSpec, flows: Vec<u32>, record_base: u32) -> Self {
         Incast {
             spec,
             flows,
             round: 0,
             outstanding: 0,
-            request_delay,
             first_request: SimTime::ZERO,
             last_finish: SimTime::ZERO,
             record_base,
@@ -224,8 +230,9 @@ impl Incast {
     }
 }
 
-/// Closed-loop incasts. The request that opens a round is not simulated as a packet: it
-/// reaches the senders after the empty-network one-way time of a header-only packet.
+/// Closed-loop incasts. The receiver opens a round by sending each sender a request packet
+/// over the fabric (in sender order, so they queue at its NIC); a sender's block starts when
+/// its request arrives.
 #[derive(Default)]
 pub(crate) struct Incasts {
     pub(crate) incasts: Vec<Incast>,
@@ -271,6 +278,18 @@ impl Incasts {
     }
 }
 
+impl Incasts {
+    /// Flow `f`'s request reached its sender: its next block starts.
+    pub(crate) fn on_request(&mut self, f: u32, net: &mut Net) {
+        let i = self.of_flow[f as usize];
+        if i == u32::MAX {
+            return;
+        }
+        let block = self.incasts[i as usize].spec.block_bytes;
+        net.start_block(f, block);
+    }
+}
+
 impl Application for Incasts {
     fn start(&mut self, net: &mut Net) {
         for i in 0..self.incasts.len() {
@@ -287,10 +306,9 @@ impl Application for Incasts {
             inc.first_request = net.now();
         }
         inc.outstanding = inc.flows.len();
-        let block = inc.spec.block_bytes;
         for k in 0..inc.flows.len() {
             let f = self.incasts[i as usize].flows[k];
-            net.start_block(f, block);
+            net.send_request(f);
         }
     }
 
@@ -310,8 +328,7 @@ impl Application for Incasts {
             inc.round += 1;
             inc.last_finish = net.now();
             if inc.round < inc.spec.rounds {
-                let at = net.now() + inc.request_delay;
-                net.schedule(at, AppEvent::IncastRequest(i));
+                net.schedule(net.now(), AppEvent::IncastRequest(i));
             }
         }
     }

@@ -22,7 +22,7 @@ pub(crate) struct Outbox {
 
 impl Outbox {
     #[inline]
-    fn push(&mut self, p: Packet, ext: Option<HeaderExt>) {
+    pub(crate) fn push(&mut self, p: Packet, ext: Option<HeaderExt>) {
         self.pkts.push(p);
         if let Some(e) = ext {
             self.exts.push(e);
@@ -113,7 +113,7 @@ impl Endpoint {
 /// Every flow's endpoints, and the buffers that carry segments and ACKs to packets.
 pub(crate) struct Hosts {
     pub(crate) flows: Vec<Endpoint>,
-    tcp: TcpConfig,
+    pub(crate) tcp: TcpConfig,
     /// The scheme's controller uses per-packet header fields: stamp, echo and feed them back.
     header: bool,
     /// Bin width of throughput series.
@@ -275,6 +275,8 @@ impl Hosts {
                 fl.sender.on_ack(&self.tcp, now, &ack, &mut self.seg_buf);
                 self.flush_segments(f, now, out, c);
             }
+            // Requests go to the application (see `Simulation::deliver`).
+            PacketKind::Request => {}
             PacketKind::Control => {
                 let fl = &mut self.flows[f as usize];
                 if node == fl.dst {

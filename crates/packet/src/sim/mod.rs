@@ -19,6 +19,7 @@ pub(crate) mod results;
 
 use crate::engine::PacketId;
 use crate::metrics::{Counters, PacketRun, QueueSample};
+use crate::packet::PacketKind;
 use crate::schemes::PacketScheme;
 use crate::transport::{CongestionControl, TcpSender};
 use app::{AppEvent, Apps, Incast, Incasts, Net, OpenLoop};
@@ -235,17 +236,7 @@ impl<'a> Simulation<'a> {
                 ids.push(flows.len() as u32);
                 flows.push(mk_flow(id, hosts[s], rx, spec.block_bytes, SimTime::ZERO));
             }
-            // The request is not simulated as a packet: it reaches the senders after the
-            // empty-network one-way time of a header-only packet from the receiver.
-            let back = routing.ecmp_path(topo, rx, hosts[spec.sender_hosts(hosts.len())[0]], 0);
-            let request_delay = ideal_fct(
-                &path_hops(topo, &back),
-                0,
-                tcp.mss,
-                tcp.header,
-                topo.host_delay,
-            );
-            incasts.push(Incast::new(spec.clone(), ids, request_delay, record_base));
+            incasts.push(Incast::new(spec.clone(), ids, record_base));
             record_base += (spec.senders * spec.rounds) as u32;
         }
         // Long-lived flows are indexed by position in `arrivals`, which is their flow index.
@@ -368,6 +359,13 @@ impl<'a> Simulation<'a> {
     fn deliver(&mut self, pkt: PacketId) {
         let (p, ext) = self.fabric.release(pkt, self.hosts.header());
         let f = p.flow;
+        if p.kind == PacketKind::Request {
+            // An application's request reached the sender: the application starts the block.
+            let mut net = net!(self);
+            self.apps.incasts.on_request(f, &mut net);
+            self.hosts.rearm(f, &mut self.events);
+            return;
+        }
         let done = self.hosts.deliver(
             p.dst,
             &p,
