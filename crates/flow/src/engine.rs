@@ -334,6 +334,8 @@ pub struct Simulator<'n> {
     /// so whatever those flows held back (a coflow waiting on their ports) is re-solved with
     /// the event that changes the decision.
     skipped_links: Vec<u32>,
+    /// Rate changes a policy makes after a completion that did not re-solve.
+    changes: Vec<(u32, f64)>,
 }
 
 /// Per flow: whether its completion is deferred, and the bytes left and the time its
@@ -468,6 +470,7 @@ impl<'n> Simulator<'n> {
             bn_min_flows: Some(BN_MIN_FLOWS),
             skip_completions: true,
             skipped_links: Vec::new(),
+            changes: Vec::new(),
             net,
             cfg,
             policy,
@@ -767,6 +770,7 @@ impl<'n> Simulator<'n> {
             }
             self.nact[l as usize] -= 1;
         }
+        let rate = self.flows.rate[f];
         self.set_rate(f, 0.0);
         let v = View {
             now: self.now,
@@ -775,6 +779,27 @@ impl<'n> Simulator<'n> {
             coflows: &self.coflows,
         };
         self.policy.on_completion(&v, f as u32);
+        if !reallocates {
+            let mut changes = std::mem::take(&mut self.changes);
+            changes.clear();
+            self.policy
+                .after_skipped_completion(&v, f as u32, rate, &mut changes);
+            if !changes.is_empty() {
+                let mut ids = std::mem::take(&mut self.comp);
+                let mut rates = std::mem::take(&mut self.rates);
+                ids.clear();
+                rates.clear();
+                for &(g, r) in &changes {
+                    self.settle(g as usize);
+                    ids.push(g);
+                    rates.push(r);
+                }
+                self.apply(&ids, &rates);
+                self.comp = ids;
+                self.rates = rates;
+            }
+            self.changes = changes;
+        }
     }
 
     fn settle(&mut self, f: usize) {

@@ -112,6 +112,18 @@ pub trait RatePolicy {
     fn completion_reallocates(&self, _v: &View<'_>, _flow: u32) -> bool {
         true
     }
+    /// After a completion that did not re-solve ([`RatePolicy::completion_reallocates`] said
+    /// `false`): flow `flow` ended at rate `rate`; push `(flow, new rate)` for each other flow
+    /// whose rate changes anyway (a back-filling scheduler hands the freed bandwidth on). The
+    /// new rates must keep every link within capacity (default: nothing changes).
+    fn after_skipped_completion(
+        &mut self,
+        _v: &View<'_>,
+        _flow: u32,
+        _rate: f64,
+        _changes: &mut Vec<(u32, f64)>,
+    ) {
+    }
     /// Period of the policy's timer (per-RTT iterations), if any.
     fn tick_period(&self) -> Option<Delta> {
         None
