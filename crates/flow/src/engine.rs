@@ -276,7 +276,8 @@ pub struct Simulator<'n> {
     comp: Vec<u32>,
     rates: Vec<f64>,
     stats: Stats,
-    /// `maxmin` is re-solved here, incrementally (see [`Simulator::reallocate_maxmin`]).
+    /// A policy that opts in ([`RatePolicy::incremental_maxmin`]) is re-solved here,
+    /// incrementally (see [`Simulator::reallocate_maxmin`]).
     incremental: bool,
     /// Whether `load` is kept (CONGA's path choice reads it).
     track_load: bool,
@@ -431,7 +432,7 @@ impl<'n> Simulator<'n> {
         }
         let n = fl.size.len();
         let links = net.links();
-        let incremental = policy.name() == "maxmin" && policy.coupling() == Coupling::Links;
+        let incremental = policy.incremental_maxmin() && policy.coupling() == Coupling::Links;
         let track_load = matches!(cfg.routing, RoutingMode::Conga);
         Simulator {
             incremental,
@@ -2197,6 +2198,62 @@ mod tests {
                 ),
             }
             assert!(sim.coflows.finish.iter().all(|&t| t != SimTime::NEVER));
+        }
+    }
+
+    /// `maxmin` under another name: opts in to the incremental solver or not.
+    struct Fair {
+        inner: crate::policy::maxmin::MaxMin,
+        incremental: bool,
+    }
+
+    impl RatePolicy for Fair {
+        fn name(&self) -> &str {
+            if self.incremental {
+                "fair"
+            } else {
+                "maxmin"
+            }
+        }
+        fn coupling(&self) -> Coupling {
+            Coupling::Links
+        }
+        fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+            self.inner.allocate(v, comp, rates);
+        }
+        fn incremental_maxmin(&self) -> bool {
+            self.incremental
+        }
+    }
+
+    #[test]
+    fn the_incremental_solver_follows_the_capability_not_the_name() {
+        // Incremental (a policy named "fair" that opts in) and from-scratch (one named
+        // "maxmin" that does not) give the same finish times on random traces.
+        let net = test_net();
+        for seed in [7u64, 8] {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let coflows = random_coflows(&mut rng, 60, 2_000_000_000, 2e6);
+            let mut finish = Vec::new();
+            for incremental in [true, false] {
+                let policy = Box::new(Fair {
+                    inner: crate::policy::maxmin::MaxMin::new(net.links()),
+                    incremental,
+                });
+                let cfg = SimConfig {
+                    audit: true,
+                    ..SimConfig::default()
+                };
+                let mut sim = Simulator::new(&net, coflows.clone(), policy, cfg);
+                assert_eq!(sim.incremental, incremental);
+                sim.run(|_| {});
+                assert!(sim.flows.finish.iter().all(|&t| t != SimTime::NEVER));
+                finish.push(sim.flows.finish.clone());
+            }
+            for (a, b) in finish[0].iter().zip(&finish[1]) {
+                let (a, b) = (a.ps() as f64, b.ps() as f64);
+                assert!((a - b).abs() <= 1e-9 * b + 2.0, "seed {seed}: {a} vs {b}");
+            }
         }
     }
 }

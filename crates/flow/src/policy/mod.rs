@@ -124,6 +124,13 @@ pub trait RatePolicy {
         _changes: &mut Vec<(u32, f64)>,
     ) {
     }
+    /// Whether the policy's rates are plain max-min fair rates over every link (weight 1, no
+    /// caps, [`Coupling::Links`]): then the engine keeps them with its incremental max-min
+    /// re-solve (only the flows an event can move) instead of calling
+    /// [`RatePolicy::allocate`] on the whole component (default: no).
+    fn incremental_maxmin(&self) -> bool {
+        false
+    }
     /// Period of the policy's timer (per-RTT iterations), if any.
     fn tick_period(&self) -> Option<Delta> {
         None
