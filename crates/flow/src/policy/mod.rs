@@ -13,8 +13,8 @@ pub mod maxmin;
 pub mod num;
 
 use crate::alloc::WaterFill;
-use crate::engine::{Coflows, Flows};
 use crate::net::Net;
+use crate::state::{Coflows, Flows};
 use crate::FlowError;
 use dctc_core::units::{Delta, SimTime};
 use serde::Deserialize;
