@@ -8,35 +8,15 @@
 //! to the picosecond).
 
 use crate::alloc::{WaterFill, CAP_TOL};
+use crate::completion::{completion_at, surely_after, Deferred};
 use crate::heap::IndexedHeap;
 use crate::metrics::{CoflowRecord, FlowRecordOut, RunResult};
 use crate::net::{Hop, Net};
 use crate::policy::{Coupling, RatePolicy, View};
 use crate::routing::{self, RoutingMode, PATH_LIMIT};
+pub use crate::state::{CoflowInput, Coflows, FlowInput, Flows};
 use dctc_core::event::EventQueue;
 use dctc_core::units::{Delta, SimTime};
-
-/// One flow of a coflow, as a workload produces it.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct FlowInput {
-    /// Sender host index.
-    pub src: u32,
-    /// Receiver host index.
-    pub dst: u32,
-    /// Payload bytes (> 0).
-    pub bytes: f64,
-}
-
-/// A coflow: flows that arrive together and finish when the last one does.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CoflowInput {
-    /// The workload's id (trace coflow id, or a running number).
-    pub id: u32,
-    /// Arrival time.
-    pub arrival: SimTime,
-    /// Its flows (at least one).
-    pub flows: Vec<FlowInput>,
-}
 
 /// Run options.
 #[derive(Clone, Debug)]
@@ -60,101 +40,6 @@ impl Default for SimConfig {
             until: SimTime::NEVER,
             audit: false,
         }
-    }
-}
-
-/// Per-flow state, structure of arrays (indexed by flow number; a coflow's flows are
-/// contiguous).
-#[derive(Clone, Debug, Default)]
-pub struct Flows {
-    /// Coflow number (index into [`Coflows`]).
-    pub coflow: Vec<u32>,
-    /// Sender host index.
-    pub src: Vec<u32>,
-    /// Receiver host index.
-    pub dst: Vec<u32>,
-    /// Size, bytes.
-    pub size: Vec<f64>,
-    /// Bytes left, as of the last time the flow was settled (current inside policy calls).
-    pub rem: Vec<f64>,
-    /// Current rate, b/s.
-    pub rate: Vec<f64>,
-    /// Whether the flow has arrived and not finished.
-    pub active: Vec<bool>,
-    /// Finish time (`SimTime::NEVER` while unfinished).
-    pub finish: Vec<SimTime>,
-    route: Vec<(u32, u32)>,
-    arena: Vec<Hop>,
-    /// Per hop of `arena`: what the flow adds to the link's fixed-point load,
-    /// `fixed(rate * coef)` at its current rate (kept so each rate change rounds once per hop).
-    arena_q: Vec<i64>,
-    tlast: Vec<u64>,
-    version: Vec<u32>,
-    sent: Vec<f64>,
-    /// Bumped whenever a route is set (arrival or reroute).
-    route_epoch: u64,
-}
-
-impl Flows {
-    /// The route of flow `f` (empty before it arrives).
-    pub fn hops(&self, f: usize) -> &[Hop] {
-        let (a, n) = self.route[f];
-        &self.arena[a as usize..(a + n) as usize]
-    }
-
-    /// Number of flows in the workload.
-    pub fn len(&self) -> usize {
-        self.size.len()
-    }
-
-    /// A number that changes whenever any flow's route is set (arrival or reroute): two calls
-    /// that see the same number see the same routes.
-    pub fn route_epoch(&self) -> u64 {
-        self.route_epoch
-    }
-
-    /// Whether there are no flows.
-    pub fn is_empty(&self) -> bool {
-        self.size.is_empty()
-    }
-}
-
-/// Per-coflow state.
-#[derive(Clone, Debug, Default)]
-pub struct Coflows {
-    /// Workload id.
-    pub id: Vec<u32>,
-    /// Arrival time.
-    pub arrival: Vec<SimTime>,
-    /// First flow number.
-    pub first: Vec<u32>,
-    /// Number of flows.
-    pub count: Vec<u32>,
-    /// Flows not yet finished.
-    pub left: Vec<u32>,
-    /// Total bytes.
-    pub bytes: Vec<f64>,
-    /// Completion time (`SimTime::NEVER` while unfinished).
-    pub finish: Vec<SimTime>,
-    /// Isolation lower bound on the CCT, seconds.
-    pub ideal: Vec<f64>,
-}
-
-impl Coflows {
-    /// Flow numbers of coflow `c`.
-    pub fn flows(&self, c: usize) -> std::ops::Range<usize> {
-        let a = self.first[c] as usize;
-        a..a + self.count[c] as usize
-    }
-
-    /// Number of coflows.
-    pub fn len(&self) -> usize {
-        self.id.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.id.is_empty()
     }
 }
 
@@ -225,23 +110,6 @@ fn fixed(bps: f64) -> i64 {
     t.saturating_add(i64::from(frac >= 0.5) - i64::from(frac <= -0.5))
 }
 
-/// `x.ceil()` for `x >= 0` (and for `+inf`), without the libm call `ceil` compiles to on
-/// baseline x86-64: below 2^52 the truncation is exact and one more than it is the ceiling
-/// when it falls short; from 2^52 on every float is an integer.
-#[inline]
-fn ceil_pos(x: f64) -> f64 {
-    debug_assert!(x >= 0.0, "{x}");
-    if x >= 4_503_599_627_370_496.0 {
-        return x;
-    }
-    let t = (x as i64) as f64;
-    if t < x {
-        t + 1.0
-    } else {
-        t
-    }
-}
-
 /// The simulator: a fabric, a workload and a policy.
 pub struct Simulator<'n> {
     net: &'n Net,
@@ -276,7 +144,8 @@ pub struct Simulator<'n> {
     comp: Vec<u32>,
     rates: Vec<f64>,
     stats: Stats,
-    /// `maxmin` is re-solved here, incrementally (see [`Simulator::reallocate_maxmin`]).
+    /// A policy that opts in ([`RatePolicy::incremental_maxmin`]) is re-solved here,
+    /// incrementally (see [`Simulator::reallocate_maxmin`]).
     incremental: bool,
     /// Whether `load` is kept (CONGA's path choice reads it).
     track_load: bool,
@@ -334,42 +203,8 @@ pub struct Simulator<'n> {
     /// so whatever those flows held back (a coflow waiting on their ports) is re-solved with
     /// the event that changes the decision.
     skipped_links: Vec<u32>,
-}
-
-/// Per flow: whether its completion is deferred, and the bytes left and the time its
-/// completion time was computed from.
-#[derive(Clone, Debug, Default)]
-struct Deferred {
-    on: Vec<bool>,
-    rem: Vec<f64>,
-    at: Vec<u64>,
-}
-
-/// Whether a flow with `rem` bytes left (> 1e-6) at rate `rate` (> 0) from time `now` surely
-/// completes after `horizon`: `ceil(rem * 8 / rate * 1e12) > horizon - now`, checked with a
-/// margin far above the rounding of either side.
-#[inline]
-fn surely_after(rem: f64, rate: f64, now: u64, horizon: u64) -> bool {
-    let h = horizon.saturating_sub(now) as f64;
-    rem * 8.0 * 1e12 > rate * h * (1.0 + 1e-9)
-}
-
-/// The completion time of a flow with `rem` bytes left at `rate` from `now`, ps (`None`:
-/// never, or beyond the clock).
-#[inline]
-fn completion_at(rem: f64, rate: f64, now: u64) -> Option<u64> {
-    if rem <= 1e-6 {
-        Some(now)
-    } else if rate > 0.0 {
-        let dt = ceil_pos(rem * 8.0 / rate * 1e12);
-        if dt >= (u64::MAX - now) as f64 {
-            None
-        } else {
-            Some(now + (dt as u64).max(1))
-        }
-    } else {
-        None
-    }
+    /// Rate changes a policy makes after a completion that did not re-solve.
+    changes: Vec<(u32, f64)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -429,7 +264,7 @@ impl<'n> Simulator<'n> {
         }
         let n = fl.size.len();
         let links = net.links();
-        let incremental = policy.name() == "maxmin" && policy.coupling() == Coupling::Links;
+        let incremental = policy.incremental_maxmin() && policy.coupling() == Coupling::Links;
         let track_load = matches!(cfg.routing, RoutingMode::Conga);
         Simulator {
             incremental,
@@ -468,6 +303,7 @@ impl<'n> Simulator<'n> {
             bn_min_flows: Some(BN_MIN_FLOWS),
             skip_completions: true,
             skipped_links: Vec::new(),
+            changes: Vec::new(),
             net,
             cfg,
             policy,
@@ -767,6 +603,7 @@ impl<'n> Simulator<'n> {
             }
             self.nact[l as usize] -= 1;
         }
+        let rate = self.flows.rate[f];
         self.set_rate(f, 0.0);
         let v = View {
             now: self.now,
@@ -775,6 +612,27 @@ impl<'n> Simulator<'n> {
             coflows: &self.coflows,
         };
         self.policy.on_completion(&v, f as u32);
+        if !reallocates {
+            let mut changes = std::mem::take(&mut self.changes);
+            changes.clear();
+            self.policy
+                .after_skipped_completion(&v, f as u32, rate, &mut changes);
+            if !changes.is_empty() {
+                let mut ids = std::mem::take(&mut self.comp);
+                let mut rates = std::mem::take(&mut self.rates);
+                ids.clear();
+                rates.clear();
+                for &(g, r) in &changes {
+                    self.settle(g as usize);
+                    ids.push(g);
+                    rates.push(r);
+                }
+                self.apply(&ids, &rates);
+                self.comp = ids;
+                self.rates = rates;
+            }
+            self.changes = changes;
+        }
     }
 
     fn settle(&mut self, f: usize) {
@@ -1929,39 +1787,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn ceil_pos_equals_ceil() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(10);
-        let mut xs: Vec<f64> = vec![
-            0.0,
-            0.5,
-            1.0,
-            1.0 + f64::EPSILON,
-            0.49999999999999994,
-            4503599627370495.5,
-            4503599627370496.0,
-            4503599627370497.0,
-            9007199254740993.0,
-            1e19,
-            1e300,
-            f64::MAX,
-            f64::INFINITY,
-            f64::MIN_POSITIVE,
-            5e-324,
-        ];
-        for _ in 0..100_000 {
-            xs.push(rng.random_range(0.0..1e12));
-            xs.push(rng.random_range(0.0..4.0));
-            xs.push(f64::from_bits(rng.random::<u64>() >> 1));
-        }
-        for &x in &xs {
-            if x.is_nan() {
-                continue;
-            }
-            assert_eq!(ceil_pos(x).to_bits(), x.ceil().to_bits(), "{x:e}");
-        }
-    }
-
     /// 4 racks x 4 hosts at 10 Gb/s, 2 spines at 15 Gb/s: fabric links can be bottlenecks.
     fn test_net() -> Net {
         let topo = leaf_spine(&LeafSpineSpec {
@@ -2172,6 +1997,62 @@ mod tests {
                 ),
             }
             assert!(sim.coflows.finish.iter().all(|&t| t != SimTime::NEVER));
+        }
+    }
+
+    /// `maxmin` under another name: opts in to the incremental solver or not.
+    struct Fair {
+        inner: crate::policy::maxmin::MaxMin,
+        incremental: bool,
+    }
+
+    impl RatePolicy for Fair {
+        fn name(&self) -> &str {
+            if self.incremental {
+                "fair"
+            } else {
+                "maxmin"
+            }
+        }
+        fn coupling(&self) -> Coupling {
+            Coupling::Links
+        }
+        fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+            self.inner.allocate(v, comp, rates);
+        }
+        fn incremental_maxmin(&self) -> bool {
+            self.incremental
+        }
+    }
+
+    #[test]
+    fn the_incremental_solver_follows_the_capability_not_the_name() {
+        // Incremental (a policy named "fair" that opts in) and from-scratch (one named
+        // "maxmin" that does not) give the same finish times on random traces.
+        let net = test_net();
+        for seed in [7u64, 8] {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let coflows = random_coflows(&mut rng, 60, 2_000_000_000, 2e6);
+            let mut finish = Vec::new();
+            for incremental in [true, false] {
+                let policy = Box::new(Fair {
+                    inner: crate::policy::maxmin::MaxMin::new(net.links()),
+                    incremental,
+                });
+                let cfg = SimConfig {
+                    audit: true,
+                    ..SimConfig::default()
+                };
+                let mut sim = Simulator::new(&net, coflows.clone(), policy, cfg);
+                assert_eq!(sim.incremental, incremental);
+                sim.run(|_| {});
+                assert!(sim.flows.finish.iter().all(|&t| t != SimTime::NEVER));
+                finish.push(sim.flows.finish.clone());
+            }
+            for (a, b) in finish[0].iter().zip(&finish[1]) {
+                let (a, b) = (a.ps() as f64, b.ps() as f64);
+                assert!((a - b).abs() <= 1e-9 * b + 2.0, "seed {seed}: {a} vs {b}");
+            }
         }
     }
 }

@@ -11,6 +11,7 @@
 //! - [`workload`]: the Facebook coflow trace (parse, place, scale), synthetic coflows, Poisson
 //!   flows as single-flow coflows.
 //! - [`alloc`]: weighted max-min water-filling and greedy priority kernels.
+//! - [`state`]: flow and coflow inputs and the per-flow / per-coflow state arrays.
 //! - [`engine`]: the event loop and per-flow / per-coflow records.
 //! - [`policy`]: `maxmin`, `varys`, `varys-no-backfill`, `coflow-fifo`, `baraat`, `fastpass-f`, `fastpass-c`, `dba-ideal`, `dba`, `num` (any dctc-num utility).
 //! - [`metrics`]: CCT statistics, CDFs, throughput.
@@ -21,6 +22,7 @@
 
 pub mod alloc;
 pub mod bench;
+mod completion;
 pub mod convergence;
 pub mod engine;
 pub mod heap;
@@ -28,6 +30,7 @@ pub mod metrics;
 pub mod net;
 pub mod policy;
 pub mod routing;
+pub mod state;
 pub mod workload;
 
 use dctc_core::config::KeyError;

@@ -3,7 +3,7 @@
 //! every flow completion.
 
 mod common;
-use common::star;
+use common::{fig1_fabric, star};
 use dctc_core::rng::{component_rng, streams};
 use dctc_core::units::{Delta, SimTime};
 use dctc_flow::engine::simulate;
@@ -206,29 +206,35 @@ fn coflow_speed_resolves_less_and_finishes_every_coflow_at_the_same_time() {
 #[test]
 fn only_a_completion_that_changes_a_decision_re_solves() {
     // At t = 1 on the idle-port trace (flows 0 = h0 -> h2 and 1 = h1 -> h2 of C0, flow 2 =
-    // h1 -> h3 of C1): a flow at exactly its MADD rate whose coflow goes on changes nothing;
-    // a back-filled flow (varys: flow 0) or a waiting one (no MADD rate) does.
-    let net = star(4, 1.0);
-    let want: [(&str, [bool; 3]); 3] = [
-        ("varys", [true, true, false]),
-        ("varys-no-backfill", [true, true, false]),
-        ("coflow-fifo", [false, false, false]),
+    // h1 -> h3 of C1) no flow's end before its coflow's changes the coflow-level decision,
+    // back-filled (varys: flow 0) or not. On DBA's Fig. 1 fabric the core link cuts the
+    // giant-switch rates to 1/3 each: every completion frees core capacity and re-solves.
+    let star4 = star(4, 1.0);
+    let fig1 = fig1_fabric();
+    let fig1_trace = vec![
+        coflow(1, 0.0, &[(0, 3, 2.0), (1, 4, 2.0)]),
+        coflow(2, 0.0, &[(2, 5, 3.0)]),
     ];
-    for (name, want) in want {
-        let cf = idle_port_trace();
-        let p = make_policy(&PolicyConfig::named(name), &net, &sizes(&cf)).unwrap();
-        let mut sim = Simulator::new(&net, cf, p, SimConfig::default());
-        sim.advance(SimTime::from_delta(Delta::from_secs_f64(TU)), &mut |_| {});
-        let v = View {
-            now: sim.now(),
-            net: sim.net(),
-            flows: &sim.flows,
-            coflows: &sim.coflows,
-        };
-        let got: Vec<bool> = (0..3)
-            .map(|f| sim.policy().completion_reallocates(&v, f))
-            .collect();
-        assert_eq!(got, want, "{name}");
+    for name in ["varys", "varys-no-backfill", "coflow-fifo"] {
+        for (net, cf, want) in [
+            (&star4, idle_port_trace(), false),
+            (&fig1, fig1_trace.clone(), true),
+        ] {
+            let p = make_policy(&PolicyConfig::named(name), net, &sizes(&cf)).unwrap();
+            let mut sim = Simulator::new(net, cf, p, SimConfig::default());
+            sim.advance(SimTime::from_delta(Delta::from_secs_f64(TU)), &mut |_| {});
+            let v = View {
+                now: sim.now(),
+                net: sim.net(),
+                flows: &sim.flows,
+                coflows: &sim.coflows,
+            };
+            for f in 0..3 {
+                assert!(sim.flows.active[f as usize], "{name}: flow {f} ended early");
+                let got = sim.policy().completion_reallocates(&v, f);
+                assert_eq!(got, want, "{name} on {}: flow {f}", net.hosts());
+            }
+        }
     }
 }
 

@@ -885,9 +885,9 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
     })
 }
 
-/// `dctc bench` for this engine: the three benchmarks of `dctc_flow::bench`, each at its
-/// default scale (`BenchSpec::default_scale`) or at `DCTC_FLOW_BENCH_SCALE` (one share for
-/// all three).
+/// `dctc bench` for this engine: the benchmarks of `dctc_flow::bench`, each at its default
+/// scale (`BenchSpec::default_scale`) or at `DCTC_FLOW_BENCH_SCALE` (one share for all); the
+/// `fb150-*` rows also print their time as a ratio to `fb150-maxmin`'s (at the same scale).
 pub(crate) fn bench() -> Result<()> {
     let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../data/coflow/FB2010-1Hr-150-0.txt");
@@ -920,6 +920,8 @@ pub(crate) fn bench() -> Result<()> {
         }
     }
     let progress = Progress::new(true);
+    // The fb150 rows are read as ratios to `fb150-maxmin` in the same process.
+    let mut fb150_maxmin_s: Option<(f64, f64)> = None;
     for b in dctc_flow::bench::BENCHES {
         let (name, what) = (b.name, b.what);
         let scale = forced.unwrap_or(b.default_scale);
@@ -938,6 +940,15 @@ pub(crate) fn bench() -> Result<()> {
         outln!("  setup              {:.3} s", r.setup_s);
         outln!("  wall               {:.3} s", r.wall_s);
         outln!("  average CCT        {:.4} s", r.avg_cct_s);
+        if name == "fb150-maxmin" {
+            fb150_maxmin_s = Some((scale, r.wall_s));
+        } else if let (true, Some((s, m))) = (name.starts_with("fb150-"), fb150_maxmin_s) {
+            if s == scale {
+                outln!("  vs fb150-maxmin    {:.2}x", r.wall_s / m.max(1e-9));
+            } else {
+                outln!("  vs fb150-maxmin    (ran at another scale: {s})");
+            }
+        }
     }
     Ok(())
 }

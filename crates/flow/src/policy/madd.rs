@@ -13,21 +13,20 @@
 //! link's capacity, and where the giant-switch rates oversubscribe a core link the flows share
 //! it max-min fairly (DBA §2.2, Fig. 1(b): the allocation "degenerates to fair sharing").
 //!
-//! **Coflow speed.** Without back-filling the coflow-level decision (the order and each
-//! coflow's `Gamma'`) changes at coflow arrivals and completions only: under MADD a coflow's
-//! flows finish together, and the SEBF order of the served coflows holds while they drain (the
-//! head coflow's `Gamma` falls at one second per second, a later one's no faster, a waiting
-//! one's not at all). So a flow completion re-solves only when it ends its coflow, when the
-//! flow carried back-filled bandwidth (its leftover goes to others), or when the fabric cut a
-//! rate below its MADD rate (its core links are freed); the completion of a flow at exactly its
-//! MADD rate, whose siblings finish within picoseconds of it, leaves the others as they are.
-//! For the two variants without back-filling this gives the CCTs of re-solving at every
-//! completion (tested). With back-filling a waiting coflow's ports drain, so its SEBF rank can
-//! move between events; `varys` re-ranks at coflow arrivals and completions and at the end of
-//! a back-filled flow, as Varys recomputes its schedule on coflow arrivals and completions
-//! (re-ranking at every flow completion instead moved the average CCT by under 10% on random
-//! traces, tested).
-
+//! **Coflow speed.** The coflow-level decision (the order and each coflow's `Gamma'`) is made
+//! at coflow arrivals and completions, as Varys recomputes its schedule: a flow completion
+//! re-solves only when it ends its coflow or when the fabric cut some rate of its component
+//! below its giant-switch rate (core links it frees go to others). Under MADD a coflow's flows
+//! finish together, and without back-filling the order of the served coflows holds while they
+//! drain (the head coflow's `Gamma` falls at one second per second, a later one's no faster, a
+//! waiting one's not at all), so for `varys-no-backfill` and `coflow-fifo` this gives the CCTs
+//! of re-solving at every flow completion (tested). With back-filling, a flow that ends before
+//! its coflow hands its two ports' bandwidth on in the last service order (to the first flows
+//! on those ports with room on their other port and no link beyond the two: the back-fill
+//! pass re-run from those ports);
+//! a waiting coflow's back-filled ports drain, so its rank is revisited at coflow events only.
+//! Re-solving at every flow completion instead moves the average CCT by under 10% on random
+//! traces (tested) and cost 1,443 s of CPU on the whole trace.
 use super::{maxmin_with_caps, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
 
@@ -55,9 +54,14 @@ pub struct Madd {
     resid: Vec<f64>,
     port_bytes: Vec<f64>,
     caps: Vec<f64>,
-    /// Per flow: its last rate was its MADD rate (no back-fill, not cut by the fabric), so its
+    /// Per flow: its last rate was not cut by the fabric below its giant-switch rate, so its
     /// completion before its coflow's changes no decision.
     pinned: Vec<bool>,
+    /// Back-filling between re-solves: each flow's place in the service order of its last
+    /// re-solve (increasing across re-solves), and per port the flows on it in that order.
+    rank: Vec<u64>,
+    next_rank: u64,
+    port_flows: Vec<Vec<u32>>,
 }
 
 impl Madd {
@@ -87,6 +91,9 @@ impl Madd {
             port_bytes: vec![0.0; links],
             caps: Vec::new(),
             pinned: Vec::new(),
+            rank: Vec::new(),
+            next_rank: 0,
+            port_flows: vec![Vec::new(); links],
         }
     }
 
@@ -215,20 +222,37 @@ impl RatePolicy for Madd {
         }
         if self.pinned.len() < flows_max {
             self.pinned.resize(flows_max, false);
+            self.rank.resize(flows_max, 0);
         }
-        // Pinned unless back-fill adds to it or the fabric cuts it (checked below).
-        for (k, &f) in comp.iter().enumerate() {
-            self.pinned[f as usize] = self.caps[k] > 0.0;
+        // Pinned unless the fabric cuts a rate (checked below).
+        for &f in comp {
+            self.pinned[f as usize] = true;
         }
         if self.backfill {
+            // The service order, for handing on what a flow frees between re-solves (a port
+            // crossed by flows of this component has them all here: components are closed
+            // under links).
+            for &f in comp {
+                for p in ports(f as usize) {
+                    self.port_flows[p].clear();
+                }
+            }
+            for &(_, s) in &gamma {
+                let (a, b) = spans[s];
+                for &(_, k) in &groups[a..b] {
+                    let f = comp[k];
+                    self.rank[f as usize] = self.next_rank;
+                    self.next_rank += 1;
+                    let [up, down] = ports(f as usize);
+                    self.port_flows[up].push(f);
+                    self.port_flows[down].push(f);
+                }
+            }
             for &(_, s) in &gamma {
                 let (a, b) = spans[s];
                 for &(_, k) in &groups[a..b] {
                     let [up, down] = ports(comp[k] as usize);
                     let extra = self.resid[up].min(self.resid[down]).max(0.0);
-                    if extra > 0.0 {
-                        self.pinned[comp[k] as usize] = false;
-                    }
                     self.caps[k] += extra;
                     self.resid[up] -= extra;
                     self.resid[down] -= extra;
@@ -250,6 +274,66 @@ impl RatePolicy for Madd {
             }
         }
         self.caps = caps;
+    }
+
+    /// Back-filling: the bandwidth `flow` held on its two ports goes, in the service order of
+    /// the last re-solve, to the flows on those ports with room on their other port (what a
+    /// re-run of the back-fill pass would hand out from those ports, the rest unchanged).
+    fn after_skipped_completion(
+        &mut self,
+        v: &View<'_>,
+        flow: u32,
+        rate: f64,
+        changes: &mut Vec<(u32, f64)>,
+    ) {
+        if !self.backfill || rate <= 0.0 {
+            return;
+        }
+        let net = v.net;
+        let ports = |f: usize| {
+            [
+                net.host_up[v.flows.src[f] as usize] as usize,
+                net.host_down[v.flows.dst[f] as usize] as usize,
+            ]
+        };
+        let [up, down] = ports(flow as usize);
+        self.resid[up] += rate;
+        self.resid[down] += rate;
+        let (a, b) = (&self.port_flows[up], &self.port_flows[down]);
+        let (mut i, mut j) = (0, 0);
+        // A flow from `up` to `down` is on both lists; its second visit finds one of its ports
+        // full and takes nothing.
+        while (i < a.len() || j < b.len()) && (self.resid[up] > 0.0 || self.resid[down] > 0.0) {
+            let take_a = j >= b.len()
+                || (i < a.len() && self.rank[a[i] as usize] <= self.rank[b[j] as usize]);
+            let g = if take_a {
+                i += 1;
+                a[i - 1]
+            } else {
+                j += 1;
+                b[j - 1]
+            };
+            let gu = g as usize;
+            if !v.flows.active[gu] {
+                continue;
+            }
+            let [gup, gdown] = ports(gu);
+            // Only a flow that crosses nothing but its two ports: a core link may be full.
+            let edge_only = v
+                .flows
+                .hops(gu)
+                .iter()
+                .all(|h| h.coef == 1.0 && (h.link as usize == gup || h.link as usize == gdown));
+            if !edge_only {
+                continue;
+            }
+            let extra = self.resid[gup].min(self.resid[gdown]);
+            if extra > 0.0 {
+                self.resid[gup] -= extra;
+                self.resid[gdown] -= extra;
+                changes.push((g, v.flows.rate[gu] + extra));
+            }
+        }
     }
 
     fn completion_reallocates(&self, v: &View<'_>, flow: u32) -> bool {

@@ -30,6 +30,10 @@ impl RatePolicy for MaxMin {
         Coupling::Links
     }
 
+    fn incremental_maxmin(&self) -> bool {
+        true
+    }
+
     fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
         self.avail.clear();
         self.avail.extend_from_slice(&v.net.cap);

@@ -13,8 +13,8 @@ pub mod maxmin;
 pub mod num;
 
 use crate::alloc::WaterFill;
-use crate::engine::{Coflows, Flows};
 use crate::net::Net;
+use crate::state::{Coflows, Flows};
 use crate::FlowError;
 use dctc_core::units::{Delta, SimTime};
 use serde::Deserialize;
@@ -111,6 +111,25 @@ pub trait RatePolicy {
     /// at coflow-level events (default: every completion re-solves).
     fn completion_reallocates(&self, _v: &View<'_>, _flow: u32) -> bool {
         true
+    }
+    /// After a completion that did not re-solve ([`RatePolicy::completion_reallocates`] said
+    /// `false`): flow `flow` ended at rate `rate`; push `(flow, new rate)` for each other flow
+    /// whose rate changes anyway (a back-filling scheduler hands the freed bandwidth on). The
+    /// new rates must keep every link within capacity (default: nothing changes).
+    fn after_skipped_completion(
+        &mut self,
+        _v: &View<'_>,
+        _flow: u32,
+        _rate: f64,
+        _changes: &mut Vec<(u32, f64)>,
+    ) {
+    }
+    /// Whether the policy's rates are plain max-min fair rates over every link (weight 1, no
+    /// caps, [`Coupling::Links`]): then the engine keeps them with its incremental max-min
+    /// re-solve (only the flows an event can move) instead of calling
+    /// [`RatePolicy::allocate`] on the whole component (default: no).
+    fn incremental_maxmin(&self) -> bool {
+        false
     }
     /// Period of the policy's timer (per-RTT iterations), if any.
     fn tick_period(&self) -> Option<Delta> {
