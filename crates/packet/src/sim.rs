@@ -192,8 +192,9 @@ struct Incast {
     record_base: u32,
 }
 
-/// Next hops toward every host from every node, flattened from [`Routing`] so the per-hop
-/// lookup inlines: `spans[host * n_nodes + node]` indexes `links`.
+/// Next hops toward every destination (hosts, then controllers such as Flowtune's allocator)
+/// from every node, flattened from [`Routing`] so the per-hop lookup inlines:
+/// `spans[row * n_nodes + node]` indexes `links`.
 struct RouteTable {
     n_nodes: usize,
     host_of: Vec<u32>,
@@ -204,15 +205,13 @@ struct RouteTable {
 impl RouteTable {
     fn new(topo: &Topology, routing: &Routing) -> RouteTable {
         let n_nodes = topo.nodes().len();
-        let host_of = (0..n_nodes)
-            .map(|i| {
-                topo.host_index(NodeId::from_index(i))
-                    .map_or(u32::MAX, |h| h as u32)
-            })
-            .collect();
-        let mut spans = Vec::with_capacity(topo.hosts().len() * n_nodes);
+        let mut host_of = vec![u32::MAX; n_nodes];
+        for (r, d) in routing.destinations().iter().enumerate() {
+            host_of[d.index()] = r as u32;
+        }
+        let mut spans = Vec::with_capacity(routing.destinations().len() * n_nodes);
         let mut links = Vec::new();
-        for &dst in topo.hosts() {
+        for &dst in routing.destinations() {
             for node in 0..n_nodes {
                 let hops = routing.next_hops(topo, NodeId::from_index(node), dst);
                 spans.push((links.len() as u32, hops.len() as u32));
