@@ -17,10 +17,12 @@
 use crate::engine::{Event, EventQueue, PacketId, PacketPool};
 use crate::lb::{Balancer, Ecmp, LoadBalancer, Spray};
 use crate::metrics::{Counters, Histogram, IncastResult, PortStats, QueueSample, RunResult};
-use crate::packet::{Packet, PacketKind};
+use crate::packet::{HeaderExt, Packet, PacketKind};
 use crate::queue::{Enqueued, Queue, QueueDisc};
 use crate::schemes::{LbKind, PacketScheme, QueueSpec};
-use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
+use crate::transport::{
+    AckOut, CongestionControl, FeedbackSource, Segment, TcpReceiver, TcpSender,
+};
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
@@ -179,6 +181,9 @@ struct Flow {
     /// Report: the byte the last timeout retransmitted and when, until that copy arrives
     /// (to tell a spurious timeout: the receiver already held the byte).
     rto_check: Option<(u64, SimTime)>,
+    /// Header fields the receiver echoes on its next ACK: those of the latest data packet or
+    /// probe (only for schemes whose controller uses header fields).
+    echo: HeaderExt,
 }
 
 struct Incast {
@@ -258,6 +263,8 @@ pub struct Simulation<'a> {
     seg_buf: Vec<Segment>,
     ack_buf: Vec<AckOut>,
     drop_buf: Vec<PacketId>,
+    /// The scheme's controller uses per-packet header fields: stamp, echo and feed them back.
+    header: bool,
     /// Set when a closed-loop-only workload has finished every round: the run ends there.
     all_done: bool,
 }
@@ -372,6 +379,7 @@ impl<'a> Simulation<'a> {
                 ideal,
                 bins: Vec::new(),
                 rto_check: None,
+                echo: HeaderExt::default(),
             }
         };
         let mut max_id = 0u32;
@@ -482,6 +490,7 @@ impl<'a> Simulation<'a> {
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(8),
             drop_buf: Vec::new(),
+            header: scheme.cc.uses_header(),
             all_done: false,
         })
     }
@@ -490,6 +499,13 @@ impl<'a> Simulation<'a> {
     /// events.
     pub fn run(mut self, progress: &mut dyn FnMut(SimTime)) -> RunResult {
         let wall = std::time::Instant::now();
+        self.schedule_start();
+        self.run_events(progress);
+        self.finish(wall)
+    }
+
+    /// The first events: the first open-loop flow, each incast's first request, sampling.
+    fn schedule_start(&mut self) {
         if !self.arrivals.is_empty() {
             let f = self.arrivals[0];
             self.events
@@ -502,6 +518,11 @@ impl<'a> Simulation<'a> {
         if self.opts.queue_sample.is_some() {
             self.events.push(SimTime::ZERO, Event::Sample);
         }
+    }
+
+    /// Runs events until none is left, the next is past `opts.until`, or a closed-loop
+    /// workload has finished; leaves `now` at the end of the run.
+    fn run_events(&mut self, progress: &mut dyn FnMut(SimTime)) {
         let mut until = self.opts.until;
         loop {
             // Report: a run with no event left ends when its last event ran, not at `until`.
@@ -536,7 +557,6 @@ impl<'a> Simulation<'a> {
         }
         self.now = until;
         progress(until);
-        self.finish(wall)
     }
 
     #[inline]
@@ -739,12 +759,40 @@ impl<'a> Simulation<'a> {
         self.start_tx(l);
     }
 
+    /// Puts a packet a host created into the fabric.
     fn emit(&mut self, pkt: Packet) {
+        let id = self.alloc_sent(pkt);
+        self.forward(pkt.src, id);
+    }
+
+    /// Puts a packet a host created into the fabric with header fields `ext`.
+    fn emit_with(&mut self, pkt: Packet, ext: HeaderExt) {
+        let id = self.alloc_sent(pkt);
+        *self.pool.ext(id) = ext;
+        self.forward(pkt.src, id);
+    }
+
+    fn alloc_sent(&mut self, pkt: Packet) -> PacketId {
         self.counters.sent_packets += 1;
         self.counters.sent_bytes += pkt.wire_bytes as u64;
-        let src = pkt.src;
-        let id = self.pool.alloc(pkt);
-        self.forward(src, id);
+        self.pool.alloc(pkt)
+    }
+
+    /// Sends a control packet of flow `f` from one endpoint to the other (`to_receiver`:
+    /// sender to receiver) carrying header fields `ext`: a header-only packet that queues,
+    /// is delayed and can be dropped like any other.
+    fn send_control(&mut self, f: u32, to_receiver: bool, ext: HeaderExt) {
+        let fl = &self.flows[f as usize];
+        let (src, dst) = if to_receiver {
+            (fl.src, fl.dst)
+        } else {
+            (fl.dst, fl.src)
+        };
+        let mut p = Packet::new(f, PacketKind::Control, src, dst);
+        p.hash = fl.hash;
+        p.wire_bytes = self.scheme.tcp.header as u32;
+        p.ts = self.now;
+        self.emit_with(p, ext);
     }
 
     fn flush_segments(&mut self, f: u32) {
@@ -753,17 +801,35 @@ impl<'a> Simulation<'a> {
         }
         let mut segs = std::mem::take(&mut self.seg_buf);
         let fl = &self.flows[f as usize];
-        let cfg = &self.scheme.tcp;
         let mut p = Packet::new(f, PacketKind::Data, fl.src, fl.dst);
         p.hash = fl.hash;
-        p.ecn.ect = cfg.ecn;
+        p.ecn.ect = self.scheme.tcp.ecn;
         p.ts = self.now;
         for s in segs.drain(..) {
+            if self.header {
+                let mut ext = HeaderExt::default();
+                self.flows[f as usize].sender.stamp(self.now, &s, &mut ext);
+                if s.len == 0 {
+                    // A probe: an empty control packet to the receiver.
+                    self.send_control(f, true, ext);
+                    continue;
+                }
+                p.seq = s.seq;
+                p.payload = s.len as u32;
+                p.wire_bytes = (s.len + self.scheme.tcp.header) as u32;
+                self.counters.retransmitted_packets += s.retransmit as u64;
+                self.emit_with(p, ext);
+                continue;
+            }
+            if s.len == 0 {
+                self.send_control(f, true, HeaderExt::default());
+                continue;
+            }
             // Report: retransmitted data packets.
             self.counters.retransmitted_packets += s.retransmit as u64;
             p.seq = s.seq;
             p.payload = s.len as u32;
-            p.wire_bytes = (s.len + cfg.header) as u32;
+            p.wire_bytes = (s.len + self.scheme.tcp.header) as u32;
             self.emit(p);
         }
         self.seg_buf = segs;
@@ -778,11 +844,16 @@ impl<'a> Simulation<'a> {
         let mut p = Packet::new(f, PacketKind::Ack, fl.dst, fl.src);
         p.hash = fl.hash;
         p.wire_bytes = self.scheme.tcp.header as u32;
+        let echo = fl.echo;
         for a in acks.drain(..) {
             p.seq = a.ack;
             p.ecn.ece = a.ece;
             p.ts = a.ts_echo;
-            self.emit(p);
+            if self.header {
+                self.emit_with(p, echo);
+            } else {
+                self.emit(p);
+            }
         }
         self.ack_buf = acks;
     }
@@ -798,6 +869,11 @@ impl<'a> Simulation<'a> {
 
     fn deliver(&mut self, node: NodeId, pkt: PacketId) {
         let p = self.pool[pkt];
+        let ext = if self.header {
+            *self.pool.ext(pkt)
+        } else {
+            HeaderExt::default()
+        };
         self.pool.free(pkt);
         self.counters.delivered_packets += 1;
         self.counters.delivered_bytes += p.wire_bytes as u64;
@@ -808,6 +884,7 @@ impl<'a> Simulation<'a> {
         match p.kind {
             PacketKind::Data => {
                 let fl = &mut self.flows[f as usize];
+                fl.echo = ext;
                 // Report: data packets delivered, and long-lived flows' throughput bins count
                 // payload as it arrives (bounded by the link rate), not as released in order.
                 self.counters.delivered_data_packets += 1;
@@ -849,10 +926,25 @@ impl<'a> Simulation<'a> {
                     ts_echo: p.ts,
                 };
                 let fl = &mut self.flows[f as usize];
+                if self.header {
+                    fl.sender.on_feedback(now, &ext, FeedbackSource::Ack);
+                }
                 fl.sender.on_ack(cfg, now, &ack, &mut self.seg_buf);
                 self.flush_segments(f);
             }
-            PacketKind::Control => {}
+            PacketKind::Control => {
+                let fl = &mut self.flows[f as usize];
+                if node == fl.dst {
+                    // A probe: the receiver answers with a pure ACK echoing its fields.
+                    fl.echo = ext;
+                    fl.receiver.on_probe(p.ts, &mut self.ack_buf);
+                    self.flush_acks(f);
+                } else {
+                    fl.sender.on_feedback(now, &ext, FeedbackSource::Control);
+                    fl.sender.send(cfg, now, &mut self.seg_buf);
+                    self.flush_segments(f);
+                }
+            }
         }
         self.rearm(f);
     }

@@ -103,3 +103,60 @@ fn ce_marks_a_discipline_makes_at_dequeue_are_counted() {
     assert_eq!(sim.ports[l as usize].marks, 1);
     assert_eq!(sim.counters.dropped_packets, 0);
 }
+
+#[test]
+fn header_fields_are_stamped_echoed_on_acks_and_a_probe_is_answered_before_data_flows() {
+    use crate::transport::test_feedback::TestFeedback;
+    use dctc_core::ids::FlowId;
+    let t = topo();
+    let routing = Routing::new(&t).unwrap();
+    let s = PacketScheme::assemble(
+        "test",
+        TcpConfig::pfabric_tuned(6_000),
+        Cc::TestFeedback(TestFeedback::default()),
+        QueueSpec::DropTail,
+    );
+    let hosts = t.hosts();
+    let size = 30_000;
+    let wl = Workload {
+        flows: vec![FlowSpec {
+            id: FlowId(0),
+            src: hosts[0],
+            dst: hosts[2],
+            size_bytes: Some(size),
+            start: SimTime::ZERO,
+            stop: None,
+            coflow: None,
+        }],
+        incasts: Vec::new(),
+    };
+    let until = SimTime::from_delta(Delta::from_ms(10));
+    let mut sim = Simulation::new(&t, &routing, &s, &wl, RunOptions::new(1, until)).unwrap();
+    sim.schedule_start();
+    sim.run_events(&mut |_| {});
+    assert!(sim.flows[0].finish.is_some(), "the flow completes");
+    let Cc::TestFeedback(c) = sim.flows[0].sender.cc() else {
+        unreachable!()
+    };
+    let mss = s.tcp.mss;
+    assert_eq!(c.probes, 1, "one probe before the first byte");
+    assert_eq!(
+        c.stamped,
+        size.div_ceil(mss),
+        "every data packet stamped once"
+    );
+    assert_eq!(c.bad_echo, 0, "every ACK echoes the stamped fields");
+    assert_eq!(c.controls, 0, "nothing sends control packets to the sender");
+    assert!(
+        c.acks > size.div_ceil(2 * mss),
+        "probe answer plus the data ACKs"
+    );
+    assert!(
+        c.first_data >= c.first_feedback,
+        "data waits for the probe's answer"
+    );
+    // The last ACK echoes the last data packet: remaining = its own length.
+    assert_eq!(c.last_priority, size - (size.div_ceil(mss) - 1) * mss);
+    // Control packets count as sent and delivered like any other.
+    assert_eq!(sim.counters.sent_packets, sim.counters.delivered_packets);
+}

@@ -16,6 +16,7 @@ pub mod tcp;
 pub use rtt::RttEstimator;
 pub use tcp::{TcpReceiver, TcpSender};
 
+use crate::packet::HeaderExt;
 use dctc_core::units::{Delta, Rate, SimTime};
 
 /// TCP settings of one scheme, in engine units (see `config` for the scenario keys).
@@ -115,12 +116,15 @@ impl TcpConfig {
     }
 }
 
-/// A segment a sender wants on the wire.
+/// A segment a sender wants on the wire. A segment with `len == 0` is a probe: an empty
+/// control packet to the receiver, which answers with a pure ACK echoing the probe's header
+/// (TFC's marked empty packet that fetches the first window; see
+/// [`CongestionControl::probe_first`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Segment {
     /// First payload byte.
     pub seq: u64,
-    /// Payload bytes.
+    /// Payload bytes (0: a probe).
     pub len: u64,
     /// Whether these bytes were sent before.
     pub retransmit: bool,
@@ -146,6 +150,21 @@ pub struct Window {
     pub ssthresh: u64,
     /// Segment size.
     pub mss: u64,
+    /// A pacing rate for new data set by the controller (Flowtune's allocated rate, a rate
+    /// controller's output); overrides `TcpConfig::pacing` while `Some`.
+    pub pacing: Option<Rate>,
+}
+
+impl Window {
+    /// A window of `cwnd` bytes, slow-start threshold `ssthresh`, segment size `mss`, no pacing.
+    pub fn new(cwnd: u64, ssthresh: u64, mss: u64) -> Window {
+        Window {
+            cwnd,
+            ssthresh,
+            mss,
+            pacing: None,
+        }
+    }
 }
 
 /// What congestion control learns from an ACK that acknowledges new data.
@@ -173,6 +192,45 @@ pub struct LossEvent {
     pub now: SimTime,
     /// FlightSize at detection (RFC 5681 eq. (4)), bytes, without limited-transmit segments.
     pub flight: u64,
+}
+
+/// What a controller that writes header fields learns about a data packet it may stamp.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StampEvent {
+    /// When the packet leaves the sender.
+    pub now: SimTime,
+    /// Its first payload byte.
+    pub seq: u64,
+    /// Its payload bytes (0 for a probe).
+    pub len: u64,
+    /// Whether these bytes were sent before.
+    pub retransmit: bool,
+    /// Bytes from `seq` to the end of what the application has supplied so far (pFabric's
+    /// priority: the flow's remaining size).
+    pub remaining: u64,
+    /// The first unacknowledged byte.
+    pub snd_una: u64,
+}
+
+/// Where header feedback reached the sender from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FeedbackSource {
+    /// An ACK (data or probe), echoing the header of the packet it answers as rewritten by
+    /// the switches on the way, and rewritten again by those on the way back.
+    Ack,
+    /// A control packet addressed to the sender.
+    Control,
+}
+
+/// Header feedback arriving at a sender (see [`CongestionControl::on_feedback`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FeedbackEvent {
+    /// When it arrived.
+    pub now: SimTime,
+    /// The header fields it carries.
+    pub ext: HeaderExt,
+    /// An ACK or a control packet.
+    pub source: FeedbackSource,
 }
 
 /// Congestion control owns the window (smoltcp's `Controller` habit): the sender tells it of
@@ -205,30 +263,57 @@ pub trait CongestionControl {
     fn ecn_capable(&self) -> bool {
         false
     }
+
+    /// Whether this controller uses per-packet header fields ([`HeaderExt`]). Only then does
+    /// the engine zero each packet's fields at creation, call [`CongestionControl::stamp`] on
+    /// data packets, echo a data packet's fields on the ACK it triggers (with delayed ACKs,
+    /// those of the latest data packet), and hand arriving fields to
+    /// [`CongestionControl::on_feedback`]; other schemes pay nothing for the fields.
+    fn uses_header(&self) -> bool {
+        false
+    }
+
+    /// A data packet (or probe) is about to leave: write the fields switches and the
+    /// receiver will see (pFabric's priority, TFC's RM mark, XCP's H_cwnd and H_rtt). The
+    /// fields arrive zeroed.
+    fn stamp(&mut self, _w: &Window, _ev: &StampEvent, _ext: &mut HeaderExt) {}
+
+    /// Header feedback arrived on an ACK or a control packet, before the ACK itself is
+    /// processed: set the window or pacing rate from it (TFC's window, XCP's feedback,
+    /// Flowtune's rate).
+    fn on_feedback(&mut self, _w: &mut Window, _ev: &FeedbackEvent, _rtt: &RttEstimator) {}
+
+    /// Whether a sender with nothing in flight starts by sending a probe (an empty control
+    /// packet, [`Segment`] with `len == 0`) and holds its data until feedback answers it
+    /// (TFC §4.5: the marked empty packet that fetches the first window). A lost probe is
+    /// sent again when the retransmission timer expires.
+    fn probe_first(&self) -> bool {
+        false
+    }
 }
 
 /// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
 /// `Type` in `transport/<module>.rs` (which must be `Default`, the controller with its paper's
-/// parameters). Declares the module, re-exports the type, and generates the [`Cc`] enum (calls dispatch by `match` and inline, no
+/// parameters); a line may carry attributes (`#[cfg(test)]` for a test-only controller). Declares the module, re-exports the type, and generates the [`Cc`] enum (calls dispatch by `match` and inline, no
 /// `Box<dyn>` on the per-ACK path), its name lookup and [`TRANSPORTS`].
 macro_rules! controllers {
-    ($($name:literal => $m:ident::$variant:ident: $about:literal,)*) => {
-        $(pub mod $m; pub use $m::$variant;)*
+    ($($(#[$attr:meta])* $name:literal => $m:ident::$variant:ident: $about:literal,)*) => {
+        $($(#[$attr])* pub mod $m; $(#[$attr])* pub use $m::$variant;)*
 
         /// A congestion controller of any registered kind.
         #[derive(Clone, Debug, PartialEq)]
         pub enum Cc {
-            $(#[doc = $about] $variant($variant),)*
+            $($(#[$attr])* #[doc = $about] $variant($variant),)*
         }
 
         /// Registered transports (`transport = "..."` in a scheme table): name, description.
-        pub const TRANSPORTS: &[(&str, &str)] = &[$(($name, $about),)*];
+        pub const TRANSPORTS: &[(&str, &str)] = &[$($(#[$attr])* ($name, $about),)*];
 
         impl Cc {
             /// The controller registered as `name`, with its default parameters.
             pub fn from_name(name: &str) -> Option<Cc> {
                 match name {
-                    $($name => Some(Cc::$variant(<$variant>::default())),)*
+                    $($(#[$attr])* $name => Some(Cc::$variant(<$variant>::default())),)*
                     _ => None,
                 }
             }
@@ -236,7 +321,7 @@ macro_rules! controllers {
             /// Its registered name.
             pub fn name(&self) -> &'static str {
                 match self {
-                    $(Cc::$variant(_) => $name,)*
+                    $($(#[$attr])* Cc::$variant(_) => $name,)*
                 }
             }
         }
@@ -245,22 +330,44 @@ macro_rules! controllers {
             #[inline]
             fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, rtt: &RttEstimator) {
                 match self {
-                    $(Cc::$variant(c) => c.on_ack(w, ev, rtt),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.on_ack(w, ev, rtt),)*
                 }
             }
             fn on_loss(&mut self, w: &mut Window, ev: &LossEvent) {
                 match self {
-                    $(Cc::$variant(c) => c.on_loss(w, ev),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.on_loss(w, ev),)*
                 }
             }
             fn on_timeout(&mut self, w: &mut Window, ev: &LossEvent) {
                 match self {
-                    $(Cc::$variant(c) => c.on_timeout(w, ev),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.on_timeout(w, ev),)*
                 }
             }
             fn ecn_capable(&self) -> bool {
                 match self {
-                    $(Cc::$variant(c) => c.ecn_capable(),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.ecn_capable(),)*
+                }
+            }
+            fn uses_header(&self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.uses_header(),)*
+                }
+            }
+            #[inline]
+            fn stamp(&mut self, w: &Window, ev: &StampEvent, ext: &mut HeaderExt) {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.stamp(w, ev, ext),)*
+                }
+            }
+            #[inline]
+            fn on_feedback(&mut self, w: &mut Window, ev: &FeedbackEvent, rtt: &RttEstimator) {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.on_feedback(w, ev, rtt),)*
+                }
+            }
+            fn probe_first(&self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.probe_first(),)*
                 }
             }
         }
@@ -271,6 +378,8 @@ controllers! {
     "newreno" => newreno::NewReno: "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
     "dctcp" => dctcp::Dctcp: "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
+    #[cfg(test)]
+    "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
 }
 
 #[cfg(test)]

@@ -28,8 +28,10 @@
 //! out at once carrying the old state.
 
 use super::{
-    AckEvent, AckOut, Cc, CongestionControl, LossEvent, RttEstimator, Segment, TcpConfig, Window,
+    AckEvent, AckOut, Cc, CongestionControl, FeedbackEvent, FeedbackSource, LossEvent,
+    RttEstimator, Segment, StampEvent, TcpConfig, Window,
 };
+use crate::packet::HeaderExt;
 use dctc_core::units::{Delta, SimTime};
 
 /// The sending half of a TCP connection.
@@ -54,6 +56,10 @@ pub struct TcpSender {
     next_send: SimTime,
     /// Data and window wait for `next_send`.
     paced_wait: bool,
+    /// A probe is out ([`CongestionControl::probe_first`]); data waits for its answer.
+    awaiting_probe: bool,
+    /// The connection's probe went out (a connection probes once, before its first byte).
+    probed: bool,
     cc: Cc,
     /// Payload bytes sent more than once.
     pub retransmitted_bytes: u64,
@@ -69,11 +75,11 @@ impl TcpSender {
             snd_nxt: 0,
             snd_max: 0,
             app_end: 0,
-            win: Window {
-                cwnd: (cfg.initial_cwnd_packets * cfg.mss).min(cfg.max_cwnd_bytes),
-                ssthresh: u64::MAX,
-                mss: cfg.mss,
-            },
+            win: Window::new(
+                (cfg.initial_cwnd_packets * cfg.mss).min(cfg.max_cwnd_bytes),
+                u64::MAX,
+                cfg.mss,
+            ),
             dupacks: 0,
             limited_bytes: 0,
             in_recovery: false,
@@ -84,6 +90,8 @@ impl TcpSender {
             rto_at: SimTime::NEVER,
             next_send: SimTime::ZERO,
             paced_wait: false,
+            awaiting_probe: false,
+            probed: false,
             cc,
             retransmitted_bytes: 0,
             timeouts: 0,
@@ -142,18 +150,64 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
 
-    /// Sends what the windows allow, and with pacing (`TcpConfig::pacing`) no earlier than
-    /// one packet's time at the pacing rate after the previous one.
+    /// Whether the controller uses per-packet header fields (see
+    /// [`CongestionControl::uses_header`]).
+    pub fn uses_header(&self) -> bool {
+        self.cc.uses_header()
+    }
+
+    /// Lets the controller write the header fields of a segment this sender just produced.
+    pub fn stamp(&mut self, now: SimTime, seg: &Segment, ext: &mut HeaderExt) {
+        let ev = StampEvent {
+            now,
+            seq: seg.seq,
+            len: seg.len,
+            retransmit: seg.retransmit,
+            remaining: self.app_end.saturating_sub(seg.seq),
+            snd_una: self.snd_una,
+        };
+        self.cc.stamp(&self.win, &ev, ext);
+    }
+
+    /// Header feedback arrived (on an ACK, before [`TcpSender::on_ack`], or on a control
+    /// packet): the controller acts on it, and a pending probe counts as answered. The caller
+    /// then calls [`TcpSender::on_ack`] or [`TcpSender::send`].
+    pub fn on_feedback(&mut self, now: SimTime, ext: &HeaderExt, source: FeedbackSource) {
+        let ev = FeedbackEvent {
+            now,
+            ext: *ext,
+            source,
+        };
+        self.cc.on_feedback(&mut self.win, &ev, &self.rtt);
+        if self.awaiting_probe {
+            self.awaiting_probe = false;
+            if self.snd_una >= self.snd_max {
+                self.rto_at = SimTime::NEVER;
+            }
+        }
+    }
+
+    /// Sends what the windows allow, and with pacing (`Window::pacing`, else
+    /// `TcpConfig::pacing`) no earlier than one packet's time at the pacing rate after the
+    /// previous one. A controller that probes first sends a probe before the first byte.
     pub fn send(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
+        if self.awaiting_probe {
+            return;
+        }
+        if !self.probed && self.snd_nxt < self.app_end && self.cc.probe_first() {
+            self.send_probe(cfg, now, out);
+            return;
+        }
         let wnd = self.win.cwnd.min(cfg.rwnd_bytes).min(cfg.max_cwnd_bytes);
         self.paced_wait = false;
+        let pacing = self.win.pacing.or(cfg.pacing);
         while self.snd_nxt < self.app_end {
             let len = cfg.mss.min(self.app_end - self.snd_nxt);
             let in_flight = self.snd_nxt - self.snd_una;
             if in_flight > 0 && in_flight + len > wnd {
                 break;
             }
-            if let Some(rate) = cfg.pacing {
+            if let Some(rate) = pacing {
                 if now < self.next_send {
                     self.paced_wait = true;
                     break;
@@ -177,6 +231,18 @@ impl TcpSender {
                 self.rto_at = now + self.current_rto(cfg);
             }
         }
+    }
+
+    /// Sends a probe (an empty segment) and arms the retransmission timer for it.
+    fn send_probe(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
+        self.awaiting_probe = true;
+        self.probed = true;
+        out.push(Segment {
+            seq: self.snd_nxt,
+            len: 0,
+            retransmit: false,
+        });
+        self.rto_at = now + self.current_rto(cfg);
     }
 
     fn retransmit_head(&mut self, cfg: &TcpConfig, out: &mut Vec<Segment>) {
@@ -312,6 +378,12 @@ impl TcpSender {
             return;
         }
         self.rto_at = SimTime::NEVER;
+        if self.awaiting_probe {
+            // The probe or its answer was lost: back off and probe again.
+            self.rtt.back_off();
+            self.send_probe(cfg, now, out);
+            return;
+        }
         if self.snd_una >= self.snd_max {
             return;
         }
@@ -351,6 +423,12 @@ impl TcpReceiver {
     /// When the receiver next needs [`TcpReceiver::on_timer`].
     pub fn poll_at(&self) -> SimTime {
         self.delack_at.unwrap_or(SimTime::NEVER)
+    }
+
+    /// A probe (an empty control packet) arrived: answer at once with a pure ACK echoing its
+    /// timestamp (this also sends any delayed ACK pending).
+    pub fn on_probe(&mut self, ts: SimTime, out: &mut Vec<AckOut>) {
+        self.ack_now(ts, out);
     }
 
     fn ack_now(&mut self, ts_echo: SimTime, out: &mut Vec<AckOut>) {
