@@ -163,6 +163,22 @@ pub struct Counters {
     pub spurious_timeouts: u64,
     /// Payload bytes retransmitted over all flows.
     pub retransmitted_bytes: u64,
+    /// Control plane (Flowtune): wire bytes hosts sent to the allocator (notifications and
+    /// the ACKs of updates).
+    pub control_to_agent_bytes: u64,
+    /// Control plane: wire bytes the allocator sent (rate updates and ACKs of notifications).
+    pub control_from_agent_bytes: u64,
+    /// Control plane: rate updates the allocator sent.
+    pub rate_updates: u64,
+    /// Control plane: rate updates that arrived and took effect at an endpoint.
+    pub rate_updates_applied: u64,
+    /// Control plane: flowlets that started.
+    pub flowlets: u64,
+    /// Control plane: sum over applied updates of the time from the allocator writing the
+    /// update to it taking effect at the endpoint, ps.
+    pub rate_update_delay_sum_ps: u64,
+    /// Control plane: the largest such time, ps.
+    pub rate_update_delay_max_ps: u64,
 }
 
 /// One output port's statistics.

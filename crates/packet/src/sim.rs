@@ -14,6 +14,7 @@
 //! same timing as delaying the packet before its NIC (a pure delay in series) with no extra
 //! event. This is the model `dctc_core::stats::ideal_fct` assumes.
 
+use crate::control::{Allocator, ControlPlane};
 use crate::engine::{Event, EventQueue, PacketId, PacketPool};
 use crate::lb::{Balancer, Ecmp, LoadBalancer, Spray};
 use crate::metrics::{Counters, Histogram, IncastResult, PortStats, QueueSample, RunResult};
@@ -23,12 +24,13 @@ use crate::schemes::{LbKind, PacketScheme, QueueSpec};
 use crate::transport::{
     AckOut, CongestionControl, FeedbackSource, Segment, TcpReceiver, TcpSender,
 };
+use dctc_core::fabric::ALLOCATOR_NODE;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::spec::FlowSpec;
 use dctc_core::stats::{ideal_fct, FlowRecord};
-use dctc_core::topology::Topology;
+use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_core::workload::IncastSpec;
 use rand::Rng;
@@ -82,6 +84,9 @@ pub enum SimError {
         /// Node name.
         node: String,
     },
+    /// The scheme's endpoints talk to an allocator but the fabric has no allocator node.
+    #[error("the scheme needs Flowtune's allocator but the fabric has no `allocator` node (dctc_core::fabric::attach_allocator adds one)")]
+    NoAllocator,
     /// An incast does not fit the fabric.
     #[error("incast {index}: {reason}")]
     BadIncast {
@@ -267,6 +272,10 @@ pub struct Simulation<'a> {
     header: bool,
     /// Set when a closed-loop-only workload has finished every round: the run ends there.
     all_done: bool,
+    /// The control plane (Flowtune's allocator and its connections), if the scheme has one.
+    ctrl: Option<ControlPlane>,
+    /// Scratch: one agent iteration's rate updates.
+    update_buf: Vec<(u32, Rate)>,
 }
 
 fn path_hops(topo: &Topology, path: &[LinkId]) -> Vec<(Rate, Delta)> {
@@ -288,9 +297,21 @@ impl<'a> Simulation<'a> {
         opts: RunOptions,
     ) -> Result<Simulation<'a>, SimError> {
         let n_nodes = topo.nodes().len();
-        let is_host: Vec<bool> = (0..n_nodes)
+        let mut is_host: Vec<bool> = (0..n_nodes)
             .map(|i| topo.is_host(NodeId::from_index(i)))
             .collect();
+        // A control-plane agent's node (Flowtune's allocator) is an endpoint like a host.
+        let agent = match scheme.cc.allocator_spec() {
+            None => None,
+            Some(_) => Some(
+                topo.node_by_name(ALLOCATOR_NODE)
+                    .filter(|&n| topo.node(n).kind == NodeKind::Controller)
+                    .ok_or(SimError::NoAllocator)?,
+            ),
+        };
+        if let Some(a) = agent {
+            is_host[a.index()] = true;
+        }
         let ports: Vec<Port> = topo
             .links()
             .iter()
@@ -385,7 +406,7 @@ impl<'a> Simulation<'a> {
         let mut max_id = 0u32;
         for f in order {
             for n in [f.src, f.dst] {
-                if n.index() >= n_nodes || !is_host[n.index()] {
+                if n.index() >= n_nodes || !topo.is_host(n) {
                     return Err(SimError::NotAHost {
                         flow: f.id.0,
                         node: topo
@@ -468,6 +489,28 @@ impl<'a> Simulation<'a> {
         } else {
             opts.sample_links.clone()
         };
+        let ctrl = match (agent, scheme.cc.allocator_spec()) {
+            (Some(node), Some(spec)) => {
+                let cfg = crate::transport::TcpConfig {
+                    min_rto: spec.min_rto,
+                    max_rto: spec.max_rto,
+                    initial_rto: spec.max_rto,
+                    delayed_ack: None,
+                    pacing: None,
+                    ecn: false,
+                    ..scheme.tcp.clone()
+                };
+                let alloc = Allocator::new(topo, flows.len(), spec);
+                Some(ControlPlane::new(
+                    node,
+                    topo.hosts(),
+                    flows.len(),
+                    cfg,
+                    alloc,
+                ))
+            }
+            _ => None,
+        };
         Ok(Simulation {
             topo,
             routes: RouteTable::new(topo, routing),
@@ -492,6 +535,8 @@ impl<'a> Simulation<'a> {
             drop_buf: Vec::new(),
             header: scheme.cc.uses_header(),
             all_done: false,
+            ctrl,
+            update_buf: Vec::new(),
         })
     }
 
@@ -550,9 +595,12 @@ impl<'a> Simulation<'a> {
                 Event::FlowStart(i) => self.on_flow_start(i),
                 Event::FlowStop(f) => {
                     self.flows[f as usize].sender.close();
+                    self.flowlet_check(f);
                 }
                 Event::IncastRequest(i) => self.on_incast_request(i),
                 Event::Sample => self.on_sample(),
+                Event::FlowletIdle(f) => self.on_flowlet_idle(f),
+                Event::AgentTick => self.on_agent_tick(),
             }
         }
         self.now = until;
@@ -865,6 +913,9 @@ impl<'a> Simulation<'a> {
             fl.timer_at = t;
             self.events.push(t, Event::FlowTimer(f));
         }
+        if self.ctrl.is_some() {
+            self.flowlet_check(f);
+        }
     }
 
     fn deliver(&mut self, node: NodeId, pkt: PacketId) {
@@ -878,6 +929,10 @@ impl<'a> Simulation<'a> {
         self.counters.delivered_packets += 1;
         self.counters.delivered_bytes += p.wire_bytes as u64;
         debug_assert_eq!(p.dst, node, "a host received a packet for another host");
+        if p.flow as usize >= self.flows.len() {
+            self.ctrl_deliver(p);
+            return;
+        }
         let f = p.flow;
         let now = self.now;
         let cfg = &self.scheme.tcp;
@@ -1020,6 +1075,10 @@ impl<'a> Simulation<'a> {
     }
 
     fn on_flow_timer(&mut self, f: u32) {
+        if f as usize >= self.flows.len() {
+            self.ctrl_timer(f as usize - self.flows.len());
+            return;
+        }
         let now = self.now;
         let fl = &mut self.flows[f as usize];
         if fl.timer_at != now {
@@ -1060,6 +1119,9 @@ impl<'a> Simulation<'a> {
             }
             _ => fl.sender.supply(fl.size),
         }
+        // Flowtune: the flowlet's start notification leaves before its first data.
+        self.flowlet_check(f);
+        let fl = &mut self.flows[f as usize];
         fl.sender.send(&self.scheme.tcp, now, &mut self.seg_buf);
         self.flush_segments(f);
         self.rearm(f);
@@ -1080,6 +1142,8 @@ impl<'a> Simulation<'a> {
             fl.block_start = now;
             fl.goal += block;
             fl.sender.supply(block);
+            self.flowlet_check(f);
+            let fl = &mut self.flows[f as usize];
             fl.sender.send(&self.scheme.tcp, now, &mut self.seg_buf);
             self.flush_segments(f);
             self.rearm(f);
@@ -1119,6 +1183,16 @@ impl<'a> Simulation<'a> {
         }
         self.counters.in_flight_packets = in_pkts;
         self.counters.in_flight_bytes = in_bytes;
+        if let Some(cp) = &self.ctrl {
+            let c = &mut self.counters;
+            c.control_to_agent_bytes = cp.stats.to_agent_bytes;
+            c.control_from_agent_bytes = cp.stats.from_agent_bytes;
+            c.rate_updates = cp.stats.updates;
+            c.rate_updates_applied = cp.stats.updates_applied;
+            c.flowlets = cp.stats.flowlets;
+            c.rate_update_delay_sum_ps = cp.stats.update_delay_sum_ps;
+            c.rate_update_delay_max_ps = cp.stats.update_delay_max_ps;
+        }
         for fl in &self.flows {
             self.counters.timeouts += fl.sender.timeouts as u64;
             self.counters.retransmitted_bytes += fl.sender.retransmitted_bytes;
@@ -1240,3 +1314,6 @@ pub fn incast_sweep(
 #[cfg(test)]
 #[path = "schemes/engine_tests.rs"]
 mod engine_tests;
+
+#[path = "control/engine.rs"]
+mod control_engine;

@@ -82,11 +82,10 @@ fn micros(
 fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     let settings: PacketSettings = s.parse(&s.settings, "packet")?;
     let output: OutputSettings = s.parse(&s.output, "output")?;
-    let topo = s
+    let mut topo = s
         .fabric
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
-    let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
     if s.schemes.is_empty() {
         return Err(s.error(
             "schemes",
@@ -114,6 +113,18 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         }
         schemes.push(scheme);
     }
+    // Flowtune's allocator joins the fabric when a scheme needs it (its links stay idle for
+    // the other schemes of the scenario).
+    if let Some(spec) = schemes.iter().find_map(|x| x.cc.allocator_spec()) {
+        if topo
+            .node_by_name(dctc_core::fabric::ALLOCATOR_NODE)
+            .is_none()
+        {
+            dctc_core::fabric::attach_allocator(&mut topo, spec.link_gbps)
+                .map_err(|e| s.error("fabric", e.to_string()))?;
+        }
+    }
+    let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
     let drain = match settings.drain_ms {
         None => Delta::ZERO,
         Some(x) if x.is_finite() && x >= 0.0 && x * 1e-3 <= Delta::MAX_SCENARIO.as_secs_f64() => {

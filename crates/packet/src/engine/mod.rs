@@ -33,4 +33,8 @@ pub enum Event {
     IncastRequest(u32),
     /// Time to sample queue lengths.
     Sample,
+    /// Flow `.0`'s sender may have stayed idle for the flowlet threshold (Flowtune).
+    FlowletIdle(u32),
+    /// The control-plane agent's next iteration (Flowtune's allocator, every 10 us).
+    AgentTick,
 }

@@ -391,6 +391,8 @@ schemes! {
     fq_codel,
     /// CUBIC over sfqCoDel.
     sfqcodel_cubic,
+    /// Flowtune: allocator node, paced endpoints.
+    flowtune,
 }
 
 pub mod queue_keys;
