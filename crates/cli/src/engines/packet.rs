@@ -367,7 +367,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         .map(|x| x.bytes as f64)
         .collect();
     let busiest_p = Percentiles::of(&busiest_samples);
-    json!({
+    let mut out = json!({
         "scheme": scheme.name,
         "ecn_k_bytes": scheme.ecn_k_bytes(),
         "flows_completed": slow.overall.count,
@@ -393,6 +393,39 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         "packet_hops": c.packet_hops,
         "simulated_ms": r.simulated_ps as f64 * 1e-9,
         "hosts": p.topo.hosts().len(),
+    });
+    if scheme.cc.allocator_spec().is_some() {
+        out["control_plane"] = control_json(p, r);
+    }
+    out
+}
+
+/// Flowtune's control traffic (§6.4): bytes to and from the allocator, also as a fraction of
+/// the network's capacity (the sum of the hosts' link rates over the run), and its updates.
+fn control_json(p: &Plan, r: &RunResult) -> Value {
+    let c = &r.counters;
+    let secs = (r.simulated_ps as f64 * 1e-12).max(1e-12);
+    let capacity_bps: f64 = p
+        .topo
+        .hosts()
+        .iter()
+        .filter_map(|&h| p.topo.host_rate(h))
+        .map(|x| x.bps_f64())
+        .sum();
+    let frac = |bytes: u64| bytes as f64 * 8.0 / secs / capacity_bps.max(1.0);
+    json!({
+        "to_allocator_bytes": c.control_to_agent_bytes,
+        "from_allocator_bytes": c.control_from_agent_bytes,
+        "to_allocator_fraction_of_capacity": frac(c.control_to_agent_bytes),
+        "from_allocator_fraction_of_capacity": frac(c.control_from_agent_bytes),
+        "fraction_of_capacity": frac(c.control_to_agent_bytes + c.control_from_agent_bytes),
+        "rate_updates": c.rate_updates,
+        "rate_updates_applied": c.rate_updates_applied,
+        "rate_update_delay_mean_us": c.rate_update_delay_sum_ps as f64
+            / c.rate_updates_applied.max(1) as f64
+            / 1e6,
+        "rate_update_delay_max_us": c.rate_update_delay_max_ps as f64 / 1e6,
+        "flowlets": c.flowlets,
     })
 }
 

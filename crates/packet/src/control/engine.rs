@@ -471,4 +471,61 @@ mod tests {
         let half = 5.0 * 1460.0 / 1500.0;
         assert!((gbps(&r, 0, 1200, 2000) - half).abs() < 0.05 * half);
     }
+
+    /// 60 sized flows (1 to 200 packets) between random hosts over 600 us.
+    fn sized_flows(t: &Topology) -> Workload {
+        use rand::Rng;
+        let mut rng = dctc_core::rng::component_rng(3, dctc_core::rng::streams::WORKLOAD);
+        let flows = (0..60u32)
+            .map(|i| {
+                let src = rng.random_range(0..6);
+                let dst = (src + rng.random_range(1..6)) % 6;
+                FlowSpec {
+                    id: FlowId(i),
+                    src: t.hosts()[src],
+                    dst: t.hosts()[dst],
+                    size_bytes: Some(1460 * rng.random_range(1..200u64)),
+                    start: us(10 * i as u64),
+                    stop: None,
+                    coflow: None,
+                }
+            })
+            .collect();
+        Workload {
+            flows,
+            incasts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn sized_flows_finish_as_one_flowlet_each_repeatably_and_a_coarser_threshold_sends_less() {
+        let t = fabric(40.0);
+        let wl = sized_flows(&t);
+        let fine = scheme(AllocatorSpec::default());
+        let coarse = scheme(AllocatorSpec {
+            threshold: 0.05,
+            ..AllocatorSpec::default()
+        });
+        let a = run(&t, &fine, &wl, 5000, 0);
+        let b = run(&t, &fine, &wl, 5000, 0);
+        let c = run(&t, &coarse, &wl, 5000, 0);
+        assert_eq!(a.records, b.records, "same seed, same records");
+        assert_eq!(a.counters, b.counters);
+        for r in [&a, &c] {
+            assert!(
+                r.records.iter().all(|x| x.fct_us.is_some()),
+                "all flows finish"
+            );
+            assert!(r.records.iter().all(|x| x.slowdown.unwrap() >= 1.0 - 1e-9));
+            assert_eq!(r.counters.flowlets, 60);
+            assert!(r.counters.control_to_agent_bytes > 0);
+            assert!(r.counters.control_from_agent_bytes > 0);
+        }
+        assert!(
+            c.counters.rate_updates < a.counters.rate_updates,
+            "0.05: {} updates, 0.01: {}",
+            c.counters.rate_updates,
+            a.counters.rate_updates
+        );
+    }
 }

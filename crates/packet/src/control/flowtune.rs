@@ -200,4 +200,85 @@ mod tests {
         assert!((last[0] - 9.9e9).abs() < 0.02 * 9.9e9, "rate {}", last[0]);
         assert_eq!(a.flowlets(), 1);
     }
+
+    /// Flowlets churning on flowtune-144 (a start or an end every iteration, random hosts
+    /// and paths): returns the updates sent, checking at every iteration that the normalized
+    /// rates load no link above `1 - threshold` of its capacity and the rates endpoints were
+    /// last told load none above its capacity.
+    fn churn(threshold: f64) -> u64 {
+        use dctc_core::routing::Routing;
+        use rand::Rng;
+        let t = fabric();
+        let routing = Routing::new(&t).unwrap();
+        let spec = AllocatorSpec {
+            threshold,
+            ..AllocatorSpec::default()
+        };
+        let n = 400usize;
+        let mut a = Allocator::new(&t, n, &spec);
+        let mut rng = dctc_core::rng::component_rng(7, dctc_core::rng::streams::WORKLOAD);
+        let mut told = vec![0.0f64; n];
+        let mut active: Vec<u32> = Vec::new();
+        let hosts = t.hosts();
+        let mut out = Vec::new();
+        for (step, f) in (0..n as u32).enumerate() {
+            let (src, dst) = loop {
+                let (x, y) = (rng.random_range(0..144), rng.random_range(0..144));
+                if x != y {
+                    break (x, y);
+                }
+            };
+            let path: Vec<u32> = routing
+                .ecmp_path(&t, hosts[src], hosts[dst], rng.random())
+                .iter()
+                .map(|l| l.0)
+                .collect();
+            a.start(f, &path);
+            active.push(f);
+            if step % 3 == 2 {
+                let gone = active.remove(rng.random_range(0..active.len()));
+                a.end(gone);
+                told[gone as usize] = 0.0;
+            }
+            out.clear();
+            a.iterate(&mut out);
+            for &(g, r) in &out {
+                told[g as usize] = r.bps_f64();
+            }
+            // Normalized rates fit 1 - threshold of every link.
+            let load = a.problem.link_load_bps(
+                &a.rate
+                    .iter()
+                    .map(|x| x * a.problem.rate_unit())
+                    .collect::<Vec<_>>(),
+            );
+            for (l, x) in load.iter().enumerate() {
+                let cap = t.links()[l].rate.bps_f64();
+                assert!(
+                    *x <= cap * (1.0 - threshold) * (1.0 + 1e-9),
+                    "link {l}: {x}"
+                );
+            }
+            // What endpoints were told fits every link.
+            let mut told_load = vec![0.0; t.links().len()];
+            for (g, p) in (0..n).filter_map(|g| Some((g, a.key_of[g]?))) {
+                let i = a.problem.index_of(p).unwrap();
+                for &l in a.problem.paths().row(i) {
+                    told_load[l as usize] += told[g];
+                }
+            }
+            for (l, x) in told_load.iter().enumerate() {
+                let cap = t.links()[l].rate.bps_f64();
+                assert!(*x <= cap * (1.0 + 1e-9), "told load on link {l}: {x}");
+            }
+        }
+        a.updates()
+    }
+
+    #[test]
+    fn a_larger_threshold_sends_fewer_updates_and_no_link_is_over_allocated() {
+        let (fine, coarse) = (churn(0.01), churn(0.05));
+        assert!(coarse < fine, "0.05: {coarse} updates, 0.01: {fine}");
+        assert!(fine > 400, "{fine}");
+    }
 }

@@ -123,3 +123,75 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
         queue: QueueName::DropTail,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{ConfigError, PacketSettings};
+    use crate::schemes::{resolve_scheme, ParseTable, PacketScheme};
+    use crate::transport::Cc;
+    use dctc_core::fabric::{preset, FabricSpec};
+    use dctc_num::normalize::Normalize;
+    use dctc_num::utility::Utility;
+
+    struct Toml(toml::Value);
+
+    impl ParseTable for Toml {
+        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
+            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError {
+                key: "schemes[0]".into(),
+                reason: e.to_string(),
+            })
+        }
+    }
+
+    fn resolve(src: &str) -> Result<PacketScheme, ConfigError> {
+        let FabricSpec::LeafSpine(s) = preset("flowtune-144").unwrap() else {
+            unreachable!()
+        };
+        let t = dctc_core::fabric::leaf_spine(&s).unwrap();
+        let table = Toml(toml::from_str(&format!("name = \"flowtune\"\n{src}")).unwrap());
+        resolve_scheme(&table, &PacketSettings::default(), &t, "schemes[0]")
+    }
+
+    #[test]
+    fn defaults_are_the_papers_and_keys_are_validated() {
+        let s = resolve("").unwrap();
+        let spec = s.cc.allocator_spec().unwrap();
+        assert_eq!(spec.threshold, 0.01);
+        assert_eq!(spec.gamma, 0.4);
+        assert_eq!(spec.interval.0, 10_000_000);
+        assert_eq!(spec.normalizer, Normalize::FNorm);
+        assert_eq!(spec.utility, Utility::Log { weight: 1.0 });
+        assert_eq!(spec.link_gbps, 40.0);
+        assert!(matches!(s.cc, Cc::Flowtune(_)));
+        let s = resolve(
+            "flowtune_threshold = 0.05\nutility = \"alpha\"\nutility_alpha = 2.0\nnormalizer = \"u-norm\"\nflowlet_idle_us = 50",
+        )
+        .unwrap();
+        let spec = s.cc.allocator_spec().unwrap();
+        assert_eq!(spec.threshold, 0.05);
+        assert_eq!(spec.normalizer, Normalize::UNorm);
+        assert_eq!(spec.utility, Utility::Alpha { weight: 1.0, alpha: 2.0 });
+        assert_eq!(spec.flowlet_idle.0, 50_000_000);
+        // Other schemes have no allocator.
+        assert!(Cc::from_name("dctcp").unwrap().allocator_spec().is_none());
+        for (src, key) in [
+            ("flowtune_threshold = 0.7", "flowtune_threshold"),
+            ("flowtune_threshold = -0.1", "flowtune_threshold"),
+            ("utility = \"max-min\"", "utility"),
+            ("utility = \"alpha\"", "utility_alpha"),
+            ("utility = \"alpha\"\nutility_alpha = -1.0", "utility_alpha"),
+            ("utility_alpha = 2.0", "utility_alpha"),
+            ("normalizer = \"z-norm\"", "normalizer"),
+            ("ned_gamma = 0.0", "ned_gamma"),
+            ("allocator_interval_us = -1.0", "allocator_interval_us"),
+            ("flowlet_idle_us = 0.0", "flowlet_idle_us"),
+            ("allocator_gbps = 1e9", "allocator_gbps"),
+        ] {
+            let e = resolve(src).unwrap_err();
+            assert_eq!(e.key, format!("schemes[0].{key}"), "{src}: {e:?}");
+        }
+        let e = resolve("dctcp_g = 0.5").unwrap_err();
+        assert!(e.reason.contains("unknown field `dctcp_g`"), "{e:?}");
+    }
+}
