@@ -55,7 +55,7 @@ pub fn thread_cpu_ns() -> Option<u64> {
 
 /// Schemes [`bench_scheme`] can run: DCTCP (the reference row) and one per further
 /// discipline, each with its registry defaults.
-pub const BENCH_SCHEMES: &[&str] = &["dctcp", "codel", "fq-codel", "sfqcodel-cubic"];
+pub const BENCH_SCHEMES: &[&str] = &["dctcp", "codel", "fq-codel", "sfqcodel-cubic", "flowtune"];
 
 /// Runs the standard workload for `simulated` with `seed` under DCTCP (K = 97.5 KB).
 pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
@@ -65,12 +65,16 @@ pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
 /// Runs the standard workload under `name`, one of [`BENCH_SCHEMES`] (panics otherwise).
 pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
     use crate::queue::{CodelParams, FqCodelParams, SfqCodelParams};
-    use crate::schemes::{codel, fq_codel, sfqcodel_cubic, QueueSpec};
+    use crate::schemes::{codel, flowtune, fq_codel, sfqcodel_cubic, QueueSpec};
     use crate::transport::{Cc, Cubic, NewReno};
-    let topo = preset("flowtune-144")
+    let mut topo = preset("flowtune-144")
         .expect("preset exists")
         .build(Path::new("."))
         .expect("preset builds");
+    if name == flowtune::NAME {
+        // Flowtune's allocator and its links are part of what the row measures.
+        dctc_core::fabric::attach_allocator(&mut topo, 40.0).expect("leaf-spine has spines");
+    }
     let routing = Routing::new(&topo).expect("preset is connected");
     let cdf = Cdf::builtin("websearch").expect("built-in CDF");
     let until = SimTime::from_delta(simulated);
@@ -118,6 +122,19 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
             Cc::Cubic(Cubic::default()),
             QueueSpec::SfqCodel(SfqCodelParams::default()),
         ),
+        flowtune::NAME => {
+            // As in the scenarios: ns-2's initial window of 2 until the first rate.
+            let tcp = TcpConfig {
+                initial_cwnd_packets: 2,
+                ..tcp
+            };
+            PacketScheme::assemble(
+                flowtune::NAME,
+                tcp,
+                Cc::Flowtune(Default::default()),
+                QueueSpec::DropTail,
+            )
+        }
         other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),
     };
     let workload = Workload {
