@@ -15,6 +15,8 @@
 //! transport = "dctcp"            # replace the scheme's controller (see transport::TRANSPORTS)
 //! queue = "ecn"                  # replace its switch queue (see schemes::QUEUES)
 //! tcp = { initial_cwnd_packets = 10 }   # per-scheme overrides of [packet].tcp
+//! buffer_packets = 100           # every switch port's buffer, 1500 B packets (default: the fabric's)
+//! nic_queue = "switch"           # host NICs run the switch discipline (default "droptail")
 //!
 //! [[workload]]
 //! kind = "poisson"               # or "incast", "flows", "csv", "incast-sweep"
@@ -99,6 +101,10 @@ pub struct TcpKnobs {
     /// Pace new data at this rate, Gb/s (default: no pacing, window-limited only).
     #[serde(default)]
     pub pacing_gbps: Option<f64>,
+    /// Consecutive timeouts after which the sender probes with one header-only packet per
+    /// RTO until an ACK arrives (pFabric's probe mode; default: never).
+    #[serde(default)]
+    pub probe_after_timeouts: Option<u32>,
 }
 
 /// TCP presets: name, description.
@@ -132,7 +138,8 @@ impl TcpKnobs {
             dupack_threshold,
             timestamps,
             limited_transmit,
-            pacing_gbps
+            pacing_gbps,
+            probe_after_timeouts
         )
     }
 
@@ -222,6 +229,15 @@ impl TcpKnobs {
                 ));
             }
             c.pacing = Some(Rate((g * 1e9).round() as u64));
+        }
+        if let Some(n) = self.probe_after_timeouts {
+            if n == 0 {
+                return Err(err(
+                    format!("{key}.probe_after_timeouts"),
+                    "must be at least 1",
+                ));
+            }
+            c.probe_after_timeouts = Some(n);
         }
         Ok(c)
     }

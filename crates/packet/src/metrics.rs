@@ -236,7 +236,7 @@ pub struct IncastResult {
 
 /// Everything one scheme's run produced.
 #[derive(Clone, Debug)]
-pub struct RunResult {
+pub struct PacketRun {
     /// The scheme's label.
     pub label: String,
     /// One record per sized flow or incast block (finished or not) and per long-lived flow.

@@ -18,7 +18,7 @@ use dctc_core::workload::{Cdf, WorkloadError};
 use dctc_packet::config::{
     ConfigError, IncastSweep, OutputSettings, PacketSettings, WorkloadConfig,
 };
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
@@ -312,7 +312,7 @@ const FEW_SAMPLES: &str = "* fewer than 100 (p99) or 1000 (p99.9) completed flow
 
 /// The switch port every scheme's queue and utilization charts show: the one with the largest
 /// time-averaged backlog summed over the schemes (link indices are the same in every run).
-fn common_port(results: &[RunResult]) -> Option<usize> {
+fn common_port(results: &[PacketRun]) -> Option<usize> {
     let first = results.first()?;
     (0..first.ports.len())
         .filter(|&i| first.ports[i].switch)
@@ -324,7 +324,7 @@ fn common_port(results: &[RunResult]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
+fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
     let slow = SlowdownSummary::of(&r.records);
     let mut by_size = Map::new();
     for b in &slow.by_size {
@@ -367,7 +367,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         .map(|x| x.bytes as f64)
         .collect();
     let busiest_p = Percentiles::of(&busiest_samples);
-    let mut out = json!({
+    let mut summary = json!({
         "scheme": scheme.name,
         "ecn_k_bytes": scheme.ecn_k_bytes(),
         "flows_completed": slow.overall.count,
@@ -378,6 +378,8 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes },
         "ecn_marks": c.ecn_marks,
         "goodput_gbps": c.goodput_bytes as f64 * 8.0 / secs / 1e9,
+        "long_flow_throughput_gbps": long_flow_throughput_gbps(&r.records),
+        "switch_buffer_bytes": scheme.switch_buffer_bytes,
         "timeouts": c.timeouts,
         "spurious_timeouts": c.spurious_timeouts,
         "delivered_data_packets": c.delivered_data_packets,
@@ -394,15 +396,20 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         "simulated_ms": r.simulated_ps as f64 * 1e-9,
         "hosts": p.topo.hosts().len(),
     });
-    if scheme.cc.allocator_spec().is_some() {
-        out["control_plane"] = control_json(p, r);
+    if let dctc_packet::schemes::QueueSpec::Tfc(t) = scheme.switch_queue {
+        // TFC's switch parameters as resolved (defaults filled).
+        summary["tfc"] = json!({ "rho0": t.rho0, "alpha": t.alpha,
+            "initial_rtt_b_us": t.initial_rtt_b.as_us_f64(), "delay_arbiter": t.delay_arbiter });
     }
-    out
+    if scheme.cc.allocator_spec().is_some() {
+        summary["control_plane"] = control_json(p, r);
+    }
+    summary
 }
 
 /// Flowtune's control traffic (§6.4): bytes to and from the allocator, also as a fraction of
 /// the network's capacity (the sum of the hosts' link rates over the run), and its updates.
-fn control_json(p: &Plan, r: &RunResult) -> Value {
+fn control_json(p: &Plan, r: &PacketRun) -> Value {
     let c = &r.counters;
     let secs = (r.simulated_ps as f64 * 1e-12).max(1e-12);
     let capacity_bps: f64 = p
@@ -475,7 +482,7 @@ fn flows_csv<'a>(
     w.into_bytes()
 }
 
-fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
+fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
     let mut schemes = Map::new();
     for (scheme, r) in p.schemes.iter().zip(results) {
         schemes.insert(scheme.label.clone(), scheme_summary(p, scheme, r));
@@ -490,6 +497,7 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
         "incasts": p.workload.incasts.len(),
         "simulated_ms": simulated_ps as f64 * 1e-9,
         "schemes": Value::Object(schemes.clone()),
+        "relative": relative(&schemes),
     });
 
     let flows = flows_csv(
@@ -919,7 +927,7 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
 /// scheme (log x: slowdowns span 1 to hundreds).
 fn slowdown_cdf(
     what: &str,
-    results: &[RunResult],
+    results: &[PacketRun],
     keep: impl Fn(&dctc_core::stats::FlowRecord) -> bool,
 ) -> Chart {
     let mut ch = Chart::step(
@@ -949,7 +957,7 @@ fn slowdown_cdf(
 
 /// The `q`-quantile of FCT against flow size, in size bins of a quarter decade (log axes),
 /// one series per scheme.
-fn fct_vs_size(results: &[RunResult], what: &str, q: f64) -> Chart {
+fn fct_vs_size(results: &[PacketRun], what: &str, q: f64) -> Chart {
     let mut ch = Chart::line(
         format!("{what} FCT vs flow size (completed flows, quarter-decade size bins)"),
         "flow size (bytes)",
@@ -981,7 +989,7 @@ fn fct_vs_size(results: &[RunResult], what: &str, q: f64) -> Chart {
 
 /// Mean utilization of all sampled switch ports over time: bytes they finished sending per
 /// interval over what they could carry together, about 100 intervals over the run.
-fn fabric_utilization_series(r: &RunResult) -> Vec<(f64, f64)> {
+fn fabric_utilization_series(r: &PacketRun) -> Vec<(f64, f64)> {
     // Samples come time by time, every sampled port at each time.
     let mut totals: Vec<(u64, u64)> = Vec::new();
     let mut links = std::collections::BTreeSet::new();
@@ -1186,6 +1194,61 @@ pub(crate) fn bench() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Mean throughput of completed flows over 1000 packets (the `>1000` bucket), Gb/s: each
+/// flow's size in bits over its FCT (the FQ-CoDel paper's long-flow throughput, §4.1); null
+/// when none completed.
+fn long_flow_throughput_gbps(records: &[dctc_core::stats::FlowRecord]) -> Value {
+    let tputs: Vec<f64> = records
+        .iter()
+        .filter(|f| {
+            dctc_core::stats::SizeBucket::of(f.size) == dctc_core::stats::SizeBucket::Over1000
+        })
+        .filter(|f| f.size > 0)
+        .filter_map(|f| {
+            f.fct_us
+                .filter(|&t| t > 0.0)
+                .map(|t| f.size as f64 * 8.0 / t / 1e3)
+        })
+        .collect();
+    if tputs.is_empty() {
+        Value::Null
+    } else {
+        json!(tputs.iter().sum::<f64>() / tputs.len() as f64)
+    }
+}
+
+/// Every ordered pair of schemes, `relative.<a>_vs_<b>.<figure>` = a / b - 1 (null when
+/// either is missing or b is 0): mean and p99 slowdown of 1-packet flows, overall mean
+/// slowdown, long-flow throughput. The papers' "A beats B" claims read from these.
+fn relative(schemes: &Map<String, Value>) -> Value {
+    let figures: [(&str, &str); 4] = [
+        ("mean_slowdown_1pkt", "fct_slowdown.by_size.1.mean"),
+        ("p99_slowdown_1pkt", "fct_slowdown.by_size.1.p99"),
+        ("mean_slowdown", "fct_slowdown.overall.mean"),
+        ("long_flow_throughput", "long_flow_throughput_gbps"),
+    ];
+    let mut out = Map::new();
+    for (a, va) in schemes {
+        for (b, vb) in schemes {
+            if a == b {
+                continue;
+            }
+            let mut pair = Map::new();
+            for (name, path) in figures {
+                let x = crate::paper::lookup(va, path).and_then(Value::as_f64);
+                let y = crate::paper::lookup(vb, path).and_then(Value::as_f64);
+                let v = match (x, y) {
+                    (Some(x), Some(y)) if y != 0.0 => json!(x / y - 1.0),
+                    _ => Value::Null,
+                };
+                pair.insert(name.to_string(), v);
+            }
+            out.insert(format!("{a}_vs_{b}"), Value::Object(pair));
+        }
+    }
+    Value::Object(out)
 }
 
 #[cfg(test)]

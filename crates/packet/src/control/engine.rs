@@ -1,13 +1,24 @@
 //! The engine's side of the control plane (see [`crate::control`]): flowlet detection at
 //! senders, control connections as packets, and the agent's periodic iteration.
 
-use super::{Event, HeaderExt, Packet, PacketKind, Simulation};
+use super::app::Net;
+use super::{Event, Simulation};
 use crate::control::Msg;
-use crate::transport::FeedbackSource;
-use dctc_core::routing::ecmp_pick;
+use crate::packet::{HeaderExt, Packet, PacketKind};
 use dctc_core::units::{Delta, SimTime};
 
 impl Simulation<'_> {
+    /// Flowlet checks for the flows whose application supplied or stopped data.
+    pub(crate) fn flowlet_touched(&mut self) {
+        if self.ctrl.is_none() {
+            self.hosts.touched.clear();
+            return;
+        }
+        while let Some(f) = self.hosts.touched.pop() {
+            self.flowlet_check(f);
+        }
+    }
+
     /// After any event of data flow `f`: a flowlet starts when the application supplied bytes
     /// and none was open; it becomes idle when every supplied byte has been sent, and ends
     /// when it stays idle for the threshold ([`Simulation::on_flowlet_idle`]).
@@ -16,7 +27,7 @@ impl Simulation<'_> {
         let Some(cp) = self.ctrl.as_mut() else {
             return;
         };
-        let fl = &self.flows[f as usize];
+        let fl = &self.hosts.flows[f as usize];
         let st = &mut cp.flowlets[f as usize];
         let end = fl.sender.supplied();
         let mut start = false;
@@ -56,7 +67,7 @@ impl Simulation<'_> {
         }
         st.active = false;
         st.idle_at = SimTime::NEVER;
-        let src = self.flows[f as usize].src;
+        let src = self.hosts.flows[f as usize].src;
         let src = self.topo.host_index(src).expect("flows run between hosts");
         self.ctrl_msg(2 * src, Msg::FlowletEnd { flow: f });
     }
@@ -72,15 +83,15 @@ impl Simulation<'_> {
     fn ctrl_send(&mut self, c: usize) {
         let now = self.now;
         let cp = self.ctrl.as_mut().expect("control plane");
+        let mut segs = std::mem::take(&mut cp.seg_buf);
+        let mut acks = std::mem::take(&mut cp.ack_buf);
         let cfg = &cp.cfg;
         let conn = &mut cp.conns[c];
-        conn.sender.send(cfg, now, &mut self.seg_buf);
+        conn.sender.send(cfg, now, &mut segs);
         let (from, to, hash) = (conn.from, conn.to, conn.hash);
         let id = cp.base + c as u32;
         let header = cfg.header;
         let to_agent = to == cp.node;
-        let mut segs = std::mem::take(&mut self.seg_buf);
-        let mut acks = std::mem::take(&mut self.ack_buf);
         let mut p = Packet::new(id, PacketKind::Control, from, to);
         p.hash = hash;
         p.ts = now;
@@ -100,7 +111,8 @@ impl Simulation<'_> {
                 self.counters.dropped_bytes += p.wire_bytes as u64;
                 continue;
             }
-            self.emit(p);
+            self.fabric
+                .inject(&p, None, now, &mut self.events, &mut self.counters);
         }
         // ACKs of this connection travel the other way.
         let mut a = Packet::new(id, PacketKind::Ack, to, from);
@@ -111,11 +123,12 @@ impl Simulation<'_> {
             a.seq = x.ack;
             a.ts = x.ts_echo;
             back += header;
-            self.emit(a);
+            self.fabric
+                .inject(&a, None, now, &mut self.events, &mut self.counters);
         }
-        self.seg_buf = segs;
-        self.ack_buf = acks;
         let cp = self.ctrl.as_mut().expect("control plane");
+        cp.seg_buf = segs;
+        cp.ack_buf = acks;
         if to_agent {
             cp.stats.to_agent_bytes += bytes;
             cp.stats.from_agent_bytes += back;
@@ -140,8 +153,8 @@ impl Simulation<'_> {
             return;
         }
         conn.timer_at = SimTime::NEVER;
-        conn.sender.on_timer(&cp.cfg, now, &mut self.seg_buf);
-        conn.receiver.on_timer(now, &mut self.ack_buf);
+        conn.sender.on_timer(&cp.cfg, now, &mut cp.seg_buf);
+        conn.receiver.on_timer(now, &mut cp.ack_buf);
         self.ctrl_send(c);
     }
 
@@ -159,7 +172,7 @@ impl Simulation<'_> {
                     ece: false,
                     ts_echo: p.ts,
                 };
-                conn.sender.on_ack(&cp.cfg, now, &ack, &mut self.seg_buf);
+                conn.sender.on_ack(&cp.cfg, now, &ack, &mut cp.seg_buf);
             }
             _ => {
                 conn.receiver.on_data(
@@ -169,7 +182,7 @@ impl Simulation<'_> {
                     p.payload as u64,
                     false,
                     p.ts,
-                    &mut self.ack_buf,
+                    &mut cp.ack_buf,
                 );
                 while let Some((m, at)) =
                     self.ctrl.as_mut().expect("control plane").conns[c].pop_arrived()
@@ -186,21 +199,10 @@ impl Simulation<'_> {
         let now = self.now;
         match m {
             Msg::FlowletStart { flow } => {
-                let fl = &self.flows[flow as usize];
                 let cp = self.ctrl.as_mut().expect("control plane");
-                if cp.paths[flow as usize].is_empty() {
-                    // The allocator knows the fabric's routing and the flow's ECMP hash.
-                    let mut at = fl.src;
-                    while at != fl.dst {
-                        let hops = self.routes.next_hops(at, fl.dst);
-                        let l = hops[ecmp_pick(fl.hash, at, hops.len())];
-                        cp.paths[flow as usize].push(l.0);
-                        at = self.topo.link(l).to;
-                    }
-                }
                 cp.allocator.start(flow, &cp.paths[flow as usize]);
                 if cp.tick_at == SimTime::NEVER {
-                    // Iterations run on a fixed 10 us grid.
+                    // Iterations run on a fixed grid of the interval.
                     let dt = self
                         .scheme
                         .cc
@@ -220,16 +222,20 @@ impl Simulation<'_> {
                 let delay = now.0 - written.0;
                 cp.stats.update_delay_sum_ps += delay;
                 cp.stats.update_delay_max_ps = cp.stats.update_delay_max_ps.max(delay);
-                // The rate rides in the header's rate field, as on the wire.
+                // The rate reaches the endpoint as a control packet whose rate field holds it
+                // (the endpoint opens its window, paces, and sends what that allows).
                 let ext = HeaderExt {
                     window: rate.0,
                     ..HeaderExt::default()
                 };
-                let fl = &mut self.flows[flow as usize];
-                fl.sender.on_feedback(now, &ext, FeedbackSource::Control);
-                fl.sender.send(&self.scheme.tcp, now, &mut self.seg_buf);
-                self.flush_segments(flow);
-                self.rearm(flow);
+                let fl = &self.hosts.flows[flow as usize];
+                let p = Packet::new(flow, PacketKind::Control, fl.dst, fl.src);
+                let src = fl.src;
+                self.hosts
+                    .deliver(src, &p, &ext, now, &mut self.outbox, &mut self.counters);
+                net!(self).send_outbox();
+                self.hosts.rearm(flow, &mut self.events);
+                self.flowlet_check(flow);
             }
         }
     }
@@ -240,6 +246,7 @@ impl Simulation<'_> {
         let mut out = std::mem::take(&mut self.update_buf);
         let cp = self.ctrl.as_mut().expect("control plane");
         if cp.tick_at != now {
+            self.update_buf = out;
             return;
         }
         cp.allocator.iterate(&mut out);
@@ -260,7 +267,7 @@ impl Simulation<'_> {
         // connection order, so same-seed runs repeat).
         let mut touched = std::mem::take(&mut cp.touched);
         for &(flow, rate) in &out {
-            let src = self.flows[flow as usize].src;
+            let src = self.hosts.flows[flow as usize].src;
             let h = self.topo.host_index(src).expect("flows run between hosts");
             let cp = self.ctrl.as_mut().expect("control plane");
             cp.conns[2 * h + 1].push(Msg::RateUpdate { flow, rate }, now);
@@ -280,7 +287,7 @@ impl Simulation<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::metrics::RunResult;
+    use crate::metrics::PacketRun as RunResult;
     use crate::schemes::{PacketScheme, QueueSpec};
     use crate::sim::{RunOptions, Simulation, Workload};
     use crate::transport::flowtune::{AllocatorSpec, Flowtune};

@@ -150,6 +150,10 @@ pub struct ControlPlane {
     pub stats: ControlStats,
     /// Scratch: connections written to in one iteration.
     pub touched: Vec<usize>,
+    /// Scratch: segments a connection's sender emits.
+    pub seg_buf: Vec<crate::transport::Segment>,
+    /// Scratch: ACKs a connection's receiver emits.
+    pub ack_buf: Vec<crate::transport::AckOut>,
     /// Test fault: drop this many of the allocator's next control data packets.
     #[cfg(test)]
     pub drop_from_agent: u32,
@@ -200,6 +204,8 @@ impl ControlPlane {
             tick_at: SimTime::NEVER,
             stats: ControlStats::default(),
             touched: Vec::new(),
+            seg_buf: Vec::new(),
+            ack_buf: Vec::new(),
             #[cfg(test)]
             drop_from_agent: 0,
         }

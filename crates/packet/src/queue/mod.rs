@@ -13,6 +13,8 @@ pub mod ecn;
 pub mod fq_codel;
 pub mod pfabric;
 pub mod sfq_codel;
+pub mod tfc;
+pub mod xcp;
 
 pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
@@ -20,6 +22,8 @@ pub use ecn::EcnThreshold;
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pfabric::PFabric;
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
+pub use tfc::{Tfc, TfcParams};
+pub use xcp::{XcpParams, XcpRouter};
 
 use crate::engine::{PacketId, PacketPool};
 use dctc_core::units::SimTime;
@@ -97,6 +101,10 @@ pub enum Queue {
     SfqCodel(SfqCodel),
     /// pFabric's priority queue with priority dropping.
     PFabric(PFabric),
+    /// TFC's switch port: tokens, effective flows, window, delay arbiter.
+    Tfc(Tfc),
+    /// XCP's router: a FIFO that writes explicit window feedback into data packets.
+    Xcp(XcpRouter),
 }
 
 macro_rules! dispatch {
@@ -108,6 +116,8 @@ macro_rules! dispatch {
             Queue::FqCodel($q) => $e,
             Queue::SfqCodel($q) => $e,
             Queue::PFabric($q) => $e,
+            Queue::Tfc($q) => $e,
+            Queue::Xcp($q) => $e,
         }
     };
 }

@@ -121,6 +121,13 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::Flowtune(Flowtune::new(spec)),
         queue: QueueName::DropTail,
+        // Until its first rate a flow is plain TCP; ns-2's initial window of 2 packets (the
+        // paper's simulator; the paper gives none) keeps that start from flooding a link the
+        // allocator has already given away at 99%.
+        tcp: crate::config::TcpKnobs {
+            initial_cwnd_packets: Some(2),
+            ..Default::default()
+        },
     })
 }
 

@@ -15,12 +15,20 @@
 //! Shared keys: `name`, `label`, `transport`, `queue`, `ecn_k_bytes` (the `ecn` queue's K),
 //! `load_balancer`, `tcp`, and the CoDel-family queue keys of [`queue_keys`]
 //! (`codel_target_us`, `codel_interval_us`, `codel_ecn`, `fq_buckets`, `fq_quantum_bytes`,
-//! `fq_drop_batch`), each valid only where the switch queue uses it.
+//! `fq_drop_batch`), each valid only where the switch queue uses it, and `buffer_packets`
+//! (every switch port's buffer in 1500 B packets, replacing the fabric's: DCTCP with 100- and
+//! 1000-packet buffers in the FQ-CoDel paper; it also sets pFabric-tuned TCP's max cwnd) and
+//! `nic_queue` (`droptail`, the default, or `switch`: host NICs run the switch ports'
+//! discipline with the switches' buffer, as in the ns-2 setups of pFabric and the FQ-CoDel
+//! paper; a NIC's buffer is never below its host link's buffer in the fabric).
+//!
+//! TCP settings layer: the scheme's defaults ([`Parts::tcp`], its paper's tuning), then
+//! `[packet].tcp`, then the table's own `tcp`.
 
 use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
 use crate::queue::{
     Codel, CodelParams, DropTail, EcnThreshold, FqCodel, FqCodelParams, PFabric, Queue, SfqCodel,
-    SfqCodelParams,
+    SfqCodelParams, Tfc, TfcParams, XcpParams, XcpRouter,
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
@@ -62,6 +70,10 @@ pub enum QueueSpec {
     SfqCodel(SfqCodelParams),
     /// pFabric's priority queue (priority dropping) of the port's buffer.
     PFabric,
+    /// TFC's port (tokens, effective flows, window, delay arbiter) of the port's buffer.
+    Tfc(TfcParams),
+    /// XCP's router over a FIFO of the port's buffer (C is the link rate [`QueueSpec::build`] gets).
+    Xcp(XcpParams),
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -90,15 +102,25 @@ pub const QUEUES: &[(&str, &str)] = &[
         "pfabric",
         "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full",
     ),
+    (
+        "tfc",
+        "TFC (EuroSys 2016): FIFO writing W = T/E into data packets, delay arbiter on RMA ACKs",
+    ),
+    (
+        "xcp",
+        "XCP router (SIGCOMM 2002): FIFO writing per-packet window feedback (xcp_alpha, xcp_beta)",
+    ),
 ];
 
 impl QueueSpec {
-    /// The discipline of a port with a `buffer_bytes` buffer; `seed` keys the flow hash of
-    /// the hashed-bucket disciplines (see [`QueueSpec::port_seed`]).
+    /// The discipline of a port with a `buffer_bytes` buffer feeding a link of `rate` (the
+    /// capacity that rate-based disciplines, TFC's tokens and XCP's spare bandwidth, compute
+    /// with); `seed` keys the flow hash of the hashed-bucket disciplines (see
+    /// [`QueueSpec::port_seed`]).
     ///
     /// Panics on parameters [`resolve_scheme`] would have refused (a buffer below one 1500 B
     /// packet for the CoDel family and pFabric).
-    pub fn build(&self, buffer_bytes: u64, seed: u64) -> Queue {
+    pub fn build(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Queue {
         let checked = "queue parameters are validated when the scheme is resolved";
         match *self {
             QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
@@ -125,6 +147,8 @@ impl QueueSpec {
                 .expect(checked),
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
+            QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p, rate).expect(checked)),
+            QueueSpec::Xcp(p) => Queue::Xcp(XcpRouter::new(buffer_bytes, rate, p)),
         }
     }
 
@@ -147,6 +171,8 @@ impl QueueSpec {
             QueueSpec::FqCodel(_) => "fq-codel",
             QueueSpec::SfqCodel(_) => "sfqcodel",
             QueueSpec::PFabric => "pfabric",
+            QueueSpec::Tfc(_) => "tfc",
+            QueueSpec::Xcp(_) => "xcp",
         }
     }
 }
@@ -170,7 +196,13 @@ pub struct PacketScheme {
     pub lb: LbKind,
     /// Host NIC queue size, bytes.
     pub nic_buffer_bytes: u64,
+    /// Switch-port buffer replacing the fabric's (`buffer_packets`), bytes; `None`: the
+    /// fabric's per-link buffers.
+    pub switch_buffer_bytes: Option<u64>,
 }
+
+/// Bytes of one full packet on the wire: what `buffer_packets` counts.
+pub const PACKET_BYTES: u64 = dctc_core::stats::MSS_BYTES + dctc_core::stats::HEADER_BYTES;
 
 /// Host NIC queue default: Linux's 1000-packet txqueue of 1500 B frames.
 pub const DEFAULT_NIC_BUFFER: u64 = 1_500_000;
@@ -190,6 +222,7 @@ impl PacketScheme {
             host_queue: QueueSpec::DropTail,
             lb: LbKind::Ecmp,
             nic_buffer_bytes: DEFAULT_NIC_BUFFER,
+            switch_buffer_bytes: None,
         }
     }
 
@@ -235,6 +268,9 @@ pub struct Parts {
     pub cc: Cc,
     /// Switch queue discipline; `Ecn` takes its K from the shared key.
     pub queue: QueueName,
+    /// The scheme's TCP defaults (its paper's settings), below `[packet].tcp` and the
+    /// table's own `tcp`: each key either sets replaces these.
+    pub tcp: TcpKnobs,
 }
 
 /// A queue discipline by name, before its parameters are resolved.
@@ -252,6 +288,10 @@ pub enum QueueName {
     SfqCodel,
     /// `pfabric`.
     PFabric,
+    /// `tfc`, with its parameters (the `tfc` scheme's keys, or the defaults).
+    Tfc(TfcParams),
+    /// `xcp`, with its router constants.
+    Xcp(XcpParams),
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -273,6 +313,10 @@ pub struct CommonKeys {
     pub tcp: TcpKnobs,
     /// The CoDel-family queue keys.
     pub queue_keys: queue_keys::QueueKeys,
+    /// Switch buffers in packets of 1500 B, replacing the fabric's.
+    pub buffer_packets: Option<i64>,
+    /// Host NIC discipline: `droptail` (default) or `switch` (the switch ports' one).
+    pub nic_queue: Option<String>,
 }
 
 /// Declares a scheme module's `Config`: the shared keys ([`CommonKeys`]) plus the fields
@@ -322,6 +366,12 @@ macro_rules! scheme_config {
             /// Most packets one `fq-codel` overflow drops from the fattest bucket (default 64).
             #[serde(default)]
             pub fq_drop_batch: Option<i64>,
+            /// Every switch port's buffer, in 1500 B packets (default: the fabric's buffers).
+            #[serde(default)]
+            pub buffer_packets: Option<i64>,
+            /// Host NICs run `droptail` (default) or the `switch` ports' discipline.
+            #[serde(default)]
+            pub nic_queue: Option<String>,
             $($(#[$doc])* #[serde(default)] pub $field: $ty,)*
         }
 
@@ -344,6 +394,8 @@ macro_rules! scheme_config {
                         fq_quantum_bytes: self.fq_quantum_bytes,
                         fq_drop_batch: self.fq_drop_batch,
                     },
+                    buffer_packets: self.buffer_packets,
+                    nic_queue: self.nic_queue.clone(),
                 }
             }
         }
@@ -391,6 +443,12 @@ schemes! {
     fq_codel,
     /// CUBIC over sfqCoDel.
     sfqcodel_cubic,
+    /// pFabric: priority queues and minimal rate control.
+    pfabric,
+    /// TFC: token flow control at switch ports, RM-marking hosts.
+    tfc,
+    /// XCP senders over XCP routers.
+    xcp,
     /// Flowtune: allocator node, paced endpoints.
     flowtune,
 }
@@ -453,8 +511,23 @@ pub fn resolve_scheme(
             format!("unknown scheme `{name}`, did you mean `{near}`? schemes: {names}"),
         ))
     })?;
-    let knobs = settings.tcp.overridden_by(&common.tcp);
-    let tcp = knobs.resolve(smallest_switch_buffer(topo), &format!("{key}.tcp"))?;
+    let switch_buffer = match common.buffer_packets {
+        None => None,
+        Some(n) if (1..=1_000_000_000).contains(&n) => Some(n as u64 * PACKET_BYTES),
+        Some(n) => {
+            return Err(ctx.error(
+                "buffer_packets",
+                format!("must be at least one 1500 B packet, got {n}"),
+            ))
+        }
+    };
+    let buffer = switch_buffer.unwrap_or_else(|| smallest_switch_buffer(topo));
+    // Scheme defaults, then `[packet].tcp`, then the table's `tcp`.
+    let knobs = parts
+        .tcp
+        .overridden_by(&settings.tcp)
+        .overridden_by(&common.tcp);
+    let tcp = knobs.resolve(buffer, &format!("{key}.tcp"))?;
     let cc = match &common.transport {
         None => parts.cc,
         Some(t) => Cc::from_name(t).ok_or_else(|| {
@@ -473,6 +546,11 @@ pub fn resolve_scheme(
         Some("fq-codel") => QueueName::FqCodel,
         Some("sfqcodel") => QueueName::SfqCodel,
         Some("pfabric") => QueueName::PFabric,
+        Some("tfc") => QueueName::Tfc(match parts.queue {
+            QueueName::Tfc(p) => p,
+            _ => TfcParams::default(),
+        }),
+        Some("xcp") => QueueName::Xcp(XcpParams::default()),
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -481,10 +559,24 @@ pub fn resolve_scheme(
             ));
         }
     };
-    if matches!(queue, QueueName::DropTail | QueueName::Ecn) {
+    if matches!(
+        queue,
+        QueueName::DropTail | QueueName::Ecn | QueueName::Tfc(_) | QueueName::Xcp(_)
+    ) {
         queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
     }
     let switch_queue = match queue {
+        QueueName::Xcp(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!(
+                        "`{name}` runs on XCP routers; ecn_k_bytes applies to the `ecn` queue only"
+                    ),
+                ));
+            }
+            QueueSpec::Xcp(p)
+        }
         QueueName::Codel | QueueName::FqCodel | QueueName::SfqCodel | QueueName::PFabric => {
             if common.ecn_k_bytes.is_some() {
                 return Err(ctx.error(
@@ -495,12 +587,7 @@ pub fn resolve_scheme(
                     ),
                 ));
             }
-            queue_keys::resolve(
-                queue,
-                &common.queue_keys,
-                smallest_switch_buffer(topo),
-                &ctx,
-            )?
+            queue_keys::resolve(queue, &common.queue_keys, buffer, &ctx)?
         }
         QueueName::DropTail => {
             if common.ecn_k_bytes.is_some() {
@@ -512,6 +599,19 @@ pub fn resolve_scheme(
                 ));
             }
             QueueSpec::DropTail
+        }
+        QueueName::Tfc(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!("`{name}` runs on TFC switch queues; ecn_k_bytes applies to the `ecn` queue only"),
+                ));
+            }
+            QueueSpec::Tfc(TfcParams {
+                mss: tcp.mss,
+                header: tcp.header,
+                ..p
+            })
         }
         QueueName::Ecn => {
             let host_rate = topo
@@ -530,12 +630,39 @@ pub fn resolve_scheme(
         }
     };
     let mut s = PacketScheme::assemble(name, tcp, cc, switch_queue);
+    if let QueueSpec::Tfc(p) = switch_queue {
+        // TFC's delay arbiter also runs where ACKs leave a receiving host (see queue::tfc).
+        s.host_queue = QueueSpec::Tfc(p.host_nic());
+    }
+    if let QueueSpec::Xcp(p) = switch_queue {
+        // XCP controls every link it crosses, host NICs included (one sender's flows share it).
+        s.host_queue = QueueSpec::Xcp(p);
+    }
     s.label = common.label.clone().unwrap_or_else(|| name.to_string());
     s.lb = common
         .load_balancer
         .or(settings.load_balancer)
         .unwrap_or_default();
     s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
+    s.switch_buffer_bytes = switch_buffer;
+    match common.nic_queue.as_deref() {
+        None | Some("droptail") => {}
+        Some("switch") => {
+            // Every port runs the scheme's discipline, hosts' too (as the ns-2 setups of
+            // pFabric and the FQ-CoDel paper do), with the switches' buffer.
+            s.host_queue = s.switch_queue;
+            if settings.nic_buffer_bytes.is_none() {
+                s.nic_buffer_bytes = buffer;
+            }
+        }
+        Some(q) => {
+            let (near, names) = nearest(["droptail", "switch"].into_iter(), q);
+            return Err(ctx.error(
+                "nic_queue",
+                format!("unknown NIC queue `{q}`, did you mean `{near}`? values: {names}"),
+            ));
+        }
+    }
     if s.nic_buffer_bytes < 1500 {
         return Err(ConfigError {
             key: "packet.nic_buffer_bytes".into(),

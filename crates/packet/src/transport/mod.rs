@@ -59,6 +59,10 @@ pub struct TcpConfig {
     /// Pacing rate of new data: the sender puts one packet's wire time at this rate between
     /// the starts of consecutive new segments. `None`: window-limited only.
     pub pacing: Option<Rate>,
+    /// Probe mode (pFabric §4.2): after this many consecutive timeouts with no ACK between
+    /// them, each further timeout sends one header-only probe instead of going back N, until
+    /// an ACK arrives. `None`: never probe.
+    pub probe_after_timeouts: Option<u32>,
 }
 
 impl TcpConfig {
@@ -88,6 +92,7 @@ impl TcpConfig {
             timestamps: false,
             limited_transmit: false,
             pacing: None,
+            probe_after_timeouts: None,
         }
     }
 
@@ -112,6 +117,7 @@ impl TcpConfig {
             timestamps: true,
             limited_transmit: false,
             pacing: None,
+            probe_after_timeouts: None,
         }
     }
 }
@@ -290,6 +296,13 @@ pub trait CongestionControl {
     fn probe_first(&self) -> bool {
         false
     }
+
+    /// Asked when a probe is answered: whether to send one more probe before data (TFC: the
+    /// first probe plays the handshake's marked SYN, which switches count but give no window;
+    /// the second fetches the window, §4.6). Never by default.
+    fn probe_again(&mut self) -> bool {
+        false
+    }
 }
 
 /// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
@@ -370,6 +383,11 @@ macro_rules! controllers {
                     $($(#[$attr])* Cc::$variant(c) => c.probe_first(),)*
                 }
             }
+            fn probe_again(&mut self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.probe_again(),)*
+                }
+            }
         }
     };
 }
@@ -378,9 +396,12 @@ controllers! {
     "newreno" => newreno::NewReno: "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
     "dctcp" => dctcp::Dctcp: "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
+    "tfc" => tfc::Tfc: "TFC host: one RM mark per round, cwnd = the window RMA ACKs carry, probes for its first window",
+    "xcp" => xcp::Xcp: "XCP sender: stamps H_cwnd, H_rtt, H_feedback; cwnd += echoed router feedback",
     "flowtune" => flowtune::Flowtune: "Flowtune endpoint: TCP until the allocator's first rate, then an open window paced at the allocated rate",
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
+    "pfabric" => pfabric::PFabricHost: "pFabric host: TCP window growth, timeout-only loss recovery, cwnd 1 and ssthresh / 2 on timeout",
 }
 
 #[cfg(test)]

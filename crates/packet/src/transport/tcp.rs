@@ -20,6 +20,9 @@
 //!   its own send time, the one exception RFC 6298 §3 allows); the backed-off RTO is kept
 //!   until a valid sample arrives (RFC 6298 §5, note after (5.7): the RTO "collapses" only on
 //!   a new measurement).
+//! - probe mode (pFabric §4.2, `TcpConfig::probe_after_timeouts`): after that many
+//!   consecutive timeouts with no ACK between them, each further timeout sends one
+//!   header-only probe at `snd_una` instead of going back N; the first ACK ends it.
 //!
 //! Receiver: cumulative ACKs, out-of-order data kept as byte ranges, an immediate ACK for
 //! out-of-order or hole-filling data, otherwise (with delayed ACKs) one ACK per two segments
@@ -65,6 +68,10 @@ pub struct TcpSender {
     pub retransmitted_bytes: u64,
     /// Retransmission timeouts.
     pub timeouts: u32,
+    /// Timeouts since the last ACK arrived (probe mode counts them).
+    consecutive_timeouts: u32,
+    /// In probe mode: one header-only probe per RTO until an ACK arrives.
+    probing: bool,
 }
 
 impl TcpSender {
@@ -95,6 +102,8 @@ impl TcpSender {
             cc,
             retransmitted_bytes: 0,
             timeouts: 0,
+            consecutive_timeouts: 0,
+            probing: false,
         }
     }
 
@@ -139,6 +148,10 @@ impl TcpSender {
     /// The RTT estimator.
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
+    }
+    /// Whether the sender is in probe mode ([`TcpConfig::probe_after_timeouts`]).
+    pub fn is_probing(&self) -> bool {
+        self.probing
     }
     /// The current retransmission timeout including backoff.
     pub fn current_rto(&self, cfg: &TcpConfig) -> Delta {
@@ -189,6 +202,10 @@ impl TcpSender {
         self.cc.on_feedback(&mut self.win, &ev, &self.rtt);
         if self.awaiting_probe {
             self.awaiting_probe = false;
+            if self.cc.probe_again() {
+                // The next `send` probes once more before any data.
+                self.probed = false;
+            }
             if self.snd_una >= self.snd_max {
                 self.rto_at = SimTime::NEVER;
             }
@@ -269,6 +286,10 @@ impl TcpSender {
 
     /// An ACK arrived: `ack` is the next byte the receiver expects.
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: SimTime, ack: &AckOut, out: &mut Vec<Segment>) {
+        // Any ACK shows the path delivers again: leave probe mode, and the go-back-N restart
+        // the last timeout began resumes below (`send` from `snd_una` with the timeout's window).
+        self.consecutive_timeouts = 0;
+        self.probing = false;
         let a = ack.ack.min(self.snd_max);
         if a > self.snd_una {
             let acked = a - self.snd_una;
@@ -406,6 +427,23 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.rtt.back_off();
         self.snd_nxt = self.snd_una;
+        self.consecutive_timeouts += 1;
+        if cfg
+            .probe_after_timeouts
+            .is_some_and(|n| self.consecutive_timeouts >= n)
+        {
+            // Probe mode (pFabric §4.2): a header-only packet at `snd_una` that the receiver
+            // answers at once (it holds nothing new), one per RTO, instead of full segments a
+            // congested path would drop again.
+            self.probing = true;
+            out.push(Segment {
+                seq: self.snd_una,
+                len: 0,
+                retransmit: true,
+            });
+            self.rto_at = now + self.current_rto(cfg);
+            return;
+        }
         self.send(cfg, now, out);
     }
 }

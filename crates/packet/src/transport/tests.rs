@@ -623,6 +623,50 @@ fn a_flow_paced_at_a_quarter_of_the_link_rate_sends_four_transmission_times_apar
 }
 
 #[test]
+fn probe_mode_sends_one_header_only_probe_per_rto_until_an_ack_arrives() {
+    let mut c = cfg();
+    c.probe_after_timeouts = Some(2);
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(4 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert_eq!(out.len(), 4);
+    out.clear();
+    // First timeout: go back N with one segment, as without probing.
+    let at = s.poll_at();
+    s.on_timer(&c, at, &mut out);
+    assert_eq!((out.len(), out[0].len, s.is_probing()), (1, c.mss, false));
+    out.clear();
+    // Second consecutive timeout: a probe (no payload) at snd_una, then one per RTO.
+    for _ in 0..3 {
+        let at = s.poll_at();
+        s.on_timer(&c, at, &mut out);
+        assert!(s.is_probing());
+        assert_eq!(
+            out,
+            vec![Segment {
+                seq: 0,
+                len: 0,
+                retransmit: true
+            }]
+        );
+        assert!(s.poll_at() > at);
+        out.clear();
+    }
+    // The receiver held segment 0 all along: the probe's ACK acknowledges it, probe mode
+    // ends and the sender resumes from the new snd_una.
+    let now = s.poll_at();
+    s.on_ack(&c, now, &ack(c.mss, false, now), &mut out);
+    assert!(!s.is_probing());
+    assert_eq!(out.first().map(|x| (x.seq, x.len)), Some((c.mss, c.mss)));
+    // An ACK resets the count: the next timeout goes back N again, not straight to a probe.
+    out.clear();
+    let at = s.poll_at();
+    s.on_timer(&c, at, &mut out);
+    assert_eq!((out[0].len, s.is_probing()), (c.mss, false));
+}
+
+#[test]
 fn a_probing_controller_sends_one_probe_holds_data_until_answered_and_reprobes_on_timeout() {
     let c = cfg();
     let mut s = TcpSender::new(&c, Cc::TestFeedback(Default::default()));
