@@ -4,6 +4,7 @@
 //!
 //! Rates in scenario files are in Gb/s, delays in microseconds, buffers in bytes.
 
+use crate::ids::NodeId;
 use crate::topology::{NodeKind, Topology, TopologyError};
 use crate::units::{Delta, Rate};
 use serde::{Deserialize, Serialize};
@@ -494,6 +495,50 @@ pub fn leaf_spine(s: &LeafSpineSpec) -> Result<Topology, TopologyError> {
     Ok(t)
 }
 
+/// Name of the allocator node [`attach_allocator`] adds.
+pub const ALLOCATOR_NODE: &str = "allocator";
+
+/// Adds Flowtune's allocator (§6.2) to a built fabric: a [`NodeKind::Controller`] node named
+/// [`ALLOCATOR_NODE`] with a cable of `rate_gbps` to every switch of the highest tier (the
+/// spines of a leaf-spine), each with the propagation delay and buffer of an existing cable
+/// into that switch. Routing treats it like a host, so host-to-host paths do not change.
+/// Fails on a fabric without switches or one that already has the node.
+pub fn attach_allocator(t: &mut Topology, rate_gbps: f64) -> Result<NodeId, TopologyError> {
+    let r = rate("allocator_gbps", rate_gbps)?;
+    if t.node_by_name(ALLOCATOR_NODE).is_some() {
+        return Err(TopologyError::invalid(
+            "allocator_gbps",
+            format!("the fabric already has a node named `{ALLOCATOR_NODE}`"),
+        ));
+    }
+    let tier_of = |k: NodeKind| match k {
+        NodeKind::Switch { tier } => Some(tier),
+        _ => None,
+    };
+    let top = t.nodes().iter().filter_map(|n| tier_of(n.kind)).max();
+    let Some(top) = top else {
+        return Err(TopologyError::invalid(
+            "allocator_gbps",
+            "the fabric has no switch to attach the allocator to",
+        ));
+    };
+    let spines: Vec<(NodeId, Delta, u64)> = (0..t.nodes().len())
+        .map(NodeId::from_index)
+        .filter(|&v| tier_of(t.node(v).kind) == Some(top))
+        .map(|v| {
+            // The delay and buffer of the switch's first port.
+            let l = t.out_links(v).first().map(|l| t.link(*l).clone());
+            let (delay, buf) = l.map_or((Delta::ZERO, 1500), |l| (l.delay, l.buffer_bytes));
+            (v, delay, buf)
+        })
+        .collect();
+    let a = t.add_node(NodeKind::Controller, ALLOCATOR_NODE);
+    for (sp, delay, buf) in spines {
+        t.add_cable(a, sp, r, delay, buf, buf);
+    }
+    Ok(a)
+}
+
 /// Builds a k-ary fat-tree (Al-Fares et al.): k pods of k/2 edge and k/2 aggregation switches,
 /// (k/2)^2 cores, k/2 hosts per edge switch.
 pub fn fat_tree(s: &FatTreeSpec) -> Result<Topology, TopologyError> {
@@ -719,6 +764,49 @@ pub fn load_fabric_file(path: &Path) -> Result<Topology, TopologyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_allocator_hangs_off_every_spine_and_leaves_host_routes_alone() {
+        use crate::routing::Routing;
+        let spec = FabricSpec::Preset {
+            name: "flowtune-144".into(),
+        };
+        let plain = spec.build(Path::new(".")).unwrap();
+        let mut t = plain.clone();
+        let a = attach_allocator(&mut t, 40.0).unwrap();
+        assert_eq!(t.node(a).kind, NodeKind::Controller);
+        assert_eq!(t.hosts().len(), 144, "the allocator is not a host");
+        assert_eq!(t.out_links(a).len(), 4);
+        for l in t.out_links(a) {
+            let l = t.link(*l);
+            assert_eq!(l.rate, Rate::gbps(40));
+            assert_eq!(t.node(l.to).kind, NodeKind::Switch { tier: 2 });
+            assert_eq!(l.delay, Delta::from_us_f64(1.5));
+        }
+        let (r0, r1) = (Routing::new(&plain).unwrap(), Routing::new(&t).unwrap());
+        // Host-to-host next hops are the same at every node of the plain fabric.
+        for &dst in plain.hosts().iter().step_by(7) {
+            for v in 0..plain.nodes().len() {
+                let v = NodeId::from_index(v);
+                assert_eq!(r0.next_hops(&plain, v, dst), r1.next_hops(&t, v, dst));
+            }
+        }
+        // Routable like a host: a host reaches it in 3 hops over any of the 4 spines, and it
+        // reaches every host in 3 hops.
+        let h = t.hosts()[20];
+        assert_eq!(r1.distance(&t, h, a), Some(3));
+        let leaf = t.edge_switch(h).unwrap();
+        assert_eq!(r1.next_hops(&t, leaf, a).len(), 4);
+        assert_eq!(r1.distance(&t, a, h), Some(3));
+        assert_eq!(r1.next_hops(&t, a, h).len(), 4);
+        assert_eq!(r1.destinations().last(), Some(&a));
+        // Twice is refused, and so is a fabric with no switch.
+        assert!(attach_allocator(&mut t, 40.0).is_err());
+        let mut empty = Topology::new("x", Delta::ZERO);
+        empty.add_node(NodeKind::Host, "h0");
+        assert!(attach_allocator(&mut empty, 40.0).is_err());
+        assert!(attach_allocator(&mut plain.clone(), 0.0).is_err());
+    }
 
     #[test]
     fn flowtune_preset_has_144_hosts_and_the_papers_rates() {

@@ -4,17 +4,25 @@
 //! distance; a node's next hops toward that host are its out-links to neighbours one hop
 //! closer. Hosts never forward transit traffic. The next-hop sets are stored flat (CSR) so
 //! that a lookup is two array reads.
+//!
+//! Controller nodes (Flowtune's allocator) are routable like hosts: they are destinations after
+//! the hosts, and like hosts they never forward transit traffic, so a fabric without one routes
+//! exactly as before.
 
 use crate::ids::{LinkId, NodeId};
 use crate::rng::mix64;
-use crate::topology::{Topology, TopologyError};
+use crate::topology::{NodeKind, Topology, TopologyError};
 use std::collections::VecDeque;
 
 /// Next hops on equal-cost shortest paths from every node to every host.
 #[derive(Clone, Debug)]
 pub struct Routing {
     n_nodes: usize,
-    /// `offsets[dst_host * (n_nodes + 1) + node] .. [.. + 1]` indexes `hops`.
+    /// Destinations: the hosts in order, then the controllers.
+    dests: Vec<NodeId>,
+    /// Each node's row among `dests` (`u32::MAX`: not a destination).
+    row_of: Vec<u32>,
+    /// `offsets[dst_row * (n_nodes + 1) + node] .. [.. + 1]` indexes `hops`.
     offsets: Vec<u32>,
     hops: Vec<LinkId>,
     /// Hop distance from each node to each host, `u16::MAX` when unreachable.
@@ -27,23 +35,34 @@ impl Routing {
     pub fn new(topo: &Topology) -> Result<Routing, TopologyError> {
         let n = topo.nodes().len();
         let hosts = topo.hosts();
+        let is_endpoint = |v: NodeId| !matches!(topo.node(v).kind, NodeKind::Switch { .. });
+        let mut dests: Vec<NodeId> = hosts.to_vec();
+        dests.extend(
+            (0..n)
+                .map(NodeId::from_index)
+                .filter(|&v| topo.node(v).kind == NodeKind::Controller),
+        );
+        let mut row_of = vec![u32::MAX; n];
+        for (r, d) in dests.iter().enumerate() {
+            row_of[d.index()] = r as u32;
+        }
         // Incoming links per node, for the backward search.
         let mut incoming: Vec<Vec<LinkId>> = vec![Vec::new(); n];
         for (i, l) in topo.links().iter().enumerate() {
             incoming[l.to.index()].push(LinkId::from_index(i));
         }
-        let mut offsets = Vec::with_capacity(hosts.len() * (n + 1));
+        let mut offsets = Vec::with_capacity(dests.len() * (n + 1));
         let mut hops = Vec::new();
-        let mut distance = vec![u16::MAX; hosts.len() * n];
+        let mut distance = vec![u16::MAX; dests.len() * n];
         let mut queue = VecDeque::new();
-        for (hi, &dst) in hosts.iter().enumerate() {
+        for (hi, &dst) in dests.iter().enumerate() {
             let dist = &mut distance[hi * n..(hi + 1) * n];
             dist[dst.index()] = 0;
             queue.clear();
             queue.push_back(dst);
             while let Some(v) = queue.pop_front() {
-                // A host other than the destination does not forward.
-                if v != dst && topo.is_host(v) {
+                // A host (or controller) other than the destination does not forward.
+                if v != dst && is_endpoint(v) {
                     continue;
                 }
                 for &l in &incoming[v.index()] {
@@ -62,7 +81,7 @@ impl Routing {
                 }
                 for &l in topo.out_links(NodeId::from_index(node)) {
                     let to = topo.link(l).to;
-                    let forwards = to == dst || !topo.is_host(to);
+                    let forwards = to == dst || !is_endpoint(to);
                     if forwards && dist[to.index()] == d - 1 {
                         hops.push(l);
                     }
@@ -80,18 +99,29 @@ impl Routing {
         }
         Ok(Routing {
             n_nodes: n,
+            dests,
+            row_of,
             offsets,
             hops,
             distance,
         })
     }
 
-    fn dst_row(&self, topo: &Topology, dst: NodeId) -> usize {
-        topo.host_index(dst)
-            .expect("routing destination must be a host")
+    fn dst_row(&self, _topo: &Topology, dst: NodeId) -> usize {
+        let r = self.row_of[dst.index()];
+        assert!(
+            r != u32::MAX,
+            "routing destination must be a host or controller"
+        );
+        r as usize
     }
 
-    /// Out-links of `at` on shortest paths to host `dst` (empty at `dst` itself).
+    /// Every destination: the hosts in order, then the controllers.
+    pub fn destinations(&self) -> &[NodeId] {
+        &self.dests
+    }
+
+    /// Out-links of `at` on shortest paths to host (or controller) `dst` (empty at `dst`).
     pub fn next_hops(&self, topo: &Topology, at: NodeId, dst: NodeId) -> &[LinkId] {
         let base = self.dst_row(topo, dst) * (self.n_nodes + 1) + at.index();
         let (a, b) = (self.offsets[base] as usize, self.offsets[base + 1] as usize);

@@ -65,6 +65,7 @@ pub const BENCH_SCHEMES: &[&str] = &[
     "xcp",
     "dctcp-drill",
     "holnet-uta",
+    "flowtune",
 ];
 
 /// Runs the standard workload for `simulated` with `seed` under DCTCP (K = 97.5 KB).
@@ -75,12 +76,16 @@ pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
 /// Runs the standard workload under `name`, one of [`BENCH_SCHEMES`] (panics otherwise).
 pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
     use crate::queue::{CodelParams, FqCodelParams, SfqCodelParams};
-    use crate::schemes::{codel, fq_codel, pfabric, sfqcodel_cubic, QueueSpec};
+    use crate::schemes::{codel, flowtune, fq_codel, pfabric, sfqcodel_cubic, QueueSpec};
     use crate::transport::{Cc, Cubic, NewReno};
-    let topo = preset("flowtune-144")
+    let mut topo = preset("flowtune-144")
         .expect("preset exists")
         .build(Path::new("."))
         .expect("preset builds");
+    if name == flowtune::NAME {
+        // Flowtune's allocator and its links are part of what the row measures.
+        dctc_core::fabric::attach_allocator(&mut topo, 40.0).expect("leaf-spine has spines");
+    }
     let routing = Routing::new(&topo).expect("preset is connected");
     let cdf = Cdf::builtin("websearch").expect("built-in CDF");
     let until = SimTime::from_delta(simulated);
@@ -172,6 +177,19 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
                 QueueSpec::Holnet,
             )
         },
+        flowtune::NAME => {
+            // As in the scenarios: ns-2's initial window of 2 until the first rate.
+            let tcp = TcpConfig {
+                initial_cwnd_packets: 2,
+                ..tcp
+            };
+            PacketScheme::assemble(
+                flowtune::NAME,
+                tcp,
+                Cc::Flowtune(Default::default()),
+                QueueSpec::DropTail,
+            )
+        }
         other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),
     };
     let workload = Workload {

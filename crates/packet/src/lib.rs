@@ -14,12 +14,15 @@
 //! - [`metrics`]: counters, histograms and per-port statistics of a run.
 //! - [`schemes`]: one module per scheme, the registry, and resolved scheme settings.
 //! - [`config`]: scenario keys (`[packet]`, `[[schemes]]`, `[[workload]]`, `[output]`).
+//! - [`control`]: the control plane: Flowtune's allocator as a node of the fabric and its
+//!   control connections.
 //! - [`mod@bench`]: the standard speed workload behind `dctc bench`.
 
 #![forbid(unsafe_code)]
 
 pub mod bench;
 pub mod config;
+pub mod control;
 pub mod engine;
 pub mod lb;
 pub mod metrics;

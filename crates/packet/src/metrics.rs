@@ -166,6 +166,22 @@ pub struct Counters {
     /// Data packets that reached their receiver after a packet of the same flow sent later
     /// (per-packet load balancing reorders; a retransmission, sent later, is not counted).
     pub reordered_packets: u64,
+    /// Control plane (Flowtune): wire bytes hosts sent to the allocator (notifications and
+    /// the ACKs of updates).
+    pub control_to_agent_bytes: u64,
+    /// Control plane: wire bytes the allocator sent (rate updates and ACKs of notifications).
+    pub control_from_agent_bytes: u64,
+    /// Control plane: rate updates the allocator sent.
+    pub rate_updates: u64,
+    /// Control plane: rate updates that arrived and took effect at an endpoint.
+    pub rate_updates_applied: u64,
+    /// Control plane: flowlets that started.
+    pub flowlets: u64,
+    /// Control plane: sum over applied updates of the time from the allocator writing the
+    /// update to it taking effect at the endpoint, ps.
+    pub rate_update_delay_sum_ps: u64,
+    /// Control plane: the largest such time, ps.
+    pub rate_update_delay_max_ps: u64,
 }
 
 /// One output port's statistics.

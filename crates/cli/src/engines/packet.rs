@@ -82,11 +82,10 @@ fn micros(
 fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     let settings: PacketSettings = s.parse(&s.settings, "packet")?;
     let output: OutputSettings = s.parse(&s.output, "output")?;
-    let topo = s
+    let mut topo = s
         .fabric
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
-    let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
     if s.schemes.is_empty() {
         return Err(s.error(
             "schemes",
@@ -114,6 +113,18 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         }
         schemes.push(scheme);
     }
+    // Flowtune's allocator joins the fabric when a scheme needs it (its links stay idle for
+    // the other schemes of the scenario).
+    if let Some(spec) = schemes.iter().find_map(|x| x.cc.allocator_spec()) {
+        if topo
+            .node_by_name(dctc_core::fabric::ALLOCATOR_NODE)
+            .is_none()
+        {
+            dctc_core::fabric::attach_allocator(&mut topo, spec.link_gbps)
+                .map_err(|e| s.error("fabric", e.to_string()))?;
+        }
+    }
+    let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
     let drain = match settings.drain_ms {
         None => Delta::ZERO,
         Some(x) if x.is_finite() && x >= 0.0 && x * 1e-3 <= Delta::MAX_SCENARIO.as_secs_f64() => {
@@ -392,7 +403,39 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         summary["tfc"] = json!({ "rho0": t.rho0, "alpha": t.alpha,
             "initial_rtt_b_us": t.initial_rtt_b.as_us_f64(), "delay_arbiter": t.delay_arbiter });
     }
+    if scheme.cc.allocator_spec().is_some() {
+        summary["control_plane"] = control_json(p, r);
+    }
     summary
+}
+
+/// Flowtune's control traffic (§6.4): bytes to and from the allocator, also as a fraction of
+/// the network's capacity (the sum of the hosts' link rates over the run), and its updates.
+fn control_json(p: &Plan, r: &PacketRun) -> Value {
+    let c = &r.counters;
+    let secs = (r.simulated_ps as f64 * 1e-12).max(1e-12);
+    let capacity_bps: f64 = p
+        .topo
+        .hosts()
+        .iter()
+        .filter_map(|&h| p.topo.host_rate(h))
+        .map(|x| x.bps_f64())
+        .sum();
+    let frac = |bytes: u64| bytes as f64 * 8.0 / secs / capacity_bps.max(1.0);
+    json!({
+        "to_allocator_bytes": c.control_to_agent_bytes,
+        "from_allocator_bytes": c.control_from_agent_bytes,
+        "to_allocator_fraction_of_capacity": frac(c.control_to_agent_bytes),
+        "from_allocator_fraction_of_capacity": frac(c.control_from_agent_bytes),
+        "fraction_of_capacity": frac(c.control_to_agent_bytes + c.control_from_agent_bytes),
+        "rate_updates": c.rate_updates,
+        "rate_updates_applied": c.rate_updates_applied,
+        "rate_update_delay_mean_us": c.rate_update_delay_sum_ps as f64
+            / c.rate_updates_applied.max(1) as f64
+            / 1e6,
+        "rate_update_delay_max_us": c.rate_update_delay_max_ps as f64 / 1e6,
+        "flowlets": c.flowlets,
+    })
 }
 
 /// `flows.csv`: one row per flow (the columns), plus the sender count for incast

@@ -468,6 +468,8 @@ schemes! {
     xcp,
     /// HOLNET-UTA over HOLNET's congestion-marking queues.
     holnet_uta,
+    /// Flowtune: allocator node, paced endpoints.
+    flowtune,
 }
 
 pub mod queue_keys;

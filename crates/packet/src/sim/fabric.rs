@@ -101,15 +101,14 @@ struct RouteTable {
 impl RouteTable {
     fn new(topo: &Topology, routing: &Routing) -> RouteTable {
         let n_nodes = topo.nodes().len();
-        let host_of = (0..n_nodes)
-            .map(|i| {
-                topo.host_index(NodeId::from_index(i))
-                    .map_or(u32::MAX, |h| h as u32)
-            })
-            .collect();
-        let mut spans = Vec::with_capacity(topo.hosts().len() * n_nodes);
+        // Rows: the hosts, then controllers (Flowtune's allocator), as `Routing` orders them.
+        let mut host_of = vec![u32::MAX; n_nodes];
+        for (r, d) in routing.destinations().iter().enumerate() {
+            host_of[d.index()] = r as u32;
+        }
+        let mut spans = Vec::with_capacity(routing.destinations().len() * n_nodes);
         let mut links = Vec::new();
-        for &dst in topo.hosts() {
+        for &dst in routing.destinations() {
             for node in 0..n_nodes {
                 let hops = routing.next_hops(topo, NodeId::from_index(node), dst);
                 spans.push((links.len() as u32, hops.len() as u32));
@@ -154,8 +153,12 @@ impl Fabric {
         seed: u64,
     ) -> Result<Fabric, super::SimError> {
         let n_nodes = topo.nodes().len();
+        // A controller node (Flowtune's allocator) is an endpoint like a host.
         let is_host: Vec<bool> = (0..n_nodes)
-            .map(|i| topo.is_host(NodeId::from_index(i)))
+            .map(|i| {
+                let n = NodeId::from_index(i);
+                topo.is_host(n) || topo.node(n).kind == dctc_core::topology::NodeKind::Controller
+            })
             .collect();
         let ports: Vec<Port> = topo
             .links()
@@ -241,11 +244,6 @@ impl Fabric {
                 buffer: p.queue.capacity(),
             }
         });
-    }
-
-    /// Whether `node` is a host.
-    pub(crate) fn is_host(&self, node: NodeId) -> bool {
-        self.is_host.get(node.index()).copied().unwrap_or(false)
     }
 
     /// Switch ports (link indices).

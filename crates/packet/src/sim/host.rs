@@ -120,6 +120,9 @@ pub(crate) struct Hosts {
     throughput_bin: Option<Delta>,
     seg_buf: Vec<Segment>,
     ack_buf: Vec<AckOut>,
+    /// Flows whose application supplied or stopped data since the loop last looked (for
+    /// Flowtune's flowlet detection).
+    pub(crate) touched: Vec<u32>,
 }
 
 impl Hosts {
@@ -137,6 +140,7 @@ impl Hosts {
             throughput_bin,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(8),
+            touched: Vec::new(),
         }
     }
 
@@ -161,12 +165,14 @@ impl Hosts {
         fl.block_start = now;
         fl.goal = fl.goal.saturating_add(bytes);
         fl.sender.supply(bytes);
+        self.touched.push(f);
         fl.sender.send(&self.tcp, now, &mut self.seg_buf);
         self.flush_segments(f, now, out, c);
     }
 
     /// The application of flow `f` stops supplying data.
     pub(crate) fn close(&mut self, f: u32) {
+        self.touched.push(f);
         self.flows[f as usize].sender.close();
     }
 

@@ -17,18 +17,20 @@ pub(crate) mod fabric;
 pub(crate) mod host;
 pub(crate) mod results;
 
+use crate::control::{Allocator, ControlPlane};
 use crate::engine::PacketId;
 use crate::metrics::{Counters, PacketRun, QueueSample};
 use crate::packet::PacketKind;
 use crate::schemes::PacketScheme;
 use crate::transport::{CongestionControl, TcpSender};
 use app::{AppEvent, Apps, Incast, Incasts, Net, OpenLoop};
+use dctc_core::fabric::ALLOCATOR_NODE;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::spec::FlowSpec;
 use dctc_core::stats::{ideal_fct, FlowRecord};
-use dctc_core::topology::Topology;
+use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_core::workload::IncastSpec;
 use fabric::Fabric;
@@ -56,6 +58,10 @@ pub enum Event {
     Sample,
     /// The load balancer's periodic update (HOLNET's percentage balancer).
     LbUpdate,
+    /// Flow `.0`'s sender may have stayed idle for the flowlet threshold (Flowtune).
+    FlowletIdle(u32),
+    /// The control-plane agent's next iteration (Flowtune's allocator, every 10 us).
+    AgentTick,
 }
 
 /// The packet engine's event queue: core's timing wheel over [`Event`].
@@ -111,6 +117,9 @@ pub enum SimError {
         /// Node name.
         node: String,
     },
+    /// The scheme's endpoints talk to an allocator but the fabric has no allocator node.
+    #[error("the scheme needs Flowtune's allocator but the fabric has no `allocator` node (dctc_core::fabric::attach_allocator adds one)")]
+    NoAllocator,
     /// An incast does not fit the fabric.
     #[error("incast {index}: {reason}")]
     BadIncast {
@@ -141,6 +150,10 @@ pub struct Simulation<'a> {
     outbox: Outbox,
     /// Set when a closed-loop-only workload has finished every round: the run ends there.
     all_done: bool,
+    /// The control plane (Flowtune's allocator and its connections), if the scheme has one.
+    ctrl: Option<ControlPlane>,
+    /// Scratch: one agent iteration's rate updates.
+    update_buf: Vec<(u32, Rate)>,
 }
 
 fn path_hops(topo: &Topology, path: &[LinkId]) -> Vec<(Rate, Delta)> {
@@ -201,7 +214,7 @@ impl<'a> Simulation<'a> {
         let mut max_id = 0u32;
         for f in order {
             for n in [f.src, f.dst] {
-                if n.index() >= n_nodes || !fabric.is_host(n) {
+                if n.index() >= n_nodes || !topo.is_host(n) {
                     return Err(SimError::NotAHost {
                         flow: f.id.0,
                         node: topo
@@ -252,6 +265,35 @@ impl<'a> Simulation<'a> {
             opts.sample_links.clone()
         };
         let header = scheme.cc.uses_header();
+        let ctrl = match scheme.cc.allocator_spec() {
+            None => None,
+            Some(spec) => {
+                let node = topo
+                    .node_by_name(ALLOCATOR_NODE)
+                    .filter(|&n| topo.node(n).kind == NodeKind::Controller)
+                    .ok_or(SimError::NoAllocator)?;
+                let cfg = crate::transport::TcpConfig {
+                    min_rto: spec.min_rto,
+                    max_rto: spec.max_rto,
+                    initial_rto: spec.max_rto,
+                    delayed_ack: None,
+                    pacing: None,
+                    ecn: false,
+                    ..scheme.tcp.clone()
+                };
+                let alloc = Allocator::new(topo, flows.len(), spec);
+                let mut cp = ControlPlane::new(node, topo.hosts(), flows.len(), cfg, alloc);
+                // The allocator knows the fabric's routing and each flow's ECMP hash.
+                for (f, ep) in flows.iter().enumerate() {
+                    cp.paths[f] = routing
+                        .ecmp_path(topo, ep.src, ep.dst, ep.hash)
+                        .iter()
+                        .map(|l| l.0)
+                        .collect();
+                }
+                Some(cp)
+            }
+        };
         Ok(Simulation {
             topo,
             scheme,
@@ -267,6 +309,8 @@ impl<'a> Simulation<'a> {
             outbox: Outbox::default(),
             all_done: false,
             opts,
+            ctrl,
+            update_buf: Vec::new(),
         })
     }
 
@@ -323,15 +367,21 @@ impl<'a> Simulation<'a> {
                 Event::TxDone(l) => self.fabric.on_tx_done(l, t, ev_q, c),
                 Event::PortTimer(l) => self.fabric.on_port_timer(l, t, ev_q, c),
                 Event::FlowTimer(f) => {
-                    if self.hosts.on_timer(f, t, &mut self.outbox, c) {
+                    if f as usize >= self.hosts.flows.len() {
+                        self.ctrl_timer(f as usize - self.hosts.flows.len());
+                    } else if self.hosts.on_timer(f, t, &mut self.outbox, c) {
                         net!(self).send_outbox();
                         self.hosts.rearm(f, &mut self.events);
+                        self.flowlet_check(f);
                     }
                 }
                 Event::App(a) => {
                     let mut net = net!(self);
                     self.apps.on_event(a, &mut net);
+                    self.flowlet_touched();
                 }
+                Event::FlowletIdle(f) => self.on_flowlet_idle(f),
+                Event::AgentTick => self.on_agent_tick(),
                 Event::Sample => {
                     self.fabric.sample(&self.sample_links, t, &mut self.samples);
                     if let Some(dt) = self.opts.queue_sample {
@@ -358,6 +408,10 @@ impl<'a> Simulation<'a> {
     #[inline]
     fn deliver(&mut self, pkt: PacketId) {
         let (p, ext) = self.fabric.release(pkt, self.hosts.header());
+        if p.flow as usize >= self.hosts.flows.len() {
+            self.ctrl_deliver(p);
+            return;
+        }
         let f = p.flow;
         if p.kind == PacketKind::Request {
             // An application's request reached the sender: the application starts the block.
@@ -389,6 +443,8 @@ impl<'a> Simulation<'a> {
         }
         net.send_outbox();
         self.hosts.rearm(f, &mut self.events);
+        self.flowlet_touched();
+        self.flowlet_check(f);
     }
 
     fn finish(mut self, wall: std::time::Instant) -> PacketRun {
@@ -396,6 +452,16 @@ impl<'a> Simulation<'a> {
         let (in_pkts, in_bytes, ports) = self.fabric.finish(self.topo, end);
         self.counters.in_flight_packets = in_pkts;
         self.counters.in_flight_bytes = in_bytes;
+        if let Some(cp) = &self.ctrl {
+            let c = &mut self.counters;
+            c.control_to_agent_bytes = cp.stats.to_agent_bytes;
+            c.control_from_agent_bytes = cp.stats.from_agent_bytes;
+            c.rate_updates = cp.stats.updates;
+            c.rate_updates_applied = cp.stats.updates_applied;
+            c.flowlets = cp.stats.flowlets;
+            c.rate_update_delay_sum_ps = cp.stats.update_delay_sum_ps;
+            c.rate_update_delay_max_ps = cp.stats.update_delay_max_ps;
+        }
         for fl in &self.hosts.flows {
             self.counters.timeouts += fl.sender.timeouts as u64;
             self.counters.retransmitted_bytes += fl.sender.retransmitted_bytes;
@@ -465,3 +531,6 @@ pub fn incast_sweep(
 
 #[cfg(test)]
 mod engine_tests;
+
+#[path = "../control/engine.rs"]
+mod control_engine;

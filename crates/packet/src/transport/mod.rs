@@ -411,6 +411,7 @@ controllers! {
     "xcp" => xcp::Xcp: "XCP sender: stamps H_cwnd, H_rtt, H_feedback; cwnd += echoed router feedback",
     "holnet-uta" => holnet_uta::HolnetUta: "HOLNET-UTA (eq. 24-25, r = w = 1): Reno utility driven by the first-hop node's congestion bit; no fast retransmit, go-back-N timeouts without a cut",
     "pfabric" => pfabric::PFabricHost: "pFabric host: TCP window growth, timeout-only loss recovery, cwnd 1 and ssthresh / 2 on timeout",
+    "flowtune" => flowtune::Flowtune: "Flowtune endpoint: TCP until the allocator's first rate, then an open window paced at the allocated rate",
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
 }

@@ -117,6 +117,14 @@ impl TcpSender {
         self.app_end = self.app_end.min(self.snd_max);
     }
 
+    /// Bytes the application has supplied so far.
+    pub fn supplied(&self) -> u64 {
+        self.app_end
+    }
+    /// Supplied bytes never sent yet (the sender's queue).
+    pub fn unsent(&self) -> u64 {
+        self.app_end.saturating_sub(self.snd_max)
+    }
     /// Bytes acknowledged.
     pub fn acked(&self) -> u64 {
         self.snd_una
