@@ -104,7 +104,8 @@ pub fn run(s: &Scenario) -> Result<Run> {
 }
 
 /// Plans a sweep of `base` over `grid` (key path and values, as `dctc sweep --set`), building
-/// and validating every point. `flag` introduces a setting in error messages (e.g. `grid: `).
+/// and validating every point. `flag` introduces a setting in error messages (`--set ` on the
+/// command line; may be empty).
 pub fn plan(base: &Scenario, grid: Vec<(String, Vec<toml::Value>)>, flag: &str) -> Result<Plan> {
     Plan::new(base, grid, flag)
 }
@@ -130,4 +131,100 @@ pub fn sweep_columns<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String
 /// The [`ScenarioError`] behind `e`, if a scenario key caused it.
 pub fn scenario_error(e: &anyhow::Error) -> Option<&ScenarioError> {
     e.chain().find_map(|c| c.downcast_ref::<ScenarioError>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two schemes, 0.2 ms on the 144-host fabric: quick.
+    const TINY: &str = r#"
+engine = "packet"
+duration_ms = 0.2
+[fabric]
+kind = "preset"
+name = "flowtune-144"
+[[workload]]
+kind = "poisson"
+cdf = "websearch"
+load = 0.3
+[[schemes]]
+name = "dctcp"
+[[schemes]]
+name = "newreno"
+"#;
+
+    fn tiny() -> Scenario {
+        parse(TINY, "<string>", Path::new("."), None).unwrap()
+    }
+
+    #[test]
+    fn text_without_a_name_is_called_scenario_and_keeps_its_label_in_errors() {
+        assert_eq!(tiny().name(), "scenario");
+        let e = parse(
+            &TINY.replace("duration_ms", "duraton_ms"),
+            "<string>",
+            Path::new("."),
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(e.file, "<string>");
+        assert!(e.reason.contains("did you mean `duration_ms`"), "{e}");
+    }
+
+    #[test]
+    fn a_sweep_point_travels_as_source_and_runs_to_the_same_summary() {
+        let s = tiny();
+        let plan = plan(
+            &s,
+            vec![(
+                "workload[0].load".into(),
+                vec![toml::Value::Float(0.2), toml::Value::Float(0.4)],
+            )],
+            "grid: ",
+        )
+        .unwrap();
+        assert_eq!(plan.len(), 2);
+        assert_eq!(plan.point_name(1), "load=0.4");
+        let src = Source::of(plan.point(1));
+        let back = src.load().unwrap();
+        assert_eq!(back.name(), "scenario");
+        assert_eq!(back.seed(), s.seed());
+        let here = run(plan.point(1)).unwrap();
+        let there = run(&back).unwrap();
+        assert_eq!(here.summary, there.summary);
+        assert_eq!(here.tables, there.tables);
+        assert_eq!(here.summary["scenario"]["workload"][0]["load"], 0.4);
+        let rows = sweep_rows(&here.summary).unwrap();
+        let schemes: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(schemes, ["dctcp", "newreno"]);
+        assert!(rows[0]
+            .1
+            .iter()
+            .any(|(k, v)| k == "goodput_gbps" && v.is_some()));
+    }
+
+    #[test]
+    fn a_bad_point_keeps_its_scenario_error_under_the_setting() {
+        let e = plan(
+            &tiny(),
+            vec![("duration_ms".into(), vec![toml::Value::Float(-2.0)])],
+            "grid ",
+        )
+        .err()
+        .unwrap();
+        let se = scenario_error(&e).expect("a ScenarioError in the chain");
+        assert_eq!(se.key, "duration_ms");
+        let text = format!("{e:#}");
+        assert!(
+            text.starts_with("grid duration_ms=-2.0 (point `duration_ms=-2.0`): <string>: "),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn sweep_columns_drop_a_name_that_others_nest_below() {
+        let cols = sweep_columns(["a", "x", "b", "x.p99", "a"]);
+        assert_eq!(cols, ["a", "b", "x.p99"]);
+    }
 }

@@ -801,7 +801,7 @@ impl Plan {
         flag: &str,
     ) -> Result<Plan> {
         if grid.is_empty() {
-            bail!("{flag}: no keys to sweep; give at least one key path and its values");
+            bail!("no keys to sweep: give at least one key path and its values");
         }
         let mut parsed: Vec<(String, Vec<Seg>, Vec<toml::Value>)> = Vec::new();
         for (key, values) in grid {
