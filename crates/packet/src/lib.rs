@@ -10,6 +10,7 @@
 //! - [`metrics`]: counters, histograms and per-port statistics of a run.
 //! - [`schemes`]: one module per scheme, the registry, and resolved scheme settings.
 //! - [`config`]: scenario keys (`[packet]`, `[[schemes]]`, `[[workload]]`, `[output]`).
+//! - [`multipath`]: flows run as subflows on source-pinned paths (MPTCP, HOLNET MCC).
 //! - [`mod@bench`]: the standard speed workload behind `dctc bench`.
 
 #![forbid(unsafe_code)]
@@ -19,6 +20,7 @@ pub mod config;
 pub mod engine;
 pub mod lb;
 pub mod metrics;
+pub mod multipath;
 pub mod packet;
 pub mod queue;
 pub mod schemes;

@@ -20,7 +20,7 @@ use crate::metrics::{Counters, Histogram, IncastResult, PortStats, QueueSample, 
 use crate::packet::{Packet, PacketKind};
 use crate::queue::{Enqueued, Queue, QueueDisc};
 use crate::schemes::{LbKind, PacketScheme, QueueSpec};
-use crate::transport::{AckOut, Segment, TcpReceiver, TcpSender};
+use crate::transport::{AckOut, CongestionControl, Coupling, Segment, TcpReceiver, TcpSender};
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
@@ -79,6 +79,14 @@ pub enum SimError {
         flow: u32,
         /// Node name.
         node: String,
+    },
+    /// A flow's subflow plan does not fit the workload (see `multipath::check_endpoints`).
+    #[error("{key}: {reason}")]
+    BadSubflows {
+        /// Key path of the `subflows` entry.
+        key: String,
+        /// Why.
+        reason: String,
     },
     /// An incast does not fit the fabric.
     #[error("incast {index}: {reason}")]
@@ -179,7 +187,14 @@ struct Flow {
     /// Report: the byte the last timeout retransmitted and when, until that copy arrives
     /// (to tell a spurious timeout: the receiver already held the byte).
     rto_check: Option<(u64, SimTime)>,
+    /// Multipath connection this subflow belongs to (index into `conns`), or `NONE`.
+    conn: u32,
+    /// Pinned path of this subflow's data (index into `pins`), or `NONE`.
+    pin: u32,
 }
+
+/// No multipath connection / no pinned path.
+const NONE: u32 = u32::MAX;
 
 struct Incast {
     spec: IncastSpec,
@@ -261,6 +276,10 @@ pub struct Simulation<'a> {
     drop_buf: Vec<PacketId>,
     /// Set when a closed-loop-only workload has finished every round: the run ends there.
     all_done: bool,
+    /// Multipath connections: their subflows (indices into `flows`), the workload's first.
+    conns: Vec<Vec<u32>>,
+    /// Pinned subflow paths.
+    pins: Vec<Vec<LinkId>>,
 }
 
 fn path_hops(topo: &Topology, path: &[LinkId]) -> Vec<(Rate, Delta)> {
@@ -363,7 +382,7 @@ impl<'a> Simulation<'a> {
                 size,
                 start,
                 stop,
-                sender: TcpSender::new(tcp, scheme.new_cc()),
+                sender: TcpSender::new(tcp, scheme.cc_for_flow(id)),
                 receiver: TcpReceiver::default(),
                 timer_at: SimTime::NEVER,
                 goal: size,
@@ -373,6 +392,8 @@ impl<'a> Simulation<'a> {
                 ideal,
                 bins: Vec::new(),
                 rto_check: None,
+                conn: NONE,
+                pin: NONE,
             }
         };
         let mut max_id = 0u32;
@@ -454,6 +475,46 @@ impl<'a> Simulation<'a> {
             });
             record_base += (spec.senders * spec.rounds) as u32;
         }
+        // Multipath flows: the workload's flow is the first subflow; the others follow all
+        // flows, each with its own connection state and pinned path.
+        let mut conns = Vec::with_capacity(scheme.subflows.len());
+        let mut pins = Vec::new();
+        for (i, plan) in scheme.subflows.iter().enumerate() {
+            crate::multipath::check_endpoints(
+                std::slice::from_ref(plan),
+                &workload.flows,
+                topo,
+                &format!("subflows[{i}]"),
+            )
+            .map_err(|e| SimError::BadSubflows {
+                key: e.key,
+                reason: e.reason,
+            })?;
+            let lead = arrivals
+                .iter()
+                .copied()
+                .find(|&a| flows[a as usize].id == plan.flow)
+                .expect("check_endpoints found the flow");
+            let c = conns.len() as u32;
+            let mut members = vec![lead];
+            let (src, dst, start, stop, hash) = {
+                let l = &mut flows[lead as usize];
+                l.conn = c;
+                l.pin = pins.len() as u32;
+                (l.src, l.dst, l.start, l.stop, l.hash)
+            };
+            pins.push(plan.paths[0].clone());
+            for (k, path) in plan.paths.iter().enumerate().skip(1) {
+                let mut sub = mk_flow(plan.flow, src, dst, FlowKind::LongLived, 0, start, stop);
+                sub.hash = mix64(hash ^ mix64(k as u64));
+                sub.conn = c;
+                sub.pin = pins.len() as u32;
+                pins.push(path.clone());
+                members.push(flows.len() as u32);
+                flows.push(sub);
+            }
+            conns.push(members);
+        }
         let sample_links = if opts.sample_links.is_empty() {
             (0..ports.len() as u32)
                 .filter(|&l| ports[l as usize].switch)
@@ -484,6 +545,8 @@ impl<'a> Simulation<'a> {
             ack_buf: Vec::with_capacity(8),
             drop_buf: Vec::new(),
             all_done: false,
+            conns,
+            pins,
         })
     }
 
@@ -530,6 +593,12 @@ impl<'a> Simulation<'a> {
                 Event::FlowStart(i) => self.on_flow_start(i),
                 Event::FlowStop(f) => {
                     self.flows[f as usize].sender.close();
+                    let c = self.flows[f as usize].conn;
+                    if c != NONE {
+                        for &m in &self.conns[c as usize] {
+                            self.flows[m as usize].sender.close();
+                        }
+                    }
                 }
                 Event::IncastRequest(i) => self.on_incast_request(i),
                 Event::Sample => self.on_sample(),
@@ -557,6 +626,20 @@ impl<'a> Simulation<'a> {
 
     #[inline]
     fn forward(&mut self, at: NodeId, pkt: PacketId) {
+        if !self.pins.is_empty() {
+            let p = &self.pool[pkt];
+            let pin = self.flows[p.flow as usize].pin;
+            if pin != NONE && p.kind == PacketKind::Data {
+                // A subflow's data follows its pinned path.
+                let topo = self.topo;
+                let link = self.pins[pin as usize]
+                    .iter()
+                    .find(|l| topo.link(**l).from == at)
+                    .expect("a pinned packet is on its path");
+                self.enqueue(link.0, pkt);
+                return;
+            }
+        }
         let dst = self.pool[pkt].dst;
         let cands = self.routes.next_hops(at, dst);
         let i = if cands.len() == 1 {
@@ -849,6 +932,7 @@ impl<'a> Simulation<'a> {
                     ece: p.ecn.ece,
                     ts_echo: p.ts,
                 };
+                self.couple(f);
                 let fl = &mut self.flows[f as usize];
                 fl.sender.on_ack(cfg, now, &ack, &mut self.seg_buf);
                 self.flush_segments(f);
@@ -856,6 +940,28 @@ impl<'a> Simulation<'a> {
             PacketKind::Control => {}
         }
         self.rearm(f);
+    }
+
+    /// Hands subflow `f` of a multipath connection the state of all its subflows.
+    #[inline]
+    fn couple(&mut self, f: u32) {
+        let c = self.flows[f as usize].conn;
+        if c == NONE {
+            return;
+        }
+        let mut cp = Coupling::default();
+        for &m in &self.conns[c as usize] {
+            let s = &self.flows[m as usize].sender;
+            let cwnd = s.window().cwnd;
+            cp.subflows += 1;
+            cp.total_cwnd += cwnd;
+            if let Some(rtt) = s.rtt().srtt().filter(|d| d.0 > 0) {
+                let t = rtt.as_secs_f64();
+                cp.sum_rate += cwnd as f64 / t;
+                cp.max_cwnd_over_rtt2 = cp.max_cwnd_over_rtt2.max(cwnd as f64 / (t * t));
+            }
+        }
+        self.flows[f as usize].sender.cc_mut().couple(&cp);
     }
 
     fn on_delivered(&mut self, f: u32, newly: u64) {
@@ -935,6 +1041,8 @@ impl<'a> Simulation<'a> {
             return;
         }
         fl.timer_at = SimTime::NEVER;
+        self.couple(f);
+        let fl = &mut self.flows[f as usize];
         let cfg = &self.scheme.tcp;
         // Report: a timeout is spurious when the receiver already holds the first
         // unacknowledged byte, the one it retransmits.
@@ -972,6 +1080,20 @@ impl<'a> Simulation<'a> {
         fl.sender.send(&self.scheme.tcp, now, &mut self.seg_buf);
         self.flush_segments(f);
         self.rearm(f);
+        let c = self.flows[f as usize].conn;
+        if c != NONE {
+            for k in 1..self.conns[c as usize].len() {
+                let m = self.conns[c as usize][k];
+                let sub = &mut self.flows[m as usize];
+                sub.block_active = true;
+                sub.block_start = now;
+                sub.goal = u64::MAX;
+                sub.sender.supply(u64::MAX / 4);
+                sub.sender.send(&self.scheme.tcp, now, &mut self.seg_buf);
+                self.flush_segments(m);
+                self.rearm(m);
+            }
+        }
     }
 
     fn on_incast_request(&mut self, i: u32) {
@@ -1035,6 +1157,10 @@ impl<'a> Simulation<'a> {
         let mut records = std::mem::take(&mut self.records);
         for f in 0..self.flows.len() as u32 {
             let fl = &self.flows[f as usize];
+            if fl.conn != NONE && self.conns[fl.conn as usize][0] != f {
+                // A multipath connection has one record, its first subflow's.
+                continue;
+            }
             match fl.kind {
                 FlowKind::Sized if fl.block_active || fl.finish.is_some() => {
                     records.push(self.block_record(f, fl.finish));
@@ -1067,11 +1193,43 @@ impl<'a> Simulation<'a> {
                 ecn_marks: p.marks,
             })
             .collect();
+        let binned =
+            |f: &&Flow| f.kind == FlowKind::LongLived && self.opts.throughput_bin.is_some();
         let throughput = self
             .flows
             .iter()
-            .filter(|f| f.kind == FlowKind::LongLived && self.opts.throughput_bin.is_some())
-            .map(|f| (f.id, f.bins.clone()))
+            .enumerate()
+            .filter(|(i, f)| {
+                binned(f) && (f.conn == NONE || self.conns[f.conn as usize][0] == *i as u32)
+            })
+            .map(|(_, f)| {
+                if f.conn == NONE {
+                    return (f.id, f.bins.clone());
+                }
+                // A connection's throughput is the sum of its subflows'.
+                let mut sum: Vec<u64> = Vec::new();
+                for &m in &self.conns[f.conn as usize] {
+                    let b = &self.flows[m as usize].bins;
+                    if sum.len() < b.len() {
+                        sum.resize(b.len(), 0);
+                    }
+                    for (s, x) in sum.iter_mut().zip(b) {
+                        *s += x;
+                    }
+                }
+                (f.id, sum)
+            })
+            .collect();
+        let subflow_throughput = self
+            .conns
+            .iter()
+            .flat_map(|members| {
+                members.iter().enumerate().map(|(k, &m)| {
+                    let f = &self.flows[m as usize];
+                    (f.id, k as u32, f.bins.clone())
+                })
+            })
+            .filter(|_| self.opts.throughput_bin.is_some())
             .collect();
         let incasts = self
             .incasts
@@ -1104,6 +1262,7 @@ impl<'a> Simulation<'a> {
             queue_samples: self.samples,
             throughput_bin: self.opts.throughput_bin,
             throughput,
+            subflow_throughput,
             incasts,
             simulated_ps: end.0,
             wall_seconds: wall.elapsed().as_secs_f64(),

@@ -196,6 +196,16 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             "the workloads produce no flows within duration_ms (raise the load or the duration)",
         ));
     }
+    for (i, scheme) in schemes.iter().enumerate() {
+        // A subflow path must join its flow's endpoints (known once the workload is).
+        dctc_packet::multipath::check_endpoints(
+            &scheme.subflows,
+            &workload.flows,
+            &topo,
+            &format!("schemes[{i}]"),
+        )
+        .map_err(|e| s.error(&e.key, e.reason))?;
+    }
     let until = arrivals_until + drain;
     let mut opts = RunOptions::new(s.seed, until);
     opts.queue_sample = micros(s, "output.queue_sample_us", output.queue_sample_us, 100.0)?;

@@ -13,7 +13,7 @@
 //! DropTail" is `name = "dctcp", queue = "droptail"`. ECN capability follows the transport.
 //!
 //! Shared keys: `name`, `label`, `transport`, `queue`, `ecn_k_bytes` (the `ecn` queue's K),
-//! `load_balancer`, `tcp`, and the CoDel-family queue keys of [`queue_keys`]
+//! `load_balancer`, `tcp`, `subflows` (see [`crate::multipath`]), and the CoDel-family queue keys of [`queue_keys`]
 //! (`codel_target_us`, `codel_interval_us`, `codel_ecn`, `fq_buckets`, `fq_quantum_bytes`,
 //! `fq_drop_batch`), each valid only where the switch queue uses it.
 
@@ -170,6 +170,8 @@ pub struct PacketScheme {
     pub lb: LbKind,
     /// Host NIC queue size, bytes.
     pub nic_buffer_bytes: u64,
+    /// Flows run as subflows on pinned paths (the `subflows` key), sorted by flow id.
+    pub subflows: Vec<crate::multipath::SubflowPlan>,
 }
 
 /// Host NIC queue default: Linux's 1000-packet txqueue of 1500 B frames.
@@ -190,6 +192,7 @@ impl PacketScheme {
             host_queue: QueueSpec::DropTail,
             lb: LbKind::Ecmp,
             nic_buffer_bytes: DEFAULT_NIC_BUFFER,
+            subflows: Vec::new(),
         }
     }
 
@@ -217,6 +220,14 @@ impl PacketScheme {
     #[inline]
     pub fn new_cc(&self) -> Cc {
         self.cc.clone()
+    }
+
+    /// A fresh congestion controller for workload flow `flow`, with that flow's parameters
+    /// where the scheme has per-flow ones.
+    pub fn cc_for_flow(&self, flow: u32) -> Cc {
+        let mut cc = self.cc.clone();
+        cc.for_flow(flow);
+        cc
     }
 
     /// The switches' ECN marking threshold, if they mark.
@@ -273,6 +284,8 @@ pub struct CommonKeys {
     pub tcp: TcpKnobs,
     /// The CoDel-family queue keys.
     pub queue_keys: queue_keys::QueueKeys,
+    /// Flows run as subflows on pinned paths.
+    pub subflows: Vec<crate::multipath::SubflowsSpec>,
 }
 
 /// Declares a scheme module's `Config`: the shared keys ([`CommonKeys`]) plus the fields
@@ -322,6 +335,9 @@ macro_rules! scheme_config {
             /// Most packets one `fq-codel` overflow drops from the fattest bucket (default 64).
             #[serde(default)]
             pub fq_drop_batch: Option<i64>,
+            /// Flows run as subflows, each on a path pinned by the source.
+            #[serde(default)]
+            pub subflows: Vec<$crate::multipath::SubflowsSpec>,
             $($(#[$doc])* #[serde(default)] pub $field: $ty,)*
         }
 
@@ -344,6 +360,7 @@ macro_rules! scheme_config {
                         fq_quantum_bytes: self.fq_quantum_bytes,
                         fq_drop_batch: self.fq_drop_batch,
                     },
+                    subflows: self.subflows.clone(),
                 }
             }
         }
@@ -391,6 +408,12 @@ schemes! {
     fq_codel,
     /// CUBIC over sfqCoDel.
     sfqcodel_cubic,
+    /// HOLNET CC / CC-CoS.
+    holnet_cc,
+    /// HOLNET MCC.
+    holnet_mcc,
+    /// MPTCP (LIA).
+    mptcp,
 }
 
 pub mod queue_keys;
@@ -534,6 +557,7 @@ pub fn resolve_scheme(
         .or(settings.load_balancer)
         .unwrap_or_default();
     s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
+    s.subflows = crate::multipath::resolve(&common.subflows, topo, key)?;
     if s.nic_buffer_bytes < 1500 {
         return Err(ConfigError {
             key: "packet.nic_buffer_bytes".into(),

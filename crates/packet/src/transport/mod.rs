@@ -10,8 +10,11 @@
 //!   default every other controller builds on.
 //! - [`dctcp`]: DCTCP's ECN-fraction estimator and proportional cut.
 
+pub mod coupling;
 pub mod rtt;
 pub mod tcp;
+
+pub use coupling::Coupling;
 
 pub use rtt::RttEstimator;
 pub use tcp::{TcpReceiver, TcpSender};
@@ -205,6 +208,14 @@ pub trait CongestionControl {
     fn ecn_capable(&self) -> bool {
         false
     }
+
+    /// The controller is about to run for flow `flow` (the workload's flow id): a scheme
+    /// with per-flow parameters picks this flow's here. Called once, before the flow starts.
+    fn for_flow(&mut self, _flow: u32) {}
+
+    /// This subflow of a multipath connection is about to see an ACK or a timer: `c`
+    /// describes all the connection's subflows (coupled controllers read it).
+    fn couple(&mut self, _c: &Coupling) {}
 }
 
 /// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
@@ -263,6 +274,16 @@ macro_rules! controllers {
                     $(Cc::$variant(c) => c.ecn_capable(),)*
                 }
             }
+            fn for_flow(&mut self, flow: u32) {
+                match self {
+                    $(Cc::$variant(c) => c.for_flow(flow),)*
+                }
+            }
+            fn couple(&mut self, cp: &Coupling) {
+                match self {
+                    $(Cc::$variant(c) => c.couple(cp),)*
+                }
+            }
         }
     };
 }
@@ -271,6 +292,9 @@ controllers! {
     "newreno" => newreno::NewReno: "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
     "dctcp" => dctcp::Dctcp: "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
+    "holnet-cc" => holnet_cc::HolnetCc: "HOLNET CC/CC-CoS (eq. 19): alpha-utility window control, class-of-service r, loss-inferred congestion",
+    "holnet-mcc" => holnet_mcc::HolnetMcc: "HOLNET MCC (eq. 20): coupled multipath window control, AIMD on one path",
+    "mptcp" => mptcp::Mptcp: "MPTCP coupled increase (RFC 6356 LIA) over NewReno loss recovery",
 }
 
 #[cfg(test)]
