@@ -1,6 +1,6 @@
 //! Bad HOLNET / multipath keys in a packet scheme table exit 2, name the key and write
 //! nothing: a subflow path that does not connect its flow's endpoints, theta above R_s,
-//! alpha <= 0.
+//! alpha <= 0, a rate-averaging window outside the run or without a throughput series.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -57,6 +57,15 @@ fn bad_holnet_and_subflow_keys_exit_2_naming_the_key() {
             "name = \"holnet-cc\"\nflows = [ { flow = 0, utility = { kind = \"alpha\", alpha = -0.5 } } ]"
                 .to_string(),
             "schemes[0].flows[0].utility.alpha",
+        ),
+        (
+            "name = \"newreno\"\n[output]\nrate_average_from_ms = 5.0".to_string(),
+            "output.rate_average_from_ms",
+        ),
+        (
+            "name = \"newreno\"\n[output]\nthroughput_bin_us = 0\nrate_average_from_ms = 0.5"
+                .to_string(),
+            "output.rate_average_from_ms",
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();
