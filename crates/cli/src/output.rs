@@ -92,6 +92,26 @@ pub(crate) fn scenario_echo(scenario: &Scenario) -> serde_json::Value {
     echo
 }
 
+/// The report as `report.html` shows it: the engine's, with the provenance line, without the
+/// wall-clock column, and with the paper comparison (from the [`full_summary`]) first.
+pub(crate) fn final_report(
+    scenario: &Scenario,
+    out: &RunOutput,
+    summary: &serde_json::Value,
+) -> Report {
+    let mut report = out.report.clone();
+    report.meta = crate::provenance::report_line(scenario.seed);
+    for section in &mut report.sections {
+        for table in &mut section.tables {
+            *table = table.without_column(WALL_COLUMN);
+        }
+    }
+    if let Some(section) = paper::section(&scenario.paper, summary) {
+        report.sections.insert(0, section);
+    }
+    report
+}
+
 /// Writes `out` for `scenario` into `dir` atomically (temp dir + rename). Replaces an existing
 /// `dir` only as [`check_destination`] allows. Returns the final path.
 pub(crate) fn write_run(
@@ -101,16 +121,7 @@ pub(crate) fn write_run(
     force: bool,
 ) -> Result<PathBuf> {
     let summary = full_summary(scenario, out);
-    let mut report = out.report.clone();
-    report.meta = crate::provenance::report_line(scenario.seed);
-    for section in &mut report.sections {
-        for table in &mut section.tables {
-            *table = table.without_column(WALL_COLUMN);
-        }
-    }
-    if let Some(section) = paper::section(&scenario.paper, &summary) {
-        report.sections.insert(0, section);
-    }
+    let report = final_report(scenario, out, &summary);
     let mut files: Vec<(String, Vec<u8>)> = vec![
         (
             "summary.json".into(),

@@ -1,7 +1,7 @@
 //! The papers' published figures beside ours: `[[paper]]` rows of a scenario name a metric in
 //! `summary.json` by its dotted path and the value the paper reports.
 
-use crate::scenario::PaperRow;
+use crate::scenario::{Claim, PaperRow};
 use dctc_report::{Cell, Chart, Section, Series, Table};
 use serde_json::{json, Value};
 
@@ -44,9 +44,30 @@ pub(crate) const RULE: &str = "Verdict: \"holds\" when ours is within 25% of the
      (|ours - paper| <= 0.25 |paper|); \"direction only\" when it is not but lies on the same side of \
      zero with at least a tenth of the paper's size (|ours| >= 0.1 |paper|: for a relative figure such \
      as \"DBA 37% below Varys\", the same scheme wins by another but visible margin); \"misses\" \
-     otherwise (the other side of zero, or next to zero).";
+     otherwise (the other side of zero, or next to zero). A row marked \"< x\" or \"> x\" is a claim the \
+     paper makes without a number (one scheme beats another): it holds when ours lies on that side \
+     of x and misses otherwise.";
 
 impl Verdict {
+    /// The verdict for row `r` against our `ours`: a claim's side, else [`Verdict::of`].
+    pub(crate) fn of_row(r: &PaperRow, ours: Option<f64>) -> Verdict {
+        let Some(claim) = r.claim else {
+            return Verdict::of(r.value, ours);
+        };
+        let Some(o) = ours.filter(|o| o.is_finite()) else {
+            return Verdict::Missing;
+        };
+        let holds = match claim {
+            Claim::Below => o < r.value,
+            Claim::Above => o > r.value,
+        };
+        if holds {
+            Verdict::Holds
+        } else {
+            Verdict::Misses
+        }
+    }
+
     /// The verdict for the paper's `paper` against our `ours`.
     pub(crate) fn of(paper: f64, ours: Option<f64>) -> Verdict {
         let Some(o) = ours.filter(|o| o.is_finite()) else {
@@ -81,7 +102,8 @@ pub(crate) fn compare(rows: &[PaperRow], summary: &Value) -> Value {
                 let ours = lookup(summary, &r.metric).and_then(Value::as_f64);
                 json!({
                     "label": r.label, "metric": r.metric, "paper": r.value, "ours": ours,
-                    "verdict": Verdict::of(r.value, ours).label(),
+                    "verdict": Verdict::of_row(r, ours).label(),
+                    "claim": r.claim.map(|c| match c { Claim::Below => "below", Claim::Above => "above" }),
                     "note": r.note,
                 })
             })
@@ -106,10 +128,14 @@ pub(crate) fn table(rows: &[PaperRow], summary: &Value) -> Option<Table> {
         t.rows.push(vec![
             Cell::Num((i + 1) as f64),
             Cell::Text(r.label.clone()),
-            Cell::Num(r.value),
+            match r.claim {
+                None => Cell::Num(r.value),
+                Some(Claim::Below) => Cell::Text(format!("< {}", r.value)),
+                Some(Claim::Above) => Cell::Text(format!("> {}", r.value)),
+            },
             ours.map(Cell::Num)
                 .unwrap_or_else(|| Cell::Text(format!("missing: {}", r.metric))),
-            Cell::Text(Verdict::of(r.value, ours).label().into()),
+            Cell::Text(Verdict::of_row(r, ours).label().into()),
             Cell::Text(r.note.clone()),
         ]);
     }
@@ -137,7 +163,10 @@ pub(crate) fn section(rows: &[PaperRow], summary: &Value) -> Option<Section> {
 /// fractions) share one chart; every other row gets its own, since its unit is its own.
 pub(crate) fn charts(rows: &[PaperRow], summary: &Value) -> Vec<Chart> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
+    // A claim has no paper value to draw.
+    let numeric = |i: &usize| rows[*i].claim.is_none();
     let small: Vec<usize> = (0..rows.len())
+        .filter(numeric)
         .filter(|&i| rows[i].value.abs() <= 1.0)
         .collect();
     if !small.is_empty() {
@@ -145,6 +174,7 @@ pub(crate) fn charts(rows: &[PaperRow], summary: &Value) -> Vec<Chart> {
     }
     groups.extend(
         (0..rows.len())
+            .filter(numeric)
             .filter(|&i| rows[i].value.abs() > 1.0)
             .map(|i| vec![i]),
     );
@@ -222,12 +252,14 @@ mod tests {
                 metric: "a.b".into(),
                 value: 3.0,
                 note: String::new(),
+                claim: None,
             },
             PaperRow {
                 label: "y".into(),
                 metric: "a.c".into(),
                 value: 1.0,
                 note: String::new(),
+                claim: None,
             },
         ];
         let c = compare(&rows, &v);
@@ -248,5 +280,43 @@ mod tests {
         assert_eq!(c[1].series[0].points, vec![(0.0, 3.0)]);
         assert_eq!(c[1].series[1].points, vec![(0.0, 6.0)]);
         assert_eq!(c[1].title, "Paper vs dctc: row 1");
+    }
+
+    #[test]
+    fn a_claim_holds_only_on_its_side_and_is_not_drawn() {
+        let v = json!({"r": -0.3});
+        let row = |claim, value| PaperRow {
+            label: "A vs B".into(),
+            metric: "r".into(),
+            value,
+            note: String::new(),
+            claim: Some(claim),
+        };
+        assert_eq!(
+            Verdict::of_row(&row(Claim::Below, 0.0), Some(-0.3)),
+            Verdict::Holds
+        );
+        assert_eq!(
+            Verdict::of_row(&row(Claim::Below, -0.5), Some(-0.3)),
+            Verdict::Misses
+        );
+        assert_eq!(
+            Verdict::of_row(&row(Claim::Above, 0.0), Some(-0.3)),
+            Verdict::Misses
+        );
+        assert_eq!(
+            Verdict::of_row(&row(Claim::Above, -1.0), Some(-0.3)),
+            Verdict::Holds
+        );
+        assert_eq!(
+            Verdict::of_row(&row(Claim::Above, 0.0), None),
+            Verdict::Missing
+        );
+        let rows = vec![row(Claim::Below, 0.0)];
+        let t = table(&rows, &v).unwrap();
+        assert_eq!(t.rows[0][2], Cell::Text("< 0".into()));
+        assert_eq!(t.rows[0][4], Cell::Text("holds".into()));
+        assert_eq!(compare(&rows, &v)[0]["claim"], json!("below"));
+        assert!(charts(&rows, &v).is_empty());
     }
 }

@@ -35,6 +35,20 @@ pub(crate) struct PaperRow {
     /// Where it comes from or how to read it.
     #[serde(default)]
     pub(crate) note: String,
+    /// A claim the paper makes without a number: ours must lie below or above `value`
+    /// (e.g. a relative figure below 0: "A beats B").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) claim: Option<Claim>,
+}
+
+/// The side of `value` a paper's numberless claim puts ours on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Claim {
+    /// Ours < value.
+    Below,
+    /// Ours > value.
+    Above,
 }
 
 #[derive(Deserialize)]
@@ -71,7 +85,7 @@ fn default_seed() -> u64 {
 
 /// A scenario with its common part checked.
 #[derive(Clone, Debug)]
-pub(crate) struct Scenario {
+pub struct Scenario {
     /// The file it came from (or `<embedded demo>`).
     pub(crate) path: PathBuf,
     /// Directory that relative paths in the scenario resolve against.
@@ -104,13 +118,13 @@ pub(crate) struct Scenario {
 
 /// A scenario that cannot be used: which file, which key, why.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ScenarioError {
+pub struct ScenarioError {
     /// The scenario file.
-    pub(crate) file: String,
+    pub file: String,
     /// Dotted key path (empty for the file as a whole).
-    pub(crate) key: String,
+    pub key: String,
     /// What is wrong.
-    pub(crate) reason: String,
+    pub reason: String,
 }
 
 impl fmt::Display for ScenarioError {
@@ -144,6 +158,18 @@ impl Scenario {
         base_dir: &Path,
         seed: Option<u64>,
     ) -> Result<Scenario, ScenarioError> {
+        Scenario::from_source(text, path, base_dir, seed, None)
+    }
+
+    /// [`Scenario::from_str`], with `default_name` (when given) instead of the file stem as
+    /// the name of a scenario without `name`: text that never was a file has no stem.
+    pub(crate) fn from_source(
+        text: &str,
+        path: &Path,
+        base_dir: &Path,
+        seed: Option<u64>,
+        default_name: Option<&str>,
+    ) -> Result<Scenario, ScenarioError> {
         let file = path.display().to_string();
         let raw: toml::Value = toml::from_str(text).map_err(|e| ScenarioError {
             file: file.clone(),
@@ -175,11 +201,14 @@ impl Scenario {
                 ),
             ));
         }
-        let name = r.name.unwrap_or_else(|| {
-            path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "scenario".into())
-        });
+        let name = r
+            .name
+            .or(default_name.map(str::to_string))
+            .unwrap_or_else(|| {
+                path.file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "scenario".into())
+            });
         if name.is_empty()
             || !name
                 .chars()

@@ -295,12 +295,21 @@ fn file_safe(text: &str) -> String {
 
 /// Parses the `--set`s into axes, naming each by its last key unless two share it.
 fn axes(sets: &[String]) -> Result<Vec<Axis>> {
-    let mut axes: Vec<Axis> = Vec::new();
+    let mut parsed = Vec::new();
     for set in sets {
         let (key, path, values) = parse_set(set)?;
-        if axes.iter().any(|a| a.path == path) {
+        if parsed.iter().any(|(_, p, _)| *p == path) {
             bail!("--set {set}: `{key}` is already swept by another --set");
         }
+        parsed.push((key, path, values));
+    }
+    Ok(name_axes(parsed))
+}
+
+/// Axes from parsed keys and values, each named by its last key unless two share it.
+fn name_axes(parsed: Vec<(String, Vec<Seg>, Vec<toml::Value>)>) -> Vec<Axis> {
+    let mut axes: Vec<Axis> = Vec::new();
+    for (key, path, values) in parsed {
         let label = match path.last() {
             Some(Seg::Key(k)) => k.clone(),
             _ => key.clone(),
@@ -319,11 +328,12 @@ fn axes(sets: &[String]) -> Result<Vec<Axis>> {
         }
         a.label = file_safe(&a.label);
     }
-    Ok(axes)
+    axes
 }
 
 /// Builds and validates every point of the sweep, in order (the last axis varies fastest).
-fn points(s: &Scenario, axes: &[Axis]) -> Result<Vec<Point>> {
+/// `flag` introduces a setting in error messages (`--set ` on the command line).
+fn points(s: &Scenario, axes: &[Axis], flag: &str) -> Result<Vec<Point>> {
     let total = axes
         .iter()
         .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
@@ -345,10 +355,10 @@ fn points(s: &Scenario, axes: &[Axis]) -> Result<Vec<Point>> {
         for (a, &p) in axes.iter().zip(&picks) {
             let v = &a.values[p];
             set_path(&mut doc, &a.path, v)
-                .map_err(|reason| anyhow!("--set {}={}: {reason}", a.key, value_text(v)))?;
+                .map_err(|reason| anyhow!("{flag}{}={}: {reason}", a.key, value_text(v)))?;
             name_parts.push(format!("{}={}", a.label, file_safe(&value_text(v))));
             cells.push(value_text(v));
-            sets.push(format!("--set {}={}", a.key, value_text(v)));
+            sets.push(format!("{flag}{}={}", a.key, value_text(v)));
         }
         let name = name_parts.join(",");
         if name.len() > MAX_NAME {
@@ -358,10 +368,11 @@ fn points(s: &Scenario, axes: &[Axis]) -> Result<Vec<Point>> {
             bail!("two points share the directory name `{name}` (values that differ only in case or in characters a file name cannot hold)");
         }
         let text = toml::to_string(&doc).context("cannot write the point's scenario")?;
-        let point = Scenario::from_str(&text, &s.path, &s.base_dir, None)
+        // A context, not a new message, so a front end can still reach the ScenarioError.
+        let point = Scenario::from_source(&text, &s.path, &s.base_dir, None, Some(&s.name))
             .map_err(anyhow::Error::from)
             .and_then(|p| crate::validate(&p).map(|()| p))
-            .map_err(|e| anyhow!("{} (point `{name}`): {e:#}", sets.join(" ")))?;
+            .with_context(|| format!("{} (point `{name}`)", sets.join(" ")))?;
         out.push(Point {
             name,
             cells,
@@ -420,7 +431,7 @@ pub(crate) fn run(args: &SweepArgs) -> Result<()> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let points = points(&base, &axes)?;
+    let points = points(&base, &axes, "--set ")?;
     let dir = args
         .out
         .clone()
@@ -567,20 +578,35 @@ fn collect(dir: &Path, points: &[Point]) -> Result<Vec<Row>> {
             .with_context(|| format!("cannot read {}", path.display()))?;
         let summary: Json = serde_json::from_str(&text)
             .with_context(|| format!("{}: not valid JSON", path.display()))?;
-        let Some(Json::Object(schemes)) = summary.get("schemes") else {
-            bail!("{}: no `schemes` object", path.display());
-        };
-        for (label, v) in schemes {
-            let mut leaves = Vec::new();
-            flatten("", v, &mut leaves);
+        let schemes = scheme_leaves(&summary)
+            .ok_or_else(|| anyhow!("{}: no `schemes` object", path.display()))?;
+        for (scheme, leaves) in schemes {
             rows.push(Row {
                 point: i,
-                scheme: label.clone(),
+                scheme,
                 leaves,
             });
         }
     }
     Ok(rows)
+}
+
+/// The numeric leaves of each scheme of a summary (`schemes.<label>`), in its order; `None`
+/// when it has no `schemes` object.
+fn scheme_leaves(summary: &Json) -> Option<Vec<(String, Leaves)>> {
+    let Some(Json::Object(schemes)) = summary.get("schemes") else {
+        return None;
+    };
+    Some(
+        schemes
+            .iter()
+            .map(|(label, v)| {
+                let mut leaves = Vec::new();
+                flatten("", v, &mut leaves);
+                (label.clone(), leaves)
+            })
+            .collect(),
+    )
 }
 
 /// Metrics `report.html` plots, where the summaries have them: (dotted path, title).
@@ -707,13 +733,20 @@ fn report(base: &Scenario, axes: &[Axis], points: &[Point], rows: &[Row]) -> dct
 
 /// The metric columns of `sweep.csv`: every leaf name, in order of first appearance.
 fn columns(rows: &[Row]) -> Vec<String> {
+    metric_columns(
+        rows.iter()
+            .flat_map(|r| r.leaves.iter().map(|(n, _)| n.as_str())),
+    )
+}
+
+/// The metric columns of a sweep table from the leaf names of its rows, in row order: each
+/// name once, in order of first appearance, less those that other names nest below.
+pub(crate) fn metric_columns<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut columns: Vec<String> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
-    for r in rows {
-        for (name, _) in &r.leaves {
-            if seen.insert(name.clone()) {
-                columns.push(name.clone());
-            }
+    for name in names {
+        if seen.insert(name.to_string()) {
+            columns.push(name.to_string());
         }
     }
     // A `null` where other rows hold an object (an empty bucket) is covered by those columns.
@@ -750,6 +783,98 @@ fn table(axes: &[Axis], points: &[Point], rows: &[Row]) -> Vec<u8> {
         csv.row(fields);
     }
     csv.into_bytes()
+}
+
+/// A sweep planned for a front end other than the command line (the Python package): every
+/// point built and validated as `dctc sweep` builds them, to be run in memory or elsewhere.
+pub struct Plan {
+    axes: Vec<Axis>,
+    points: Vec<Point>,
+}
+
+impl Plan {
+    /// Plans the cartesian product of `grid` (key path, values; the last key varies fastest)
+    /// over `base`. `flag` introduces a setting in error messages.
+    pub(crate) fn new(
+        base: &Scenario,
+        grid: Vec<(String, Vec<toml::Value>)>,
+        flag: &str,
+    ) -> Result<Plan> {
+        if grid.is_empty() {
+            bail!("{flag}: no keys to sweep; give at least one key path and its values");
+        }
+        let mut parsed: Vec<(String, Vec<Seg>, Vec<toml::Value>)> = Vec::new();
+        for (key, values) in grid {
+            let key = key.trim().to_string();
+            let path = parse_path(&key).map_err(|reason| anyhow!("{flag}{key}: {reason}"))?;
+            if values.is_empty() {
+                bail!("{flag}{key}: no values");
+            }
+            if values.len() as u64 > MAX_VALUES {
+                bail!("{flag}{key}: more than the {MAX_VALUES} values one key may take");
+            }
+            if let Some(v) = values.iter().find(|v| v.is_table() || v.is_array()) {
+                bail!("{flag}{key}: `{v}` is not a single value (a number, a string or a boolean)");
+            }
+            if parsed.iter().any(|(_, p, _)| *p == path) {
+                bail!("{flag}{key}: the key is swept twice");
+            }
+            parsed.push((key, path, values));
+        }
+        let axes = name_axes(parsed);
+        let points = points(base, &axes, flag)?;
+        Ok(Plan { axes, points })
+    }
+
+    /// The swept key paths, in the order given.
+    pub fn keys(&self) -> Vec<&str> {
+        self.axes.iter().map(|a| a.key.as_str()).collect()
+    }
+
+    /// The values of the `axis`-th key, in the order given.
+    pub fn values(&self, axis: usize) -> &[toml::Value] {
+        &self.axes[axis].values
+    }
+
+    /// How many points the sweep has.
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// Whether the sweep has no points (never, once planned).
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// The scenario of point `i`, with its values set.
+    pub fn point(&self, i: usize) -> &Scenario {
+        &self.points[i].scenario
+    }
+
+    /// Point `i`'s directory name under `dctc sweep`, e.g. `load=0.2,seed=1`.
+    pub fn point_name(&self, i: usize) -> &str {
+        &self.points[i].name
+    }
+
+    /// Which value of each key point `i` takes (indices into [`Plan::values`]).
+    pub fn picks(&self, i: usize) -> &[usize] {
+        &self.points[i].picks
+    }
+}
+
+/// The numeric leaves of each scheme of a run's summary (`schemes.<label>`, dotted names, in
+/// the summary's order), as the rows of `sweep.csv` hold them; `None` for a summary without
+/// `schemes`.
+pub(crate) fn scheme_metrics(summary: &Json) -> Option<Vec<crate::api::SchemeMetrics>> {
+    let parse = |v: Option<String>| v.and_then(|t| t.parse::<f64>().ok());
+    scheme_leaves(summary).map(|rows| {
+        rows.into_iter()
+            .map(|(scheme, leaves)| {
+                let metrics = leaves.into_iter().map(|(k, v)| (k, parse(v))).collect();
+                (scheme, metrics)
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]

@@ -387,3 +387,33 @@ fn allocator_iterations_every_picosecond_are_refused() {
         "samples",
     );
 }
+
+#[test]
+fn xcp_gains_outside_their_ranges_are_refused_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        TINY.replace(
+            "name = \"dctcp\"",
+            "name = \"xcp\"\nxcp_alpha = 0.4\nxcp_beta = 0.226",
+        ),
+    )
+    .unwrap();
+    let o = dctc(&["validate", "s.toml"], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    refused(
+        "name = \"dctcp\"",
+        "name = \"xcp\"\nxcp_alpha = 0.7",
+        &["schemes[0].xcp_alpha", "pi / (4 sqrt 2)"],
+    );
+    refused(
+        "name = \"dctcp\"",
+        "name = \"xcp\"\nxcp_beta = 1.2",
+        &["schemes[0].xcp_beta", "(0, 1)"],
+    );
+    refused(
+        "name = \"dctcp\"",
+        "name = \"xcp\"\nxcp_alpha = -0.1",
+        &["schemes[0].xcp_alpha"],
+    );
+}

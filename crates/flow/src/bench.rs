@@ -4,7 +4,7 @@
 use crate::engine::{CoflowInput, SimConfig, Simulator};
 use crate::net::Net;
 use crate::policy::{make_policy, PolicyConfig};
-use crate::workload::{load_trace, poisson_coflows, TraceSpec};
+use crate::workload::{load_trace, poisson_coflows, Arrivals, Placement, SizeModel, TraceSpec};
 use crate::FlowError;
 use dctc_core::fabric::{preset, FabricSpec, FatTreeSpec};
 use dctc_core::units::SimTime;
@@ -51,7 +51,8 @@ pub struct BenchSpec {
     pub default_scale: f64,
 }
 
-/// The benchmarks: `trace-maxmin`, `trace-dba`, `websearch-1m`.
+/// The benchmarks: `trace-maxmin`, `trace-dba`, `websearch-1m`, and `fb150-<policy>` (the
+/// trace as recorded, [`fb150_workload`]) for the coflow policies against `maxmin`.
 pub const BENCHES: &[BenchSpec] = &[
     BenchSpec {
         name: "trace-maxmin",
@@ -67,6 +68,26 @@ pub const BENCHES: &[BenchSpec] = &[
         name: "websearch-1m",
         what:
             "1,000,000 Poisson web-search flows on a k=16 fat-tree (1024 hosts), load 0.5, maxmin",
+        default_scale: 1.0,
+    },
+    BenchSpec {
+        name: "fb150-maxmin",
+        what: "Facebook 1-hour coflow trace as recorded on fb-150, maxmin",
+        default_scale: 1.0,
+    },
+    BenchSpec {
+        name: "fb150-varys",
+        what: "Facebook 1-hour coflow trace as recorded on fb-150, varys",
+        default_scale: 1.0,
+    },
+    BenchSpec {
+        name: "fb150-varys-no-backfill",
+        what: "Facebook 1-hour coflow trace as recorded on fb-150, varys-no-backfill",
+        default_scale: 1.0,
+    },
+    BenchSpec {
+        name: "fb150-coflow-fifo",
+        what: "Facebook 1-hour coflow trace as recorded on fb-150, coflow-fifo",
         default_scale: 1.0,
     },
 ];
@@ -104,6 +125,34 @@ pub fn trace_workload(trace: &Path, scale: f64) -> Result<(Net, Vec<CoflowInput>
     Ok((net, coflows))
 }
 
+/// The trace as recorded (the first `scale` of its coflows): `fb-150` (150 ports on one
+/// non-blocking switch at 2^30 b/s), each trace port on its own host, native arrival times,
+/// every flow into a reducer the same size (the reducer's bytes over the mapper count, cv 0).
+pub fn fb150_workload(trace: &Path, scale: f64) -> Result<(Net, Vec<CoflowInput>), FlowError> {
+    let topo = preset("fb-150")
+        .expect("preset")
+        .build(Path::new("."))
+        .map_err(|e| FlowError::Fabric(e.to_string()))?;
+    let net = Net::new(topo)?;
+    let tr = load_trace(trace)?;
+    let n = ((tr.coflows.len() as f64 * scale).ceil() as usize).max(1);
+    let spec = TraceSpec {
+        path: trace.display().to_string(),
+        load: 1.0,
+        cv: 0.0,
+        sizes: SizeModel::ReducerMean,
+        placement: Placement::Ports,
+        max_coflows: Some(n),
+        skip_coflows: 0,
+        max_mappers: None,
+        max_reducers: None,
+        size_scale: 1.0,
+        arrivals: Arrivals::Native,
+    };
+    let coflows = spec.build(&tr, &net, 1)?;
+    Ok((net, coflows))
+}
+
 /// [`bench()`], telling `start` the last arrival time once the workload is built (a run's
 /// natural progress target) and `progress` the simulated time every few thousand events.
 pub fn bench_with_progress(
@@ -119,6 +168,10 @@ pub fn bench_with_progress(
             let (net, coflows) = trace_workload(trace, scale)?;
             let policy = if name == "trace-dba" { "dba" } else { "maxmin" };
             (net, coflows, policy)
+        }
+        fb if fb.starts_with("fb150-") && BENCHES.iter().any(|b| b.name == fb) => {
+            let (net, coflows) = fb150_workload(trace, scale)?;
+            (net, coflows, &fb["fb150-".len()..])
         }
         "websearch-1m" => {
             let topo = FabricSpec::FatTree(FatTreeSpec {

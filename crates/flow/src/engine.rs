@@ -327,6 +327,13 @@ pub struct Simulator<'n> {
     bn_success: f64,
     /// Size floor of the bottleneck re-solve (`BN_MIN_FLOWS`); `None` turns it off (tests).
     bn_min_flows: Option<usize>,
+    /// Whether [`RatePolicy::completion_reallocates`] may skip a completion's re-solve
+    /// (`false`: every completion re-solves, for comparisons).
+    skip_completions: bool,
+    /// Links of the completions that did not re-solve: the next re-solve starts from them too,
+    /// so whatever those flows held back (a coflow waiting on their ports) is re-solved with
+    /// the event that changes the decision.
+    skipped_links: Vec<u32>,
 }
 
 /// Per flow: whether its completion is deferred, and the bytes left and the time its
@@ -459,6 +466,8 @@ impl<'n> Simulator<'n> {
             cut_work: 0.0,
             bn_success: 1.0,
             bn_min_flows: Some(BN_MIN_FLOWS),
+            skip_completions: true,
+            skipped_links: Vec::new(),
             net,
             cfg,
             policy,
@@ -514,6 +523,13 @@ impl<'n> Simulator<'n> {
             self.stats.bn_applied,
             self.stats.bn_rounds,
         )
+    }
+
+    /// Re-solves at every flow completion, even where the policy says the completion changes
+    /// no decision ([`RatePolicy::completion_reallocates`]): the slow reference its coflow-speed
+    /// runs are compared with.
+    pub fn reallocate_every_completion(&mut self) {
+        self.skip_completions = false;
     }
 
     /// The policy (for inspection after a run).
@@ -591,6 +607,7 @@ impl<'n> Simulator<'n> {
                 }
             }
             if !seeds.is_empty() || !seed_links.is_empty() {
+                seed_links.append(&mut self.skipped_links);
                 self.reallocate(&seeds, &seed_links);
             }
             if reroute {
@@ -713,13 +730,32 @@ impl<'n> Simulator<'n> {
             d.on[f] = false;
         }
         self.flows.finish[f] = self.now;
+        let c = self.flows.coflow[f] as usize;
+        self.coflows.left[c] -= 1;
+        if self.coflows.left[c] == 0 {
+            self.coflows.finish[c] = self.now;
+        }
+        // A policy whose decision this completion leaves as it was (a coflow scheduler while
+        // the rest of the coflow is still running) keeps every other rate.
+        let reallocates = !self.skip_completions
+            || self.policy.completion_reallocates(
+                &View {
+                    now: self.now,
+                    net: self.net,
+                    flows: &self.flows,
+                    coflows: &self.coflows,
+                },
+                f as u32,
+            );
         self.cut = self.cut.min(self.flows.rate[f]);
         let (a, n) = self.flows.route[f];
         for k in a..a + n {
             let l = self.flows.arena[k as usize].link;
             // Incremental maxmin: a link with room to spare before the flow left changes
             // nothing by getting more.
-            if !self.incremental || self.tight(l as usize) {
+            if !reallocates {
+                self.skipped_links.push(l);
+            } else if !self.incremental || self.tight(l as usize) {
                 seed_links.push(l);
                 if self.incremental {
                     let lu = l as usize;
@@ -732,11 +768,6 @@ impl<'n> Simulator<'n> {
             self.nact[l as usize] -= 1;
         }
         self.set_rate(f, 0.0);
-        let c = self.flows.coflow[f] as usize;
-        self.coflows.left[c] -= 1;
-        if self.coflows.left[c] == 0 {
-            self.coflows.finish[c] = self.now;
-        }
         let v = View {
             now: self.now,
             net: self.net,

@@ -12,7 +12,7 @@
 //!   flows as single-flow coflows.
 //! - [`alloc`]: weighted max-min water-filling and greedy priority kernels.
 //! - [`engine`]: the event loop and per-flow / per-coflow records.
-//! - [`policy`]: `maxmin`, `varys`, `baraat`, `fastpass-f`, `fastpass-c`, `dba-ideal`, `dba`, `num` (any dctc-num utility).
+//! - [`policy`]: `maxmin`, `varys`, `varys-no-backfill`, `coflow-fifo`, `baraat`, `fastpass-f`, `fastpass-c`, `dba-ideal`, `dba`, `num` (any dctc-num utility).
 //! - [`metrics`]: CCT statistics, CDFs, throughput.
 //! - [`convergence`]: DBA's per-iteration rates against the optimum (Fig. 7).
 //! - [`bench`](mod@bench): the speed benchmarks `dctc bench flow` runs.

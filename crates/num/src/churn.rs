@@ -301,4 +301,56 @@ mod tests {
             );
         }
     }
+
+    /// A churn run on 8 links of 10 Gb/s in which the flow set changes every `k` iterations:
+    /// one flowlet every `k` steps on two random links, its bytes scaled with `k` so the
+    /// offered load is the same for every `k`.
+    fn churn_every(k: usize) -> ChurnResult {
+        use dctc_core::rng::mix64;
+        let step = 10e-6;
+        let steps = 3000;
+        let flowlets: Vec<Flowlet> = (0..steps / k)
+            .map(|i| {
+                let h = mix64(7 ^ mix64(i as u64));
+                let a = (h % 8) as usize;
+                let b = (a + 1 + (mix64(h) % 7) as usize) % 8;
+                Flowlet {
+                    start_s: (i * k) as f64 * step,
+                    bytes: k as f64 * 40_000.0,
+                    path: vec![a, b],
+                }
+            })
+            .collect();
+        let cfg = ChurnConfig {
+            step_s: step,
+            duration_s: steps as f64 * step,
+            optimal_every: 2,
+            warmup_s: 1000.0 * step,
+            threshold: 0.0,
+        };
+        let mut s = AnySolver::by_name("ned").unwrap();
+        run(&[10e9; 8], &flowlets, &mut s, &cfg)
+    }
+
+    #[test]
+    fn f_norm_fraction_is_set_by_iterations_per_flow_set_change() {
+        // The difference from Flowtune's "over 99.7% of optimal" (§6.6) pinned: with the
+        // same offered load, NED + F-NORM reaches about 0.997 of the optimum only when the flow
+        // set holds still for tens of iterations, and loses several percent when it changes
+        // every iteration or every few (fb-web at load 0.8 on flowtune-144 changes a host
+        // link's flow set about every 3 iterations). Over-allocation falls the same way.
+        let ks = [1usize, 3, 10, 60];
+        let runs: Vec<ChurnResult> = ks.iter().map(|&k| churn_every(k)).collect();
+        let f: Vec<f64> = runs.iter().map(|r| r.f_norm_fraction).collect();
+        for w in f.windows(2) {
+            assert!(w[0] < w[1], "F-NORM fraction not rising with k: {f:?}");
+        }
+        assert!(f[0] < 0.95, "every iteration: {f:?}");
+        assert!(f[1] < 0.98, "every 3 iterations: {f:?}");
+        assert!(f[3] > 0.995, "every 60 iterations: {f:?}");
+        let over: Vec<f64> = runs.iter().map(|r| r.mean_over_allocation_bps).collect();
+        for w in over.windows(2) {
+            assert!(w[0] > w[1], "over-allocation not falling with k: {over:?}");
+        }
+    }
 }

@@ -4,9 +4,10 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use dctc_core::ids::NodeId;
 use dctc_core::units::{Delta, SimTime};
-use dctc_packet::engine::{Event, EventQueue, HeapEventQueue, PacketPool};
+use dctc_packet::engine::PacketPool;
 use dctc_packet::packet::{Packet, PacketKind};
 use dctc_packet::queue::{EcnThreshold, QueueDisc};
+use dctc_packet::sim::{Event, EventQueue, HeapEventQueue};
 use std::hint::black_box;
 
 macro_rules! steady_state {

@@ -2,7 +2,7 @@
 //! 0.6 load, DCTCP, pFabric-tuned TCP, a given span of simulated time; [`bench_scheme`] runs
 //! the same workload under another of [`BENCH_SCHEMES`] (one row per queue discipline).
 
-use crate::metrics::RunResult;
+use crate::metrics::PacketRun;
 use crate::schemes::PacketScheme;
 use crate::sim::{RunOptions, Simulation, Workload};
 use crate::transport::TcpConfig;
@@ -36,7 +36,7 @@ pub struct BenchReport {
     /// Peak resident memory of the process (VmHWM), bytes, where /proc offers it.
     pub peak_rss_bytes: Option<u64>,
     /// The run itself.
-    pub result: RunResult,
+    pub result: PacketRun,
 }
 
 /// Peak resident set size of this process from `/proc/self/status` (Linux only).
@@ -55,7 +55,17 @@ pub fn thread_cpu_ns() -> Option<u64> {
 
 /// Schemes [`bench_scheme`] can run: DCTCP (the reference row) and one per further
 /// discipline, each with its registry defaults.
-pub const BENCH_SCHEMES: &[&str] = &["dctcp", "codel", "fq-codel", "sfqcodel-cubic"];
+pub const BENCH_SCHEMES: &[&str] = &[
+    "dctcp",
+    "codel",
+    "fq-codel",
+    "sfqcodel-cubic",
+    "pfabric",
+    "tfc",
+    "xcp",
+    "dctcp-drill",
+    "holnet-uta",
+];
 
 /// Runs the standard workload for `simulated` with `seed` under DCTCP (K = 97.5 KB).
 pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
@@ -65,7 +75,7 @@ pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
 /// Runs the standard workload under `name`, one of [`BENCH_SCHEMES`] (panics otherwise).
 pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
     use crate::queue::{CodelParams, FqCodelParams, SfqCodelParams};
-    use crate::schemes::{codel, fq_codel, sfqcodel_cubic, QueueSpec};
+    use crate::schemes::{codel, fq_codel, pfabric, sfqcodel_cubic, QueueSpec};
     use crate::transport::{Cc, Cubic, NewReno};
     let topo = preset("flowtune-144")
         .expect("preset exists")
@@ -118,6 +128,50 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
             Cc::Cubic(Cubic::default()),
             QueueSpec::SfqCodel(SfqCodelParams::default()),
         ),
+        pfabric::NAME => {
+            // pFabric's hosts and 2 x BDP switch buffers, as the pfabric scheme resolves them.
+            let bdp = pfabric::bdp_packets(&topo).expect("preset has hosts");
+            let buffer = 2 * bdp * crate::schemes::PACKET_BYTES;
+            let tcp = pfabric::tcp_knobs(bdp)
+                .resolve(buffer, "bench")
+                .expect("pFabric's defaults resolve");
+            let mut s = PacketScheme::assemble(
+                pfabric::NAME,
+                tcp,
+                Cc::PFabricHost(Default::default()),
+                QueueSpec::PFabric,
+            );
+            s.switch_buffer_bytes = Some(buffer);
+            s
+        }
+        crate::schemes::tfc::NAME => {
+            crate::schemes::tfc::scheme(tcp, crate::queue::TfcParams::default())
+        }
+        crate::schemes::xcp::NAME => {
+            let host_rate = topo.hosts().first().and_then(|&h| topo.host_rate(h));
+            let q = QueueSpec::Xcp(crate::queue::XcpParams::default());
+            let mut s = PacketScheme::assemble(
+                crate::schemes::xcp::NAME,
+                tcp,
+                Cc::Xcp(crate::transport::Xcp::new(host_rate)),
+                q,
+            );
+            s.host_queue = q;
+            s
+        }
+        "dctcp-drill" => PacketScheme {
+            lb: crate::schemes::LbKind::Drill,
+            ..PacketScheme::dctcp(tcp, 97_500)
+        },
+        crate::schemes::holnet_uta::NAME => PacketScheme {
+            lb: crate::schemes::LbKind::HolnetPercentage,
+            ..PacketScheme::assemble(
+                crate::schemes::holnet_uta::NAME,
+                tcp,
+                Cc::HolnetUta(Default::default()),
+                QueueSpec::Holnet,
+            )
+        },
         other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),
     };
     let workload = Workload {

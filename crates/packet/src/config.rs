@@ -3,7 +3,7 @@
 //! ```toml
 //! [packet]                       # defaults for every scheme
 //! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6, timestamps = false, limited_transmit = false, pacing_gbps = 2.5 }
-//! load_balancer = "ecmp"         # or "spray"
+//! load_balancer = "ecmp"         # or "spray", "drill", "holnet-percentage" (lb::keys)
 //! nic_buffer_bytes = 1500000
 //! drain_ms = 0                   # run on after arrivals stop, so flows can finish
 //!
@@ -15,6 +15,8 @@
 //! transport = "dctcp"            # replace the scheme's controller (see transport::TRANSPORTS)
 //! queue = "ecn"                  # replace its switch queue (see schemes::QUEUES)
 //! tcp = { initial_cwnd_packets = 10 }   # per-scheme overrides of [packet].tcp
+//! buffer_packets = 100           # every switch port's buffer, 1500 B packets (default: the fabric's)
+//! nic_queue = "switch"           # host NICs run the switch discipline (default "droptail")
 //!
 //! [[workload]]
 //! kind = "poisson"               # or "incast", "flows", "csv", "incast-sweep"
@@ -99,6 +101,10 @@ pub struct TcpKnobs {
     /// Pace new data at this rate, Gb/s (default: no pacing, window-limited only).
     #[serde(default)]
     pub pacing_gbps: Option<f64>,
+    /// Consecutive timeouts after which the sender probes with one header-only packet per
+    /// RTO until an ACK arrives (pFabric's probe mode; default: never).
+    #[serde(default)]
+    pub probe_after_timeouts: Option<u32>,
 }
 
 /// TCP presets: name, description.
@@ -132,7 +138,8 @@ impl TcpKnobs {
             dupack_threshold,
             timestamps,
             limited_transmit,
-            pacing_gbps
+            pacing_gbps,
+            probe_after_timeouts
         )
     }
 
@@ -223,6 +230,15 @@ impl TcpKnobs {
             }
             c.pacing = Some(Rate((g * 1e9).round() as u64));
         }
+        if let Some(n) = self.probe_after_timeouts {
+            if n == 0 {
+                return Err(err(
+                    format!("{key}.probe_after_timeouts"),
+                    "must be at least 1",
+                ));
+            }
+            c.probe_after_timeouts = Some(n);
+        }
         Ok(c)
     }
 }
@@ -246,6 +262,12 @@ pub struct PacketSettings {
     /// Extra simulated time after the workload's duration (arrivals stop at the duration).
     #[serde(default)]
     pub drain_ms: Option<f64>,
+    /// DRILL's parameters (`load_balancer = "drill"`).
+    #[serde(default)]
+    pub drill: Option<crate::lb::keys::DrillKnobs>,
+    /// HOLNET's percentage balancer's parameters (`load_balancer = "holnet-percentage"`).
+    #[serde(default)]
+    pub percentage_lb: Option<crate::lb::keys::PercentageKnobs>,
 }
 
 /// One `[[workload]]` table.

@@ -1,12 +1,16 @@
 //! dctc-packet: the packet-level simulator.
 //!
-//! - [`engine`]: the event queue (picosecond [`dctc_core::SimTime`], ties in scheduling
-//!   order) and the packet pool.
+//! - [`engine`]: the packet pool.
 //! - [`packet`]: the header, with room for per-scheme fields.
-//! - [`queue`]: queue disciplines of output ports (DropTail, ECN threshold).
-//! - [`lb`]: load balancers (per-flow ECMP, per-packet spraying).
-//! - [`transport`]: TCP NewReno and DCTCP as I/O-free state machines.
-//! - [`sim`]: fabric, hosts and the event loop of one run.
+//! - [`queue`]: queue disciplines of output ports (DropTail, ECN threshold, CoDel, FQ-CoDel,
+//!   sfqCoDel, pFabric).
+//! - [`lb`]: load balancers (per-flow ECMP, per-packet spraying, DRILL, HOLNET's percentage
+//!   balancer).
+//! - [`transport`]: TCP's reliable delivery and the congestion controllers (NewReno, DCTCP,
+//!   Cubic) as I/O-free state machines, with header feedback and pacing.
+//! - [`sim`]: the event loop of one run (picosecond [`dctc_core::SimTime`], ties in
+//!   scheduling order) as mediator between I/O-free parts: the fabric, host endpoints,
+//!   applications and results.
 //! - [`metrics`]: counters, histograms and per-port statistics of a run.
 //! - [`schemes`]: one module per scheme, the registry, and resolved scheme settings.
 //! - [`config`]: scenario keys (`[packet]`, `[[schemes]]`, `[[workload]]`, `[output]`).
@@ -28,4 +32,4 @@ pub mod sim;
 pub mod transport;
 
 pub use schemes::{PacketScheme, SCHEMES};
-pub use sim::{incast_sweep, simulate, RunOptions, SimError, Simulation, Workload};
+pub use sim::{incast_sweep, simulate_packets, RunOptions, SimError, Simulation, Workload};

@@ -163,6 +163,9 @@ pub struct Counters {
     pub spurious_timeouts: u64,
     /// Payload bytes retransmitted over all flows.
     pub retransmitted_bytes: u64,
+    /// Data packets that reached their receiver after a packet of the same flow sent later
+    /// (per-packet load balancing reorders; a retransmission, sent later, is not counted).
+    pub reordered_packets: u64,
 }
 
 /// One output port's statistics.
@@ -220,7 +223,7 @@ pub struct IncastResult {
 
 /// Everything one scheme's run produced.
 #[derive(Clone, Debug)]
-pub struct RunResult {
+pub struct PacketRun {
     /// The scheme's label.
     pub label: String,
     /// One record per sized flow or incast block (finished or not) and per long-lived flow.

@@ -18,6 +18,9 @@ pub enum PacketKind {
     Ack,
     /// A control message (Flowtune's flowlet start/end and rate updates, later).
     Control,
+    /// An application's request for a flow's next block (an incast round), header-only, from
+    /// the flow's receiver to its sender; the block starts when it arrives.
+    Request,
 }
 
 /// ECN bits in the IP header plus the TCP ECE echo.

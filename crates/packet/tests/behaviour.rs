@@ -38,7 +38,7 @@ fn long_flows(
     scheme: &PacketScheme,
     ms: u64,
     bin_us: u64,
-) -> (dctc_packet::metrics::RunResult, Vec<f64>) {
+) -> (dctc_packet::metrics::PacketRun, Vec<f64>) {
     let t = bell(n, 1, 10.0, 225_000);
     let flows = (0..n)
         .map(|i| long_flow(&t, i as u32, i, n, 0, ms * 1000))
@@ -91,7 +91,7 @@ fn dctcp_shares_a_bottleneck_fairly_among_32_flows() {
 }
 
 /// Index of the bottleneck port (left switch -> right switch) of a dumbbell.
-fn bottleneck(r: &dctc_packet::metrics::RunResult) -> usize {
+fn bottleneck(r: &dctc_packet::metrics::PacketRun) -> usize {
     r.ports
         .iter()
         .position(|p| p.from == "left" && p.to == "right")

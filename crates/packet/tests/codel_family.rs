@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use dctc_core::topology::Topology;
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun;
 use dctc_packet::queue::{CodelParams, FqCodelParams, SfqCodelParams};
 use dctc_packet::schemes::{codel, fq_codel, sfqcodel_cubic, QueueSpec};
 use dctc_packet::transport::{Cc, Cubic, NewReno};
@@ -45,7 +45,7 @@ fn fq() -> QueueSpec {
     })
 }
 
-fn short_mean_fct(r: &RunResult) -> f64 {
+fn short_mean_fct(r: &PacketRun) -> f64 {
     let f: Vec<f64> = r
         .records
         .iter()
@@ -78,7 +78,7 @@ fn codel_keeps_the_p99_queueing_delay_well_below_droptail() {
         &wl,
         4_000,
     );
-    let us = |r: &RunResult| r.queue_delay.quantile(0.99) as f64 * 1e-6;
+    let us = |r: &PacketRun| r.queue_delay.quantile(0.99) as f64 * 1e-6;
     let (d, c) = (us(&drop), us(&cod));
     eprintln!("p99 queueing delay: droptail {d:.1} us, codel {c:.1} us");
     assert!(c < d / 4.0, "codel {c} us vs droptail {d} us");

@@ -9,7 +9,7 @@ use dctc_core::spec::FlowSpec;
 use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_packet::config::{ConfigError, PacketSettings};
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::transport::TcpConfig;
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
@@ -91,7 +91,7 @@ fn scheme(t: &Topology, src: &str) -> PacketScheme {
     s
 }
 
-fn run(t: &Topology, s: &PacketScheme, flows: Vec<FlowSpec>, secs: u64) -> RunResult {
+fn run(t: &Topology, s: &PacketScheme, flows: Vec<FlowSpec>, secs: u64) -> PacketRun {
     let routing = Routing::new(t).unwrap();
     let wl = Workload {
         flows,
@@ -114,12 +114,12 @@ fn mean_mbps(bins: &[u64], secs: u64) -> f64 {
     sum as f64 * 8.0 / ((n - from) as f64 * BIN_US as f64 * 1e-6) / MBPS
 }
 
-fn rate(r: &RunResult, id: u32, secs: u64) -> f64 {
+fn rate(r: &PacketRun, id: u32, secs: u64) -> f64 {
     let (_, bins) = r.throughput.iter().find(|x| x.0 == id).unwrap();
     mean_mbps(bins, secs)
 }
 
-fn subflow_rate(r: &RunResult, id: u32, k: u32, secs: u64) -> f64 {
+fn subflow_rate(r: &PacketRun, id: u32, k: u32, secs: u64) -> f64 {
     let (_, _, bins) = r
         .subflow_throughput
         .iter()

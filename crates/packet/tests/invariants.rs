@@ -13,7 +13,7 @@ use std::path::Path;
 fn loaded(
     scheme_of: impl Fn(&dctc_core::topology::Topology) -> PacketScheme,
     seed: u64,
-) -> dctc_packet::metrics::RunResult {
+) -> dctc_packet::metrics::PacketRun {
     let t = preset("fq-codel-32")
         .unwrap()
         .build(Path::new("."))
@@ -99,7 +99,7 @@ fn one_seed_gives_identical_runs_and_another_seed_does_not() {
 fn schemes_compared_in_one_scenario_carry_the_identical_flows() {
     let a = loaded(|t| PacketScheme::newreno(tuned(t)), 3);
     let b = loaded(|t| PacketScheme::dctcp(tuned(t), 97_500), 3);
-    let key = |r: &dctc_packet::metrics::RunResult| {
+    let key = |r: &dctc_packet::metrics::PacketRun| {
         r.records
             .iter()
             .map(|x| {

@@ -2,6 +2,7 @@
 //! plus the catalogue printed by `dctc list` and the `dctc bench` dispatch.
 
 pub(crate) mod allocator;
+pub(crate) mod fct;
 pub(crate) mod flow;
 pub(crate) mod packet;
 
@@ -62,6 +63,11 @@ pub(crate) fn list() -> String {
         &mut out,
         "NUM solvers (dctc num solve --solver ...)",
         allocator::SCHEMES,
+    );
+    section(
+        &mut out,
+        "Packet-level load balancers (load_balancer = ...)",
+        dctc_packet::lb::LOAD_BALANCERS,
     );
     out
 }

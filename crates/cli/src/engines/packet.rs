@@ -18,7 +18,7 @@ use dctc_core::workload::{Cdf, WorkloadError};
 use dctc_packet::config::{
     ConfigError, IncastSweep, OutputSettings, PacketSettings, WorkloadConfig,
 };
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
@@ -332,7 +332,7 @@ const FEW_SAMPLES: &str = "* fewer than 100 (p99) or 1000 (p99.9) completed flow
 
 /// The switch port every scheme's queue and utilization charts show: the one with the largest
 /// time-averaged backlog summed over the schemes (link indices are the same in every run).
-fn common_port(results: &[RunResult]) -> Option<usize> {
+fn common_port(results: &[PacketRun]) -> Option<usize> {
     let first = results.first()?;
     (0..first.ports.len())
         .filter(|&i| first.ports[i].switch)
@@ -344,7 +344,7 @@ fn common_port(results: &[RunResult]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
+fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
     let slow = SlowdownSummary::of(&r.records);
     let mut by_size = Map::new();
     for b in &slow.by_size {
@@ -398,11 +398,15 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes },
         "ecn_marks": c.ecn_marks,
         "goodput_gbps": c.goodput_bytes as f64 * 8.0 / secs / 1e9,
+        "long_flow_throughput_gbps": long_flow_throughput_gbps(&r.records),
+        "switch_buffer_bytes": scheme.switch_buffer_bytes,
         "timeouts": c.timeouts,
         "spurious_timeouts": c.spurious_timeouts,
         "delivered_data_packets": c.delivered_data_packets,
         "retransmitted_packets": c.retransmitted_packets,
         "retransmitted_bytes": c.retransmitted_bytes,
+        "reordered_packets": c.reordered_packets,
+        "fct_us": super::fct::fct_json(&r.records),
         "max_switch_link_utilization": max_util,
         "max_switch_queue_bytes": max_queue,
         "busiest_switch_port": busiest.map(|i| format!("{} -> {}", r.ports[i].from, r.ports[i].to)),
@@ -414,6 +418,11 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &RunResult) -> Value {
         "simulated_ms": r.simulated_ps as f64 * 1e-9,
         "hosts": p.topo.hosts().len(),
     });
+    if let dctc_packet::schemes::QueueSpec::Tfc(t) = scheme.switch_queue {
+        // TFC's switch parameters as resolved (defaults filled).
+        summary["tfc"] = json!({ "rho0": t.rho0, "alpha": t.alpha,
+            "initial_rtt_b_us": t.initial_rtt_b.as_us_f64(), "delay_arbiter": t.delay_arbiter });
+    }
     if let (Some(from), Some(obj)) = (p.rate_from, summary.as_object_mut()) {
         mean_rates(r, from, obj);
     }
@@ -435,7 +444,7 @@ fn mean_mbps(bins: &[u64], bin: Delta, from: SimTime, end_ps: u64) -> f64 {
 /// `output.rate_average_from_ms`: each long-lived flow's and subflow's mean rate from `from`
 /// on (`mean_rate_mbps.<id>`, `subflow_mean_rate_mbps.<id>/<k>`), and every ratio of two
 /// flows' rates (`rate_ratio_<a>_<b>`, up to 8 flows).
-fn mean_rates(r: &RunResult, from: SimTime, out: &mut Map<String, Value>) {
+fn mean_rates(r: &PacketRun, from: SimTime, out: &mut Map<String, Value>) {
     let Some(bin) = r.throughput_bin else {
         return;
     };
@@ -516,7 +525,7 @@ fn flows_csv<'a>(
     w.into_bytes()
 }
 
-fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
+fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
     let mut schemes = Map::new();
     for (scheme, r) in p.schemes.iter().zip(results) {
         schemes.insert(scheme.label.clone(), scheme_summary(p, scheme, r));
@@ -531,6 +540,7 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
         "incasts": p.workload.incasts.len(),
         "simulated_ms": simulated_ps as f64 * 1e-9,
         "schemes": Value::Object(schemes.clone()),
+        "relative": relative(&schemes),
     });
 
     let flows = flows_csv(
@@ -960,7 +970,7 @@ fn render(s: &Scenario, p: &Plan, results: &[RunResult]) -> RunOutput {
 /// scheme (log x: slowdowns span 1 to hundreds).
 fn slowdown_cdf(
     what: &str,
-    results: &[RunResult],
+    results: &[PacketRun],
     keep: impl Fn(&dctc_core::stats::FlowRecord) -> bool,
 ) -> Chart {
     let mut ch = Chart::step(
@@ -990,7 +1000,7 @@ fn slowdown_cdf(
 
 /// The `q`-quantile of FCT against flow size, in size bins of a quarter decade (log axes),
 /// one series per scheme.
-fn fct_vs_size(results: &[RunResult], what: &str, q: f64) -> Chart {
+fn fct_vs_size(results: &[PacketRun], what: &str, q: f64) -> Chart {
     let mut ch = Chart::line(
         format!("{what} FCT vs flow size (completed flows, quarter-decade size bins)"),
         "flow size (bytes)",
@@ -1022,7 +1032,7 @@ fn fct_vs_size(results: &[RunResult], what: &str, q: f64) -> Chart {
 
 /// Mean utilization of all sampled switch ports over time: bytes they finished sending per
 /// interval over what they could carry together, about 100 intervals over the run.
-fn fabric_utilization_series(r: &RunResult) -> Vec<(f64, f64)> {
+fn fabric_utilization_series(r: &PacketRun) -> Vec<(f64, f64)> {
     // Samples come time by time, every sampled port at each time.
     let mut totals: Vec<(u64, u64)> = Vec::new();
     let mut links = std::collections::BTreeSet::new();
@@ -1227,6 +1237,67 @@ pub(crate) fn bench() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Mean throughput of completed flows over 1000 packets (the `>1000` bucket), Gb/s: each
+/// flow's size in bits over its FCT (the FQ-CoDel paper's long-flow throughput, §4.1); null
+/// when none completed.
+fn long_flow_throughput_gbps(records: &[dctc_core::stats::FlowRecord]) -> Value {
+    let tputs: Vec<f64> = records
+        .iter()
+        .filter(|f| {
+            dctc_core::stats::SizeBucket::of(f.size) == dctc_core::stats::SizeBucket::Over1000
+        })
+        .filter(|f| f.size > 0)
+        .filter_map(|f| {
+            f.fct_us
+                .filter(|&t| t > 0.0)
+                .map(|t| f.size as f64 * 8.0 / t / 1e3)
+        })
+        .collect();
+    if tputs.is_empty() {
+        Value::Null
+    } else {
+        json!(tputs.iter().sum::<f64>() / tputs.len() as f64)
+    }
+}
+
+/// Every ordered pair of schemes, `relative.<a>_vs_<b>.<figure>` = a / b - 1 (null when
+/// either is missing or b is 0): mean and p99 slowdown of 1-packet flows, overall mean
+/// slowdown, long-flow throughput, and HOLNET's mean / p99 / small / huge FCT. The papers'
+/// "A beats B" claims read from these.
+fn relative(schemes: &Map<String, Value>) -> Value {
+    let figures: [(&str, &str); 8] = [
+        ("mean_slowdown_1pkt", "fct_slowdown.by_size.1.mean"),
+        ("p99_slowdown_1pkt", "fct_slowdown.by_size.1.p99"),
+        ("mean_slowdown", "fct_slowdown.overall.mean"),
+        ("long_flow_throughput", "long_flow_throughput_gbps"),
+        // HOLNET §V's figures (see `fct::fct_json`).
+        ("avg_fct", "fct_us.mean"),
+        ("p99_fct", "fct_us.p99"),
+        ("small_avg_fct", "fct_us.small_mean"),
+        ("huge_avg_fct", "fct_us.huge_mean"),
+    ];
+    let mut out = Map::new();
+    for (a, va) in schemes {
+        for (b, vb) in schemes {
+            if a == b {
+                continue;
+            }
+            let mut pair = Map::new();
+            for (name, path) in figures {
+                let x = crate::paper::lookup(va, path).and_then(Value::as_f64);
+                let y = crate::paper::lookup(vb, path).and_then(Value::as_f64);
+                let v = match (x, y) {
+                    (Some(x), Some(y)) if y != 0.0 => json!(x / y - 1.0),
+                    _ => Value::Null,
+                };
+                pair.insert(name.to_string(), v);
+            }
+            out.insert(format!("{a}_vs_{b}"), Value::Object(pair));
+        }
+    }
+    Value::Object(out)
 }
 
 #[cfg(test)]

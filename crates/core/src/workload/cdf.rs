@@ -244,6 +244,95 @@ impl Cdf {
         }
         f
     }
+
+    /// The FQ-CoDel-in-the-datacenter paper's tweaked workload (§4.1): sizes above
+    /// `max_bytes` are cut to `max_bytes` (a point mass there), then single-packet flows (at
+    /// most [`CDF_PACKET_BYTES`]) are made to carry `share` of all bytes by changing their
+    /// probability, every other size's probability scaled by one common factor ("proportionally
+    /// reduce the occurrence of all the other flow sizes").
+    ///
+    /// With p1 the single-packet probability, m1 their mean size and m the mean of the others,
+    /// the new probability solves p1' m1 / (p1' m1 + (1 - p1') m) = share:
+    /// `p1' = share m / (m1 (1 - share) + share m)`.
+    pub fn with_single_packet_share(
+        &self,
+        max_bytes: f64,
+        share: f64,
+    ) -> Result<Cdf, WorkloadError> {
+        let name = format!(
+            "{} (max {max_bytes} B, single-packet byte share {share})",
+            self.name
+        );
+        if !(share > 0.0 && share < 1.0) {
+            return Err(WorkloadError::invalid(
+                "share",
+                format!("must be in (0, 1), got {share}"),
+            ));
+        }
+        if !(max_bytes.is_finite() && max_bytes > CDF_PACKET_BYTES) {
+            return Err(WorkloadError::invalid(
+                "max_bytes",
+                format!("must exceed one packet ({CDF_PACKET_BYTES} B), got {max_bytes}"),
+            ));
+        }
+        // Cap at max_bytes, with a point at exactly one packet so no segment straddles it.
+        let one = CDF_PACKET_BYTES;
+        let mut pts: Vec<(f64, f64)> = Vec::with_capacity(self.points.len() + 3);
+        for &(x, f) in &self.points {
+            if x >= max_bytes {
+                pts.push((max_bytes, self.cdf_at(max_bytes)));
+                pts.push((max_bytes, 1.0));
+                break;
+            }
+            pts.push((x, f));
+        }
+        if !pts.iter().any(|p| p.0 == one) {
+            if let Some(i) = pts.iter().position(|p| p.0 > one) {
+                pts.insert(i, (one, self.cdf_at(one)));
+            }
+        }
+        let capped = Cdf::from_points(&name, pts)?;
+        let p1 = capped.cdf_at(one);
+        if p1 <= 0.0 || p1 >= 1.0 {
+            return Err(WorkloadError::invalid(
+                &name,
+                "needs both single-packet flows and longer ones to reweight",
+            ));
+        }
+        let small = Cdf::from_points(
+            "small",
+            capped
+                .points
+                .iter()
+                .filter(|p| p.0 <= one)
+                .map(|&(x, f)| (x, f / p1))
+                .collect(),
+        )?;
+        let m1 = small.mean_bytes();
+        let m_rest = (capped.mean_bytes() - p1 * m1) / (1.0 - p1);
+        let p1_new = share * m_rest / (m1 * (1.0 - share) + share * m_rest);
+        let points = capped
+            .points
+            .iter()
+            .map(|&(x, f)| {
+                if x <= one {
+                    (x, f / p1 * p1_new)
+                } else {
+                    (x, p1_new + (f - p1) * (1.0 - p1_new) / (1.0 - p1))
+                }
+            })
+            .collect();
+        Cdf::from_points(name, points)
+    }
+
+    /// The points as `bytes fraction` lines (a CDF file [`Cdf::parse`] reads back).
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for &(x, f) in &self.points {
+            s.push_str(&format!("{x} {f}\n"));
+        }
+        s
+    }
 }
 
 #[cfg(test)]
@@ -297,5 +386,89 @@ mod tests {
         let e = Cdf::parse("x.txt", "1 0\n2 0.5\n").unwrap_err();
         assert!(e.to_string().contains("ends at 0.5"), "{e}");
         assert!(Cdf::load("no-such-file", Path::new("/nonexistent")).is_err());
+    }
+
+    /// The tweaked data-mining CDFs committed under `data/cdf/` (FQ-CoDel paper §4.1): share
+    /// of bytes in single-packet flows, file name.
+    const TWEAKED: [(f64, &str); 4] = [
+        (1e-4, "datamining-1pkt-0.01pct.txt"),
+        (1e-3, "datamining-1pkt-0.1pct.txt"),
+        (1e-2, "datamining-1pkt-1pct.txt"),
+        (1e-1, "datamining-1pkt-10pct.txt"),
+    ];
+
+    fn tweaked(share: f64) -> Cdf {
+        Cdf::builtin("datamining")
+            .unwrap()
+            .with_single_packet_share(1e5 * CDF_PACKET_BYTES, share)
+            .unwrap()
+    }
+
+    fn data_file(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../data/cdf")
+            .join(name)
+    }
+
+    #[test]
+    fn tweaked_datamining_gives_single_packet_flows_the_asked_byte_share() {
+        let max = 1e5 * CDF_PACKET_BYTES;
+        let dm = Cdf::builtin("datamining").unwrap();
+        for (share, file) in TWEAKED {
+            let t = tweaked(share);
+            let p1 = t.cdf_at(CDF_PACKET_BYTES);
+            let got = p1 * CDF_PACKET_BYTES / t.mean_bytes();
+            assert!((got - share).abs() < 1e-9 * share, "{share}: {got}");
+            // Capped at 1e5 packets, with the cut-off mass as a point mass there.
+            assert_eq!(t.points().last(), Some(&(max, 1.0)));
+            assert_eq!(t.quantile(0.999_999), max);
+            // Longer flows keep their relative frequencies.
+            let orig_p1 = dm.cdf_at(CDF_PACKET_BYTES);
+            for x in [2.0, 7.0, 267.0, 66_667.0] {
+                let x = x * CDF_PACKET_BYTES;
+                let before = (dm.cdf_at(x) - orig_p1) / (1.0 - orig_p1);
+                let after = (t.cdf_at(x) - p1) / (1.0 - p1);
+                assert!((before - after).abs() < 1e-12, "{x}: {before} vs {after}");
+            }
+            // The committed file is this CDF.
+            let path = data_file(file);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let f = Cdf::parse(file, &text).unwrap();
+            assert_eq!(
+                f.points(),
+                t.points(),
+                "{file}: rerun write_tweaked_datamining"
+            );
+        }
+        // More single-packet bytes means more single-packet flows.
+        assert!(tweaked(0.1).cdf_at(CDF_PACKET_BYTES) > tweaked(0.01).cdf_at(CDF_PACKET_BYTES));
+    }
+
+    #[test]
+    fn impossible_tweaks_are_refused() {
+        let dm = Cdf::builtin("datamining").unwrap();
+        for share in [0.0, 1.0, -0.1, f64::NAN] {
+            let e = dm.with_single_packet_share(1e8, share).unwrap_err();
+            assert!(e.to_string().contains("share"), "{e}");
+        }
+        let e = dm.with_single_packet_share(1000.0, 0.1).unwrap_err();
+        assert!(e.to_string().contains("max_bytes"), "{e}");
+        // No single-packet flows to reweight.
+        let big = Cdf::from_points("big", vec![(10_000.0, 0.0), (20_000.0, 1.0)]).unwrap();
+        assert!(big.with_single_packet_share(1e8, 0.1).is_err());
+    }
+
+    /// Writes the tweaked CDF files: `cargo test -p dctc-core -- --ignored write_tweaked`.
+    #[test]
+    #[ignore]
+    fn write_tweaked_datamining() {
+        for (share, file) in TWEAKED {
+            let head = format!(
+                "# datamining capped at 1e5 packets, single-packet flows carrying {}% of bytes\n\
+                 # (FQ-CoDel in the datacenter, 4.1); made by Cdf::with_single_packet_share\n",
+                share * 100.0
+            );
+            std::fs::write(data_file(file), head + &tweaked(share).to_text()).unwrap();
+        }
     }
 }

@@ -8,9 +8,9 @@ pub mod dba;
 pub mod dba_ideal;
 pub mod fastpass_c;
 pub mod fastpass_f;
+pub mod madd;
 pub mod maxmin;
 pub mod num;
-pub mod varys;
 
 use crate::alloc::WaterFill;
 use crate::engine::{Coflows, Flows};
@@ -33,7 +33,17 @@ pub const POLICIES: &[(&str, &str)] = &[
     (
         "varys",
         "Varys: SEBF + MADD on the giant-switch model (edge links only), back-filled; \
-         the fabric then shares core links max-min among those rates",
+         the fabric then shares core links max-min among those rates; re-solved at coflow \
+         arrivals and completions (and when a back-filled flow ends)",
+    ),
+    (
+        "varys-no-backfill",
+        "Varys's SEBF + MADD without back-filling: leftover port bandwidth stays idle",
+    ),
+    (
+        "coflow-fifo",
+        "coflow FIFO: coflows in arrival order, each at MADD rates on what earlier ones left \
+         (no back-filling)",
     ),
     (
         "baraat",
@@ -95,6 +105,13 @@ pub trait RatePolicy {
     fn on_arrivals(&mut self, _v: &View<'_>, _flows: &[u32]) {}
     /// A flow finished.
     fn on_completion(&mut self, _v: &View<'_>, _flow: u32) {}
+    /// Whether `flow`'s completion (already applied to `v`: the flow is inactive and its
+    /// coflow's `left` counts it out) can change the other flows' rates. `false` keeps every
+    /// other rate as it is, with no re-solve: for coflow schedulers whose decisions change only
+    /// at coflow-level events (default: every completion re-solves).
+    fn completion_reallocates(&self, _v: &View<'_>, _flow: u32) -> bool {
+        true
+    }
     /// Period of the policy's timer (per-RTT iterations), if any.
     fn tick_period(&self) -> Option<Delta> {
         None
@@ -247,7 +264,9 @@ pub fn make_policy(
     coflow_sizes: &[f64],
 ) -> Result<Box<dyn RatePolicy>, FlowError> {
     let allowed: &[&str] = match cfg.name.as_str() {
-        "maxmin" | "varys" | "fastpass-f" | "fastpass-c" => &[],
+        "maxmin" | "varys" | "varys-no-backfill" | "coflow-fifo" | "fastpass-f" | "fastpass-c" => {
+            &[]
+        }
         "baraat" => &["heavy_bytes", "heavy_percentile"],
         "num" => &["utility", "tolerance", "max_iterations"],
         "dba-ideal" => &["epsilon", "resolve_fraction"],
@@ -285,7 +304,9 @@ pub fn make_policy(
     let links = net.links();
     Ok(match cfg.name.as_str() {
         "maxmin" => Box::new(maxmin::MaxMin::new(links)),
-        "varys" => Box::new(varys::Varys::new(links)),
+        "varys" => Box::new(madd::Madd::varys(links, true)),
+        "varys-no-backfill" => Box::new(madd::Madd::varys(links, false)),
+        "coflow-fifo" => Box::new(madd::Madd::coflow_fifo(links)),
         "fastpass-f" => Box::new(fastpass_f::FastpassF::new(links)),
         "fastpass-c" => Box::new(fastpass_c::FastpassC::new(links)),
         "baraat" => Box::new(baraat::Baraat::new(cfg, links, coflow_sizes)?),

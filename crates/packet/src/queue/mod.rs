@@ -11,15 +11,21 @@ pub mod codel;
 pub mod droptail;
 pub mod ecn;
 pub mod fq_codel;
+pub mod holnet;
 pub mod pfabric;
 pub mod sfq_codel;
+pub mod tfc;
+pub mod xcp;
 
 pub use codel::{Codel, CodelParams, QueueParamError};
 pub use droptail::DropTail;
 pub use ecn::EcnThreshold;
 pub use fq_codel::{FqCodel, FqCodelParams};
+pub use holnet::HolnetMark;
 pub use pfabric::PFabric;
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
+pub use tfc::{Tfc, TfcParams};
+pub use xcp::{XcpParams, XcpRouter};
 
 use crate::engine::{PacketId, PacketPool};
 use dctc_core::units::SimTime;
@@ -97,6 +103,12 @@ pub enum Queue {
     SfqCodel(SfqCodel),
     /// pFabric's priority queue with priority dropping.
     PFabric(PFabric),
+    /// TFC's switch port: tokens, effective flows, window, delay arbiter.
+    Tfc(Tfc),
+    /// XCP's router: a FIFO that writes explicit window feedback into data packets.
+    Xcp(XcpRouter),
+    /// FIFO with HOLNET's per-hop congestion bits (80% of the buffer).
+    Holnet(HolnetMark),
 }
 
 macro_rules! dispatch {
@@ -108,6 +120,9 @@ macro_rules! dispatch {
             Queue::FqCodel($q) => $e,
             Queue::SfqCodel($q) => $e,
             Queue::PFabric($q) => $e,
+            Queue::Tfc($q) => $e,
+            Queue::Xcp($q) => $e,
+            Queue::Holnet($q) => $e,
         }
     };
 }

@@ -46,6 +46,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::Cubic(c),
         queue: QueueName::DropTail,
+        tcp: Default::default(),
     })
 }
 

@@ -30,5 +30,6 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::Dctcp(d),
         queue: QueueName::Ecn,
+        tcp: Default::default(),
     })
 }

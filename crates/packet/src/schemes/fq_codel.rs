@@ -4,9 +4,13 @@
 //! Linux does) with TCP NewReno, the transport of the FQ-CoDel-in-the-datacenter paper
 //! (`transport` replaces it). Datacenter defaults from that paper: target 5 us, interval
 //! 100 us, 1024 buckets, a 1500 B quantum; see [`crate::schemes::queue_keys`] for the keys.
+//! Its TCP defaults to the pFabric tuning table the paper uses (its Table 2: the
+//! `pfabric-tuned` preset, minRTO 45 us, initial cwnd 12, delayed ACK 6 us, max cwnd =
+//! queue - 1), named as this scheme's default so it holds even if the engine's default preset
+//! changes; `[packet].tcp` or the table's `tcp` keys still override it.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use crate::config::{ConfigError, TcpKnobs};
 use crate::transport::{Cc, NewReno};
 
 /// Registered name.
@@ -17,10 +21,14 @@ pub const ABOUT: &str =
 
 crate::scheme_config! {}
 
-/// NewReno over FQ-CoDel.
+/// NewReno tuned as pFabric's TCP over FQ-CoDel.
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::NewReno(NewReno::default()),
         queue: QueueName::FqCodel,
+        tcp: TcpKnobs {
+            preset: Some("pfabric-tuned".into()),
+            ..TcpKnobs::default()
+        },
     })
 }

@@ -187,6 +187,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::HolnetCc(cc),
         queue: QueueName::DropTail,
+        tcp: Default::default(),
     })
 }
 

@@ -34,5 +34,6 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::HolnetMcc(m),
         queue: QueueName::DropTail,
+        tcp: Default::default(),
     })
 }

@@ -15,12 +15,20 @@
 //! Shared keys: `name`, `label`, `transport`, `queue`, `ecn_k_bytes` (the `ecn` queue's K),
 //! `load_balancer`, `tcp`, `subflows` (see [`crate::multipath`]), and the CoDel-family queue keys of [`queue_keys`]
 //! (`codel_target_us`, `codel_interval_us`, `codel_ecn`, `fq_buckets`, `fq_quantum_bytes`,
-//! `fq_drop_batch`), each valid only where the switch queue uses it.
+//! `fq_drop_batch`), each valid only where the switch queue uses it, and `buffer_packets`
+//! (every switch port's buffer in 1500 B packets, replacing the fabric's: DCTCP with 100- and
+//! 1000-packet buffers in the FQ-CoDel paper; it also sets pFabric-tuned TCP's max cwnd) and
+//! `nic_queue` (`droptail`, the default, or `switch`: host NICs run the switch ports'
+//! discipline with the switches' buffer, as in the ns-2 setups of pFabric and the FQ-CoDel
+//! paper; a NIC's buffer is never below its host link's buffer in the fabric).
+//!
+//! TCP settings layer: the scheme's defaults ([`Parts::tcp`], its paper's tuning), then
+//! `[packet].tcp`, then the table's own `tcp`.
 
 use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
 use crate::queue::{
     Codel, CodelParams, DropTail, EcnThreshold, FqCodel, FqCodelParams, PFabric, Queue, SfqCodel,
-    SfqCodelParams,
+    SfqCodelParams, Tfc, TfcParams, XcpParams, XcpRouter,
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
@@ -42,6 +50,10 @@ pub enum LbKind {
     Ecmp,
     /// Per-packet round-robin spraying.
     Spray,
+    /// DRILL(d, m) at every switch (`[packet].drill`).
+    Drill,
+    /// HOLNET's percentage balancers at the leaves (`[packet].percentage_lb`).
+    HolnetPercentage,
 }
 
 /// A queue discipline with its parameters, built once per port.
@@ -62,6 +74,12 @@ pub enum QueueSpec {
     SfqCodel(SfqCodelParams),
     /// pFabric's priority queue (priority dropping) of the port's buffer.
     PFabric,
+    /// TFC's port (tokens, effective flows, window, delay arbiter) of the port's buffer.
+    Tfc(TfcParams),
+    /// XCP's router over a FIFO of the port's buffer (C is the link rate [`QueueSpec::build`] gets).
+    Xcp(XcpParams),
+    /// HOLNET's FIFO with per-hop congestion bits at 80% of the buffer.
+    Holnet,
 }
 
 /// Queue disciplines a scheme table may name with `queue = "..."`: name, description.
@@ -90,15 +108,29 @@ pub const QUEUES: &[(&str, &str)] = &[
         "pfabric",
         "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full",
     ),
+    (
+        "tfc",
+        "TFC (EuroSys 2016): FIFO writing W = T/E into data packets, delay arbiter on RMA ACKs",
+    ),
+    (
+        "xcp",
+        "XCP router (SIGCOMM 2002): FIFO writing per-packet window feedback (xcp_alpha, xcp_beta)",
+    ),
+    (
+        "holnet",
+        "FIFO that sets a per-hop congestion bit on data packets once the queue reaches 80% of the buffer (HOLNET)",
+    ),
 ];
 
 impl QueueSpec {
-    /// The discipline of a port with a `buffer_bytes` buffer; `seed` keys the flow hash of
-    /// the hashed-bucket disciplines (see [`QueueSpec::port_seed`]).
+    /// The discipline of a port with a `buffer_bytes` buffer feeding a link of `rate` (the
+    /// capacity that rate-based disciplines, TFC's tokens and XCP's spare bandwidth, compute
+    /// with); `seed` keys the flow hash of the hashed-bucket disciplines (see
+    /// [`QueueSpec::port_seed`]).
     ///
     /// Panics on parameters [`resolve_scheme`] would have refused (a buffer below one 1500 B
     /// packet for the CoDel family and pFabric).
-    pub fn build(&self, buffer_bytes: u64, seed: u64) -> Queue {
+    pub fn build(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Queue {
         let checked = "queue parameters are validated when the scheme is resolved";
         match *self {
             QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
@@ -125,6 +157,9 @@ impl QueueSpec {
                 .expect(checked),
             ),
             QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
+            QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p, rate).expect(checked)),
+            QueueSpec::Xcp(p) => Queue::Xcp(XcpRouter::new(buffer_bytes, rate, p)),
+            QueueSpec::Holnet => Queue::Holnet(crate::queue::HolnetMark::new(buffer_bytes)),
         }
     }
 
@@ -147,6 +182,9 @@ impl QueueSpec {
             QueueSpec::FqCodel(_) => "fq-codel",
             QueueSpec::SfqCodel(_) => "sfqcodel",
             QueueSpec::PFabric => "pfabric",
+            QueueSpec::Tfc(_) => "tfc",
+            QueueSpec::Xcp(_) => "xcp",
+            QueueSpec::Holnet => "holnet",
         }
     }
 }
@@ -170,9 +208,17 @@ pub struct PacketScheme {
     pub lb: LbKind,
     /// Host NIC queue size, bytes.
     pub nic_buffer_bytes: u64,
+    /// Switch-port buffer replacing the fabric's (`buffer_packets`), bytes; `None`: the
+    /// fabric's per-link buffers.
+    pub switch_buffer_bytes: Option<u64>,
+    /// Parameters of the balancers that take any (DRILL, HOLNET's percentage balancer).
+    pub lb_params: crate::lb::LbParams,
     /// Flows run as subflows on pinned paths (the `subflows` key), sorted by flow id.
     pub subflows: Vec<crate::multipath::SubflowPlan>,
 }
+
+/// Bytes of one full packet on the wire: what `buffer_packets` counts.
+pub const PACKET_BYTES: u64 = dctc_core::stats::MSS_BYTES + dctc_core::stats::HEADER_BYTES;
 
 /// Host NIC queue default: Linux's 1000-packet txqueue of 1500 B frames.
 pub const DEFAULT_NIC_BUFFER: u64 = 1_500_000;
@@ -192,6 +238,8 @@ impl PacketScheme {
             host_queue: QueueSpec::DropTail,
             lb: LbKind::Ecmp,
             nic_buffer_bytes: DEFAULT_NIC_BUFFER,
+            switch_buffer_bytes: None,
+            lb_params: Default::default(),
             subflows: Vec::new(),
         }
     }
@@ -246,6 +294,9 @@ pub struct Parts {
     pub cc: Cc,
     /// Switch queue discipline; `Ecn` takes its K from the shared key.
     pub queue: QueueName,
+    /// The scheme's TCP defaults (its paper's settings), below `[packet].tcp` and the
+    /// table's own `tcp`: a key set in either replaces the default.
+    pub tcp: TcpKnobs,
 }
 
 /// A queue discipline by name, before its parameters are resolved.
@@ -263,6 +314,12 @@ pub enum QueueName {
     SfqCodel,
     /// `pfabric`.
     PFabric,
+    /// `tfc`, with its parameters (the `tfc` scheme's keys, or the defaults).
+    Tfc(TfcParams),
+    /// `xcp`, with its router constants.
+    Xcp(XcpParams),
+    /// `holnet`.
+    Holnet,
 }
 
 /// The keys every scheme table accepts, as `scheme_config!` adds them.
@@ -284,6 +341,10 @@ pub struct CommonKeys {
     pub tcp: TcpKnobs,
     /// The CoDel-family queue keys.
     pub queue_keys: queue_keys::QueueKeys,
+    /// Switch buffers in packets of 1500 B, replacing the fabric's.
+    pub buffer_packets: Option<i64>,
+    /// Host NIC discipline: `droptail` (default) or `switch` (the switch ports' one).
+    pub nic_queue: Option<String>,
     /// Flows run as subflows on pinned paths.
     pub subflows: Vec<crate::multipath::SubflowsSpec>,
 }
@@ -335,6 +396,12 @@ macro_rules! scheme_config {
             /// Most packets one `fq-codel` overflow drops from the fattest bucket (default 64).
             #[serde(default)]
             pub fq_drop_batch: Option<i64>,
+            /// Every switch port's buffer, in 1500 B packets (default: the fabric's buffers).
+            #[serde(default)]
+            pub buffer_packets: Option<i64>,
+            /// Host NICs run `droptail` (default) or the `switch` ports' discipline.
+            #[serde(default)]
+            pub nic_queue: Option<String>,
             /// Flows run as subflows, each on a path pinned by the source.
             #[serde(default)]
             pub subflows: Vec<$crate::multipath::SubflowsSpec>,
@@ -360,6 +427,8 @@ macro_rules! scheme_config {
                         fq_quantum_bytes: self.fq_quantum_bytes,
                         fq_drop_batch: self.fq_drop_batch,
                     },
+                    buffer_packets: self.buffer_packets,
+                    nic_queue: self.nic_queue.clone(),
                     subflows: self.subflows.clone(),
                 }
             }
@@ -408,6 +477,14 @@ schemes! {
     fq_codel,
     /// CUBIC over sfqCoDel.
     sfqcodel_cubic,
+    /// pFabric: priority queues and minimal rate control.
+    pfabric,
+    /// TFC: token flow control at switch ports, RM-marking hosts.
+    tfc,
+    /// XCP senders over XCP routers.
+    xcp,
+    /// HOLNET-UTA over HOLNET's congestion-marking queues.
+    holnet_uta,
     /// HOLNET CC / CC-CoS.
     holnet_cc,
     /// HOLNET MCC.
@@ -474,8 +551,23 @@ pub fn resolve_scheme(
             format!("unknown scheme `{name}`, did you mean `{near}`? schemes: {names}"),
         ))
     })?;
-    let knobs = settings.tcp.overridden_by(&common.tcp);
-    let tcp = knobs.resolve(smallest_switch_buffer(topo), &format!("{key}.tcp"))?;
+    let switch_buffer = match common.buffer_packets {
+        None => None,
+        Some(n) if (1..=1_000_000_000).contains(&n) => Some(n as u64 * PACKET_BYTES),
+        Some(n) => {
+            return Err(ctx.error(
+                "buffer_packets",
+                format!("must be at least one 1500 B packet, got {n}"),
+            ))
+        }
+    };
+    let buffer = switch_buffer.unwrap_or_else(|| smallest_switch_buffer(topo));
+    // Scheme defaults, then `[packet].tcp`, then the table's `tcp`.
+    let knobs = parts
+        .tcp
+        .overridden_by(&settings.tcp)
+        .overridden_by(&common.tcp);
+    let tcp = knobs.resolve(buffer, &format!("{key}.tcp"))?;
     let cc = match &common.transport {
         None => parts.cc,
         Some(t) => Cc::from_name(t).ok_or_else(|| {
@@ -494,6 +586,12 @@ pub fn resolve_scheme(
         Some("fq-codel") => QueueName::FqCodel,
         Some("sfqcodel") => QueueName::SfqCodel,
         Some("pfabric") => QueueName::PFabric,
+        Some("tfc") => QueueName::Tfc(match parts.queue {
+            QueueName::Tfc(p) => p,
+            _ => TfcParams::default(),
+        }),
+        Some("xcp") => QueueName::Xcp(XcpParams::default()),
+        Some("holnet") => QueueName::Holnet,
         Some(q) => {
             let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
             return Err(ctx.error(
@@ -502,10 +600,28 @@ pub fn resolve_scheme(
             ));
         }
     };
-    if matches!(queue, QueueName::DropTail | QueueName::Ecn) {
+    if matches!(
+        queue,
+        QueueName::DropTail
+            | QueueName::Ecn
+            | QueueName::Tfc(_)
+            | QueueName::Xcp(_)
+            | QueueName::Holnet
+    ) {
         queue_keys::refuse_all(queue, &common.queue_keys, &ctx)?;
     }
     let switch_queue = match queue {
+        QueueName::Xcp(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!(
+                        "`{name}` runs on XCP routers; ecn_k_bytes applies to the `ecn` queue only"
+                    ),
+                ));
+            }
+            QueueSpec::Xcp(p)
+        }
         QueueName::Codel | QueueName::FqCodel | QueueName::SfqCodel | QueueName::PFabric => {
             if common.ecn_k_bytes.is_some() {
                 return Err(ctx.error(
@@ -516,12 +632,16 @@ pub fn resolve_scheme(
                     ),
                 ));
             }
-            queue_keys::resolve(
-                queue,
-                &common.queue_keys,
-                smallest_switch_buffer(topo),
-                &ctx,
-            )?
+            queue_keys::resolve(queue, &common.queue_keys, buffer, &ctx)?
+        }
+        QueueName::Holnet => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!("`{name}` runs on `holnet` switch queues; ecn_k_bytes applies to the `ecn` queue only"),
+                ));
+            }
+            QueueSpec::Holnet
         }
         QueueName::DropTail => {
             if common.ecn_k_bytes.is_some() {
@@ -533,6 +653,19 @@ pub fn resolve_scheme(
                 ));
             }
             QueueSpec::DropTail
+        }
+        QueueName::Tfc(p) => {
+            if common.ecn_k_bytes.is_some() {
+                return Err(ctx.error(
+                    "ecn_k_bytes",
+                    format!("`{name}` runs on TFC switch queues; ecn_k_bytes applies to the `ecn` queue only"),
+                ));
+            }
+            QueueSpec::Tfc(TfcParams {
+                mss: tcp.mss,
+                header: tcp.header,
+                ..p
+            })
         }
         QueueName::Ecn => {
             let host_rate = topo
@@ -551,12 +684,44 @@ pub fn resolve_scheme(
         }
     };
     let mut s = PacketScheme::assemble(name, tcp, cc, switch_queue);
+    if let QueueSpec::Tfc(p) = switch_queue {
+        // TFC's delay arbiter also runs where ACKs leave a receiving host (see queue::tfc).
+        s.host_queue = QueueSpec::Tfc(p.host_nic());
+    }
+    if let QueueSpec::Xcp(p) = switch_queue {
+        // XCP controls every link it crosses, host NICs included (one sender's flows share it).
+        s.host_queue = QueueSpec::Xcp(p);
+    }
     s.label = common.label.clone().unwrap_or_else(|| name.to_string());
     s.lb = common
         .load_balancer
         .or(settings.load_balancer)
         .unwrap_or_default();
+    s.lb_params = crate::lb::LbParams::resolve(
+        settings.drill.as_ref(),
+        settings.percentage_lb.as_ref(),
+        topo,
+    )?;
     s.nic_buffer_bytes = settings.nic_buffer_bytes.unwrap_or(DEFAULT_NIC_BUFFER);
+    s.switch_buffer_bytes = switch_buffer;
+    match common.nic_queue.as_deref() {
+        None | Some("droptail") => {}
+        Some("switch") => {
+            // Every port runs the scheme's discipline, hosts' too (as the ns-2 setups of
+            // pFabric and the FQ-CoDel paper do), with the switches' buffer.
+            s.host_queue = s.switch_queue;
+            if settings.nic_buffer_bytes.is_none() {
+                s.nic_buffer_bytes = buffer;
+            }
+        }
+        Some(q) => {
+            let (near, names) = nearest(["droptail", "switch"].into_iter(), q);
+            return Err(ctx.error(
+                "nic_queue",
+                format!("unknown NIC queue `{q}`, did you mean `{near}`? values: {names}"),
+            ));
+        }
+    }
     s.subflows = crate::multipath::resolve(&common.subflows, topo, key)?;
     if s.nic_buffer_bytes < 1500 {
         return Err(ConfigError {

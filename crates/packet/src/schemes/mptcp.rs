@@ -18,5 +18,6 @@ pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::Mptcp(Mptcp::default()),
         queue: QueueName::DropTail,
+        tcp: Default::default(),
     })
 }

@@ -17,5 +17,6 @@ pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::NewReno(NewReno::default()),
         queue: QueueName::DropTail,
+        tcp: Default::default(),
     })
 }

@@ -61,6 +61,9 @@ pub fn queue_name(q: QueueName) -> &'static str {
         QueueName::FqCodel => "fq-codel",
         QueueName::SfqCodel => "sfqcodel",
         QueueName::PFabric => "pfabric",
+        QueueName::Tfc(_) => "tfc",
+        QueueName::Xcp(_) => "xcp",
+        QueueName::Holnet => "holnet",
     }
 }
 
@@ -71,7 +74,12 @@ fn uses(q: QueueName, key: &str) -> bool {
         QueueName::Codel => codel,
         QueueName::FqCodel => codel || key.starts_with("fq_"),
         QueueName::SfqCodel => codel || (key.starts_with("fq_") && key != "fq_drop_batch"),
-        QueueName::DropTail | QueueName::Ecn | QueueName::PFabric => false,
+        QueueName::DropTail
+        | QueueName::Ecn
+        | QueueName::PFabric
+        | QueueName::Tfc(_)
+        | QueueName::Xcp(_)
+        | QueueName::Holnet => false,
     }
 }
 
@@ -188,7 +196,13 @@ pub fn resolve(
             crate::queue::codel::check_buffer("buffer_bytes", buffer).map_err(err)?;
             QueueSpec::PFabric
         }
-        QueueName::DropTail | QueueName::Ecn => unreachable!("resolved by the caller"),
+        QueueName::DropTail
+        | QueueName::Ecn
+        | QueueName::Tfc(_)
+        | QueueName::Xcp(_)
+        | QueueName::Holnet => {
+            unreachable!("resolved by the caller")
+        }
     };
     Ok(spec)
 }

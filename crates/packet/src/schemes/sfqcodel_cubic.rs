@@ -22,5 +22,6 @@ pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::Cubic(Cubic::default()),
         queue: QueueName::SfqCodel,
+        tcp: Default::default(),
     })
 }

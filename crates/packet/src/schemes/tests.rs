@@ -205,3 +205,97 @@ fn port_seeds_are_reproducible_and_differ_between_ports_and_runs() {
     assert_ne!(QueueSpec::port_seed(7, 3), QueueSpec::port_seed(7, 4));
     assert_ne!(QueueSpec::port_seed(7, 3), QueueSpec::port_seed(8, 3));
 }
+
+#[test]
+fn buffer_packets_sets_the_switch_buffers_and_the_max_cwnd() {
+    let s = resolve("name = \"dctcp\"\nbuffer_packets = 100").unwrap();
+    assert_eq!(s.switch_buffer_bytes, Some(150_000));
+    // pFabric-tuned: max cwnd = queue - 1 packets, of the scheme's buffer, not the fabric's.
+    assert_eq!(s.tcp.max_cwnd_bytes, 99 * 1460);
+    let s = resolve("name = \"dctcp\"\nbuffer_packets = 1000").unwrap();
+    assert_eq!(s.switch_buffer_bytes, Some(1_500_000));
+    assert_eq!(s.tcp.max_cwnd_bytes, 999 * 1460);
+    assert_eq!(
+        resolve("name = \"dctcp\"").unwrap().switch_buffer_bytes,
+        None
+    );
+    // The FQ-CoDel queue's limit follows the scheme's buffer too.
+    let s = resolve("name = \"fq-codel\"\nbuffer_packets = 20").unwrap();
+    let QueueSpec::FqCodel(p) = s.switch_queue else {
+        panic!("{:?}", s.switch_queue)
+    };
+    assert_eq!(p.limit_bytes, 30_000);
+    for bad in ["0", "-5"] {
+        let e = resolve(&format!("name = \"dctcp\"\nbuffer_packets = {bad}")).unwrap_err();
+        assert_eq!(e.key, "schemes[1].buffer_packets");
+        assert!(e.reason.contains("at least one 1500 B packet"), "{e}");
+    }
+}
+
+#[test]
+fn scheme_tcp_defaults_sit_below_packet_and_table_tcp() {
+    // fq-codel's own default is the pFabric tuning table (the FQ-CoDel paper's Table 2).
+    let linux = PacketSettings {
+        tcp: crate::config::TcpKnobs {
+            delayed_ack_us: Some(0.0),
+            ..Default::default()
+        },
+        ..PacketSettings::default()
+    };
+    let s = resolve_scheme(&table("name = \"fq-codel\""), &linux, &topo(), "schemes[1]").unwrap();
+    assert_eq!(s.tcp.min_rto, Delta::from_us(45));
+    assert_eq!(s.tcp.initial_cwnd_packets, 12);
+    // `[packet].tcp` replaces the key it sets...
+    assert_eq!(s.tcp.delayed_ack, None);
+    // ...and the table's own `tcp` replaces both.
+    let s = resolve("name = \"fq-codel\"\ntcp = { preset = \"linux-like\" }").unwrap();
+    assert_eq!(s.tcp.min_rto, Delta::from_ms(200));
+}
+
+#[test]
+fn pfabric_starts_at_the_fabric_bdp_with_a_fixed_rto_and_no_fast_retransmit() {
+    let t = preset("fq-codel-32")
+        .unwrap()
+        .build(Path::new("."))
+        .unwrap();
+    // fq-codel-32: 2 us host delay, four 1.5 us links, 10 Gb/s hosts, 40 Gb/s fabric: a full
+    // packet out (8 us + 2 x 1.2 us + 2 x 0.3 us) and a 40 B ACK back (8 us + 2 x 32 ns
+    // + 2 x 8 ns): 19.08 us, 23,850 B at 10 Gb/s, 16 packets.
+    assert_eq!(pfabric::base_rtt(&t), Some(Delta::from_ns(19_080)));
+    assert_eq!(pfabric::bdp_packets(&t), Some(16));
+    let s = resolve_scheme(
+        &table("name = \"pfabric\"\nbuffer_packets = 32"),
+        &PacketSettings::default(),
+        &t,
+        "schemes[1]",
+    )
+    .unwrap();
+    assert_eq!(s.cc.name(), "pfabric");
+    assert_eq!(s.switch_queue, QueueSpec::PFabric);
+    assert_eq!(s.switch_buffer_bytes, Some(48_000));
+    assert_eq!(s.tcp.initial_cwnd_packets, 16);
+    assert_eq!(s.tcp.max_cwnd_bytes, 16 * 1460);
+    assert_eq!(s.tcp.dupack_threshold, u32::MAX);
+    assert_eq!(
+        (s.tcp.min_rto, s.tcp.max_rto, s.tcp.initial_rto),
+        (Delta::from_us(45), Delta::from_us(45), Delta::from_us(45))
+    );
+    assert_eq!(s.tcp.delayed_ack, None);
+    assert_eq!(s.tcp.probe_after_timeouts, Some(5));
+    assert!(!s.tcp.ecn);
+    let e = resolve("name = \"pfabric\"\nfq_buckets = 8").unwrap_err();
+    assert_eq!(e.key, "schemes[1].fq_buckets");
+}
+
+#[test]
+fn nic_queue_switch_puts_the_switch_discipline_and_buffer_on_host_nics() {
+    let s = resolve("name = \"dctcp\"\nbuffer_packets = 100\nnic_queue = \"switch\"").unwrap();
+    assert_eq!(s.host_queue, s.switch_queue);
+    assert_eq!(s.nic_buffer_bytes, 150_000);
+    let s = resolve("name = \"dctcp\"\nnic_queue = \"droptail\"").unwrap();
+    assert_eq!(s.host_queue, QueueSpec::DropTail);
+    assert_eq!(s.nic_buffer_bytes, DEFAULT_NIC_BUFFER);
+    let e = resolve("name = \"dctcp\"\nnic_queue = \"swich\"").unwrap_err();
+    assert_eq!(e.key, "schemes[1].nic_queue");
+    assert!(e.reason.contains("did you mean `switch`"), "{e}");
+}

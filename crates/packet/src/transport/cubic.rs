@@ -271,11 +271,7 @@ mod tests {
         let cfg = TcpConfig::linux_like();
         let mut est = RttEstimator::new(&cfg);
         est.sample(&cfg, rtt);
-        let mut w = Window {
-            cwnd: w_max_pkts * MSS,
-            ssthresh: u64::MAX,
-            mss: MSS,
-        };
+        let mut w = Window::new(w_max_pkts * MSS, u64::MAX, MSS);
         let mut c = Cubic::default();
         let loss = LossEvent {
             now: SimTime::ZERO,
@@ -337,11 +333,7 @@ mod tests {
     #[test]
     fn fast_convergence_lowers_w_max_on_a_loss_below_the_last_one() {
         let mut c = Cubic::default();
-        let mut w = Window {
-            cwnd: 100 * MSS,
-            ssthresh: u64::MAX,
-            mss: MSS,
-        };
+        let mut w = Window::new(100 * MSS, u64::MAX, MSS);
         let loss = LossEvent {
             now: SimTime::ZERO,
             flight: 0,
@@ -367,11 +359,7 @@ mod tests {
         let cfg = TcpConfig::linux_like();
         let mut est = RttEstimator::new(&cfg);
         let mut c = Cubic::default();
-        let mut w = Window {
-            cwnd: 10 * MSS,
-            ssthresh: u64::MAX,
-            mss: MSS,
-        };
+        let mut w = Window::new(10 * MSS, u64::MAX, MSS);
         let mut una = 0;
         let mut ack_round = |c: &mut Cubic, w: &mut Window, est: &mut RttEstimator, r: Delta| {
             let n = w.cwnd / MSS;

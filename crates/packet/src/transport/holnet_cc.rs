@@ -250,6 +250,7 @@ mod tests {
             cwnd: 100_000,
             ssthresh: u64::MAX,
             mss: 1000,
+            pacing: None,
         };
         for _ in 0..100 {
             c.on_ack(&mut w, &ack(1000), &rtt);

@@ -19,6 +19,7 @@ pub use coupling::Coupling;
 pub use rtt::RttEstimator;
 pub use tcp::{TcpReceiver, TcpSender};
 
+use crate::packet::HeaderExt;
 use dctc_core::units::{Delta, Rate, SimTime};
 
 /// TCP settings of one scheme, in engine units (see `config` for the scenario keys).
@@ -61,6 +62,10 @@ pub struct TcpConfig {
     /// Pacing rate of new data: the sender puts one packet's wire time at this rate between
     /// the starts of consecutive new segments. `None`: window-limited only.
     pub pacing: Option<Rate>,
+    /// Probe mode (pFabric §4.2): after this many consecutive timeouts with no ACK between
+    /// them, each further timeout sends one header-only probe instead of going back N, until
+    /// an ACK arrives. `None`: never probe.
+    pub probe_after_timeouts: Option<u32>,
 }
 
 impl TcpConfig {
@@ -90,6 +95,7 @@ impl TcpConfig {
             timestamps: false,
             limited_transmit: false,
             pacing: None,
+            probe_after_timeouts: None,
         }
     }
 
@@ -114,16 +120,20 @@ impl TcpConfig {
             timestamps: true,
             limited_transmit: false,
             pacing: None,
+            probe_after_timeouts: None,
         }
     }
 }
 
-/// A segment a sender wants on the wire.
+/// A segment a sender wants on the wire. A segment with `len == 0` is a probe: an empty
+/// control packet to the receiver, which answers with a pure ACK echoing the probe's header
+/// (TFC's marked empty packet that fetches the first window; see
+/// [`CongestionControl::probe_first`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Segment {
     /// First payload byte.
     pub seq: u64,
-    /// Payload bytes.
+    /// Payload bytes (0: a probe).
     pub len: u64,
     /// Whether these bytes were sent before.
     pub retransmit: bool,
@@ -149,6 +159,21 @@ pub struct Window {
     pub ssthresh: u64,
     /// Segment size.
     pub mss: u64,
+    /// A pacing rate for new data set by the controller (Flowtune's allocated rate, a rate
+    /// controller's output); overrides `TcpConfig::pacing` while `Some`.
+    pub pacing: Option<Rate>,
+}
+
+impl Window {
+    /// A window of `cwnd` bytes, slow-start threshold `ssthresh`, segment size `mss`, no pacing.
+    pub fn new(cwnd: u64, ssthresh: u64, mss: u64) -> Window {
+        Window {
+            cwnd,
+            ssthresh,
+            mss,
+            pacing: None,
+        }
+    }
 }
 
 /// What congestion control learns from an ACK that acknowledges new data.
@@ -176,6 +201,45 @@ pub struct LossEvent {
     pub now: SimTime,
     /// FlightSize at detection (RFC 5681 eq. (4)), bytes, without limited-transmit segments.
     pub flight: u64,
+}
+
+/// What a controller that writes header fields learns about a data packet it may stamp.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StampEvent {
+    /// When the packet leaves the sender.
+    pub now: SimTime,
+    /// Its first payload byte.
+    pub seq: u64,
+    /// Its payload bytes (0 for a probe).
+    pub len: u64,
+    /// Whether these bytes were sent before.
+    pub retransmit: bool,
+    /// Bytes from `seq` to the end of what the application has supplied so far (pFabric's
+    /// priority: the flow's remaining size).
+    pub remaining: u64,
+    /// The first unacknowledged byte.
+    pub snd_una: u64,
+}
+
+/// Where header feedback reached the sender from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FeedbackSource {
+    /// An ACK (data or probe), echoing the header of the packet it answers as rewritten by
+    /// the switches on the way, and rewritten again by those on the way back.
+    Ack,
+    /// A control packet addressed to the sender.
+    Control,
+}
+
+/// Header feedback arriving at a sender (see [`CongestionControl::on_feedback`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FeedbackEvent {
+    /// When it arrived.
+    pub now: SimTime,
+    /// The header fields it carries.
+    pub ext: HeaderExt,
+    /// An ACK or a control packet.
+    pub source: FeedbackSource,
 }
 
 /// Congestion control owns the window (smoltcp's `Controller` habit): the sender tells it of
@@ -209,6 +273,45 @@ pub trait CongestionControl {
         false
     }
 
+    /// Whether this controller uses per-packet header fields ([`HeaderExt`]). Only then does
+    /// the engine zero each packet's fields at creation, call [`CongestionControl::stamp`] on
+    /// data packets, echo a data packet's fields on the ACK it triggers (with delayed ACKs,
+    /// those of the latest data packet), and hand arriving fields to
+    /// [`CongestionControl::on_feedback`]; other schemes pay nothing for the fields.
+    fn uses_header(&self) -> bool {
+        false
+    }
+
+    /// A data packet (or probe) is about to leave: write the fields switches and the
+    /// receiver will see (pFabric's priority, TFC's RM mark, XCP's H_cwnd and H_rtt). The
+    /// fields arrive zeroed.
+    fn stamp(&mut self, _w: &Window, _ev: &StampEvent, _ext: &mut HeaderExt) {}
+
+    /// Header feedback arrived on an ACK or a control packet, before the ACK itself is
+    /// processed: set the window or pacing rate from it (TFC's window, XCP's feedback,
+    /// Flowtune's rate).
+    fn on_feedback(&mut self, _w: &mut Window, _ev: &FeedbackEvent, _rtt: &RttEstimator) {}
+
+    /// Whether a sender with nothing in flight starts by sending a probe (an empty control
+    /// packet, [`Segment`] with `len == 0`) and holds its data until feedback answers it
+    /// (TFC §4.5: the marked empty packet that fetches the first window). A lost probe is
+    /// sent again when the retransmission timer expires.
+    fn probe_first(&self) -> bool {
+        false
+    }
+
+    /// Asked when a probe is answered: whether to send one more probe before data (TFC: the
+    /// first probe plays the handshake's marked SYN, which switches count but give no window;
+    /// the second fetches the window, §4.6). Never by default.
+    fn probe_again(&mut self) -> bool {
+        false
+    }
+
+    /// Whether three duplicate ACKs trigger fast retransmit and recovery (default true);
+    /// HOLNET-UTA turns it off and recovers by the timeout only (§V).
+    fn fast_retransmit(&self) -> bool {
+        true
+    }
     /// The controller is about to run for flow `flow` (the workload's flow id): a scheme
     /// with per-flow parameters picks this flow's here. Called once, before the flow starts.
     fn for_flow(&mut self, _flow: u32) {}
@@ -220,26 +323,26 @@ pub trait CongestionControl {
 
 /// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
 /// `Type` in `transport/<module>.rs` (which must be `Default`, the controller with its paper's
-/// parameters). Declares the module, re-exports the type, and generates the [`Cc`] enum (calls dispatch by `match` and inline, no
+/// parameters); a line may carry attributes (`#[cfg(test)]` for a test-only controller). Declares the module, re-exports the type, and generates the [`Cc`] enum (calls dispatch by `match` and inline, no
 /// `Box<dyn>` on the per-ACK path), its name lookup and [`TRANSPORTS`].
 macro_rules! controllers {
-    ($($name:literal => $m:ident::$variant:ident: $about:literal,)*) => {
-        $(pub mod $m; pub use $m::$variant;)*
+    ($($(#[$attr:meta])* $name:literal => $m:ident::$variant:ident: $about:literal,)*) => {
+        $($(#[$attr])* pub mod $m; $(#[$attr])* pub use $m::$variant;)*
 
         /// A congestion controller of any registered kind.
         #[derive(Clone, Debug, PartialEq)]
         pub enum Cc {
-            $(#[doc = $about] $variant($variant),)*
+            $($(#[$attr])* #[doc = $about] $variant($variant),)*
         }
 
         /// Registered transports (`transport = "..."` in a scheme table): name, description.
-        pub const TRANSPORTS: &[(&str, &str)] = &[$(($name, $about),)*];
+        pub const TRANSPORTS: &[(&str, &str)] = &[$($(#[$attr])* ($name, $about),)*];
 
         impl Cc {
             /// The controller registered as `name`, with its default parameters.
             pub fn from_name(name: &str) -> Option<Cc> {
                 match name {
-                    $($name => Some(Cc::$variant(<$variant>::default())),)*
+                    $($(#[$attr])* $name => Some(Cc::$variant(<$variant>::default())),)*
                     _ => None,
                 }
             }
@@ -247,7 +350,7 @@ macro_rules! controllers {
             /// Its registered name.
             pub fn name(&self) -> &'static str {
                 match self {
-                    $(Cc::$variant(_) => $name,)*
+                    $($(#[$attr])* Cc::$variant(_) => $name,)*
                 }
             }
         }
@@ -256,32 +359,64 @@ macro_rules! controllers {
             #[inline]
             fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, rtt: &RttEstimator) {
                 match self {
-                    $(Cc::$variant(c) => c.on_ack(w, ev, rtt),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.on_ack(w, ev, rtt),)*
                 }
             }
             fn on_loss(&mut self, w: &mut Window, ev: &LossEvent) {
                 match self {
-                    $(Cc::$variant(c) => c.on_loss(w, ev),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.on_loss(w, ev),)*
                 }
             }
             fn on_timeout(&mut self, w: &mut Window, ev: &LossEvent) {
                 match self {
-                    $(Cc::$variant(c) => c.on_timeout(w, ev),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.on_timeout(w, ev),)*
                 }
             }
             fn ecn_capable(&self) -> bool {
                 match self {
-                    $(Cc::$variant(c) => c.ecn_capable(),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.ecn_capable(),)*
+                }
+            }
+            fn uses_header(&self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.uses_header(),)*
+                }
+            }
+            #[inline]
+            fn stamp(&mut self, w: &Window, ev: &StampEvent, ext: &mut HeaderExt) {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.stamp(w, ev, ext),)*
+                }
+            }
+            #[inline]
+            fn on_feedback(&mut self, w: &mut Window, ev: &FeedbackEvent, rtt: &RttEstimator) {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.on_feedback(w, ev, rtt),)*
+                }
+            }
+            fn probe_first(&self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.probe_first(),)*
+                }
+            }
+            fn probe_again(&mut self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.probe_again(),)*
+                }
+            }
+            fn fast_retransmit(&self) -> bool {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.fast_retransmit(),)*
                 }
             }
             fn for_flow(&mut self, flow: u32) {
                 match self {
-                    $(Cc::$variant(c) => c.for_flow(flow),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.for_flow(flow),)*
                 }
             }
             fn couple(&mut self, cp: &Coupling) {
                 match self {
-                    $(Cc::$variant(c) => c.couple(cp),)*
+                    $($(#[$attr])* Cc::$variant(c) => c.couple(cp),)*
                 }
             }
         }
@@ -292,9 +427,15 @@ controllers! {
     "newreno" => newreno::NewReno: "NewReno: slow start, congestion avoidance, halving on loss (RFC 5681/6582)",
     "dctcp" => dctcp::Dctcp: "DCTCP: ECN-echo fraction alpha, cwnd x (1 - alpha/2) once per window",
     "cubic" => cubic::Cubic: "CUBIC (RFC 9438) with HyStart++ (RFC 9406)",
+    "tfc" => tfc::Tfc: "TFC host: one RM mark per round, cwnd = the window RMA ACKs carry, probes for its first window",
+    "xcp" => xcp::Xcp: "XCP sender: stamps H_cwnd, H_rtt, H_feedback; cwnd += echoed router feedback",
+    "holnet-uta" => holnet_uta::HolnetUta: "HOLNET-UTA (eq. 24-25, r = w = 1): Reno utility driven by the first-hop node's congestion bit; no fast retransmit, go-back-N timeouts without a cut",
+    "pfabric" => pfabric::PFabricHost: "pFabric host: TCP window growth, timeout-only loss recovery, cwnd 1 and ssthresh / 2 on timeout",
     "holnet-cc" => holnet_cc::HolnetCc: "HOLNET CC/CC-CoS (eq. 19): alpha-utility window control, class-of-service r, loss-inferred congestion",
     "holnet-mcc" => holnet_mcc::HolnetMcc: "HOLNET MCC (eq. 20): coupled multipath window control, AIMD on one path",
     "mptcp" => mptcp::Mptcp: "MPTCP coupled increase (RFC 6356 LIA) over NewReno loss recovery",
+    #[cfg(test)]
+    "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
 }
 
 #[cfg(test)]

@@ -78,11 +78,7 @@ mod tests {
     #[test]
     fn congestion_avoidance_adds_one_mss_per_window_of_acked_bytes() {
         let rtt = RttEstimator::new(&TcpConfig::pfabric_tuned(1_000_000));
-        let mut w = Window {
-            cwnd: 10_000,
-            ssthresh: 5_000,
-            mss: 1_000,
-        };
+        let mut w = Window::new(10_000, 5_000, 1_000);
         let mut c = NewReno::default();
         for _ in 0..9 {
             c.on_ack(&mut w, &ev(1_000, false), &rtt);

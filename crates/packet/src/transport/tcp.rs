@@ -20,6 +20,9 @@
 //!   its own send time, the one exception RFC 6298 §3 allows); the backed-off RTO is kept
 //!   until a valid sample arrives (RFC 6298 §5, note after (5.7): the RTO "collapses" only on
 //!   a new measurement).
+//! - probe mode (pFabric §4.2, `TcpConfig::probe_after_timeouts`): after that many
+//!   consecutive timeouts with no ACK between them, each further timeout sends one
+//!   header-only probe at `snd_una` instead of going back N; the first ACK ends it.
 //!
 //! Receiver: cumulative ACKs, out-of-order data kept as byte ranges, an immediate ACK for
 //! out-of-order or hole-filling data, otherwise (with delayed ACKs) one ACK per two segments
@@ -28,8 +31,10 @@
 //! out at once carrying the old state.
 
 use super::{
-    AckEvent, AckOut, Cc, CongestionControl, LossEvent, RttEstimator, Segment, TcpConfig, Window,
+    AckEvent, AckOut, Cc, CongestionControl, FeedbackEvent, FeedbackSource, LossEvent,
+    RttEstimator, Segment, StampEvent, TcpConfig, Window,
 };
+use crate::packet::HeaderExt;
 use dctc_core::units::{Delta, SimTime};
 
 /// The sending half of a TCP connection.
@@ -54,11 +59,19 @@ pub struct TcpSender {
     next_send: SimTime,
     /// Data and window wait for `next_send`.
     paced_wait: bool,
+    /// A probe is out ([`CongestionControl::probe_first`]); data waits for its answer.
+    awaiting_probe: bool,
+    /// The connection's probe went out (a connection probes once, before its first byte).
+    probed: bool,
     cc: Cc,
     /// Payload bytes sent more than once.
     pub retransmitted_bytes: u64,
     /// Retransmission timeouts.
     pub timeouts: u32,
+    /// Timeouts since the last ACK arrived (probe mode counts them).
+    consecutive_timeouts: u32,
+    /// In probe mode: one header-only probe per RTO until an ACK arrives.
+    probing: bool,
 }
 
 impl TcpSender {
@@ -69,11 +82,11 @@ impl TcpSender {
             snd_nxt: 0,
             snd_max: 0,
             app_end: 0,
-            win: Window {
-                cwnd: (cfg.initial_cwnd_packets * cfg.mss).min(cfg.max_cwnd_bytes),
-                ssthresh: u64::MAX,
-                mss: cfg.mss,
-            },
+            win: Window::new(
+                (cfg.initial_cwnd_packets * cfg.mss).min(cfg.max_cwnd_bytes),
+                u64::MAX,
+                cfg.mss,
+            ),
             dupacks: 0,
             limited_bytes: 0,
             in_recovery: false,
@@ -84,9 +97,13 @@ impl TcpSender {
             rto_at: SimTime::NEVER,
             next_send: SimTime::ZERO,
             paced_wait: false,
+            awaiting_probe: false,
+            probed: false,
             cc,
             retransmitted_bytes: 0,
             timeouts: 0,
+            consecutive_timeouts: 0,
+            probing: false,
         }
     }
 
@@ -128,6 +145,10 @@ impl TcpSender {
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
     }
+    /// Whether the sender is in probe mode ([`TcpConfig::probe_after_timeouts`]).
+    pub fn is_probing(&self) -> bool {
+        self.probing
+    }
     /// The current retransmission timeout including backoff.
     pub fn current_rto(&self, cfg: &TcpConfig) -> Delta {
         self.rtt.rto(cfg)
@@ -146,18 +167,68 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
 
-    /// Sends what the windows allow, and with pacing (`TcpConfig::pacing`) no earlier than
-    /// one packet's time at the pacing rate after the previous one.
+    /// Whether the controller uses per-packet header fields (see
+    /// [`CongestionControl::uses_header`]).
+    pub fn uses_header(&self) -> bool {
+        self.cc.uses_header()
+    }
+
+    /// Lets the controller write the header fields of a segment this sender just produced.
+    pub fn stamp(&mut self, now: SimTime, seg: &Segment, ext: &mut HeaderExt) {
+        let ev = StampEvent {
+            now,
+            seq: seg.seq,
+            len: seg.len,
+            retransmit: seg.retransmit,
+            remaining: self.app_end.saturating_sub(seg.seq),
+            snd_una: self.snd_una,
+        };
+        self.cc.stamp(&self.win, &ev, ext);
+    }
+
+    /// Header feedback arrived (on an ACK, before [`TcpSender::on_ack`], or on a control
+    /// packet): the controller acts on it, and a pending probe counts as answered. The caller
+    /// then calls [`TcpSender::on_ack`] or [`TcpSender::send`].
+    pub fn on_feedback(&mut self, now: SimTime, ext: &HeaderExt, source: FeedbackSource) {
+        let ev = FeedbackEvent {
+            now,
+            ext: *ext,
+            source,
+        };
+        self.cc.on_feedback(&mut self.win, &ev, &self.rtt);
+        if self.awaiting_probe {
+            self.awaiting_probe = false;
+            if self.cc.probe_again() {
+                // The next `send` probes once more before any data.
+                self.probed = false;
+            }
+            if self.snd_una >= self.snd_max {
+                self.rto_at = SimTime::NEVER;
+            }
+        }
+    }
+
+    /// Sends what the windows allow, and with pacing (`Window::pacing`, else
+    /// `TcpConfig::pacing`) no earlier than one packet's time at the pacing rate after the
+    /// previous one. A controller that probes first sends a probe before the first byte.
     pub fn send(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
+        if self.awaiting_probe {
+            return;
+        }
+        if !self.probed && self.snd_nxt < self.app_end && self.cc.probe_first() {
+            self.send_probe(cfg, now, out);
+            return;
+        }
         let wnd = self.win.cwnd.min(cfg.rwnd_bytes).min(cfg.max_cwnd_bytes);
         self.paced_wait = false;
+        let pacing = self.win.pacing.or(cfg.pacing);
         while self.snd_nxt < self.app_end {
             let len = cfg.mss.min(self.app_end - self.snd_nxt);
             let in_flight = self.snd_nxt - self.snd_una;
             if in_flight > 0 && in_flight + len > wnd {
                 break;
             }
-            if let Some(rate) = cfg.pacing {
+            if let Some(rate) = pacing {
                 if now < self.next_send {
                     self.paced_wait = true;
                     break;
@@ -183,6 +254,18 @@ impl TcpSender {
         }
     }
 
+    /// Sends a probe (an empty segment) and arms the retransmission timer for it.
+    fn send_probe(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
+        self.awaiting_probe = true;
+        self.probed = true;
+        out.push(Segment {
+            seq: self.snd_nxt,
+            len: 0,
+            retransmit: false,
+        });
+        self.rto_at = now + self.current_rto(cfg);
+    }
+
     fn retransmit_head(&mut self, cfg: &TcpConfig, out: &mut Vec<Segment>) {
         let len = cfg.mss.min(self.snd_max - self.snd_una);
         if len == 0 {
@@ -199,6 +282,10 @@ impl TcpSender {
 
     /// An ACK arrived: `ack` is the next byte the receiver expects.
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: SimTime, ack: &AckOut, out: &mut Vec<Segment>) {
+        // Any ACK shows the path delivers again: leave probe mode, and the go-back-N restart
+        // the last timeout began resumes below (`send` from `snd_una` with the timeout's window).
+        self.consecutive_timeouts = 0;
+        self.probing = false;
         let a = ack.ack.min(self.snd_max);
         if a > self.snd_una {
             let acked = a - self.snd_una;
@@ -261,7 +348,10 @@ impl TcpSender {
                 if cfg.limited_transmit {
                     self.limited_transmit(cfg, now, out);
                 }
-            } else if self.dupacks == cfg.dupack_threshold && self.recover.is_none_or(|r| a >= r) {
+            } else if self.dupacks == cfg.dupack_threshold
+                && self.cc.fast_retransmit()
+                && self.recover.is_none_or(|r| a >= r)
+            {
                 // RFC 6582 step 2: fast retransmit, enter fast recovery, only if the ACK
                 // "covers more than recover". RFC 6582's `recover` is the highest sequence
                 // number sent (`snd_max - 1`); ours is stored exclusive (`snd_max`), so that
@@ -316,6 +406,12 @@ impl TcpSender {
             return;
         }
         self.rto_at = SimTime::NEVER;
+        if self.awaiting_probe {
+            // The probe or its answer was lost: back off and probe again.
+            self.rtt.back_off();
+            self.send_probe(cfg, now, out);
+            return;
+        }
         if self.snd_una >= self.snd_max {
             return;
         }
@@ -330,6 +426,23 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.rtt.back_off();
         self.snd_nxt = self.snd_una;
+        self.consecutive_timeouts += 1;
+        if cfg
+            .probe_after_timeouts
+            .is_some_and(|n| self.consecutive_timeouts >= n)
+        {
+            // Probe mode (pFabric §4.2): a header-only packet at `snd_una` that the receiver
+            // answers at once (it holds nothing new), one per RTO, instead of full segments a
+            // congested path would drop again.
+            self.probing = true;
+            out.push(Segment {
+                seq: self.snd_una,
+                len: 0,
+                retransmit: true,
+            });
+            self.rto_at = now + self.current_rto(cfg);
+            return;
+        }
         self.send(cfg, now, out);
     }
 }
@@ -355,6 +468,12 @@ impl TcpReceiver {
     /// When the receiver next needs [`TcpReceiver::on_timer`].
     pub fn poll_at(&self) -> SimTime {
         self.delack_at.unwrap_or(SimTime::NEVER)
+    }
+
+    /// A probe (an empty control packet) arrived: answer at once with a pure ACK echoing its
+    /// timestamp (this also sends any delayed ACK pending).
+    pub fn on_probe(&mut self, ts: SimTime, out: &mut Vec<AckOut>) {
+        self.ack_now(ts, out);
     }
 
     fn ack_now(&mut self, ts_echo: SimTime, out: &mut Vec<AckOut>) {

@@ -1,4 +1,6 @@
 use super::*;
+use crate::packet::HeaderExt;
+use dctc_core::units::Rate;
 use dctc_core::units::{Delta, SimTime};
 
 fn cfg() -> TcpConfig {
@@ -618,4 +620,109 @@ fn a_flow_paced_at_a_quarter_of_the_link_rate_sends_four_transmission_times_apar
     // Everything sent: no paced tick left, only the RTO.
     assert_eq!(s.poll_at(), t(0) + s.current_rto(&c));
     assert!(!s.is_idle());
+}
+
+#[test]
+fn probe_mode_sends_one_header_only_probe_per_rto_until_an_ack_arrives() {
+    let mut c = cfg();
+    c.probe_after_timeouts = Some(2);
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(4 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert_eq!(out.len(), 4);
+    out.clear();
+    // First timeout: go back N with one segment, as without probing.
+    let at = s.poll_at();
+    s.on_timer(&c, at, &mut out);
+    assert_eq!((out.len(), out[0].len, s.is_probing()), (1, c.mss, false));
+    out.clear();
+    // Second consecutive timeout: a probe (no payload) at snd_una, then one per RTO.
+    for _ in 0..3 {
+        let at = s.poll_at();
+        s.on_timer(&c, at, &mut out);
+        assert!(s.is_probing());
+        assert_eq!(
+            out,
+            vec![Segment {
+                seq: 0,
+                len: 0,
+                retransmit: true
+            }]
+        );
+        assert!(s.poll_at() > at);
+        out.clear();
+    }
+    // The receiver held segment 0 all along: the probe's ACK acknowledges it, probe mode
+    // ends and the sender resumes from the new snd_una.
+    let now = s.poll_at();
+    s.on_ack(&c, now, &ack(c.mss, false, now), &mut out);
+    assert!(!s.is_probing());
+    assert_eq!(out.first().map(|x| (x.seq, x.len)), Some((c.mss, c.mss)));
+    // An ACK resets the count: the next timeout goes back N again, not straight to a probe.
+    out.clear();
+    let at = s.poll_at();
+    s.on_timer(&c, at, &mut out);
+    assert_eq!((out[0].len, s.is_probing()), (c.mss, false));
+}
+
+#[test]
+fn a_probing_controller_sends_one_probe_holds_data_until_answered_and_reprobes_on_timeout() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::TestFeedback(Default::default()));
+    s.supply(10 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].len, 0, "a probe is an empty segment");
+    out.clear();
+    // Nothing more goes out while the probe is unanswered.
+    s.send(&c, t(1), &mut out);
+    assert!(out.is_empty());
+    // The probe is lost: the RTO sends it again, with backoff.
+    let rto = s.poll_at();
+    assert_eq!(rto, t(0) + c.initial_rto);
+    s.on_timer(&c, rto, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].len, 0);
+    assert_eq!(s.poll_at(), rto + c.initial_rto + c.initial_rto);
+    out.clear();
+    // The answer releases data, paced at the rate the controller set (2.5 Gb/s): one segment
+    // now, the next one wire time at 2.5 Gb/s later.
+    let now = t(200);
+    s.on_feedback(now, &HeaderExt::default(), FeedbackSource::Ack);
+    s.send(&c, now, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].len, c.mss);
+    let gap = Rate::mbps(2_500).tx_time(c.mss + c.header);
+    assert_eq!(s.window().pacing, Some(Rate::mbps(2_500)));
+    assert_eq!(
+        s.poll_at(),
+        now + gap,
+        "the sender wakes for the next paced segment"
+    );
+    out.clear();
+    s.on_timer(&c, now + gap, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].seq, c.mss);
+}
+
+#[test]
+fn stamping_sees_the_remaining_size_and_a_receiver_answers_a_probe_at_once() {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::TestFeedback(Default::default()));
+    s.supply(5_000);
+    let seg = Segment {
+        seq: 1_460,
+        len: 1_460,
+        retransmit: false,
+    };
+    let mut ext = HeaderExt::default();
+    s.stamp(t(3), &seg, &mut ext);
+    assert_eq!(ext.priority, 5_000 - 1_460);
+    assert_eq!(ext.aux, test_feedback::MARK);
+    let mut r = TcpReceiver::default();
+    let mut acks = Vec::new();
+    r.on_probe(t(7), &mut acks);
+    assert_eq!(acks, vec![ack(0, false, t(7))]);
 }

@@ -7,7 +7,7 @@ use dctc_core::routing::Routing;
 use dctc_core::spec::FlowSpec;
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
-use dctc_packet::metrics::RunResult;
+use dctc_packet::metrics::PacketRun;
 use dctc_packet::transport::TcpConfig;
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 
@@ -72,7 +72,7 @@ pub fn run_with(
     scheme: &PacketScheme,
     wl: &Workload,
     opts: RunOptions,
-) -> RunResult {
+) -> PacketRun {
     let routing = Routing::new(topo).unwrap();
     let r = Simulation::new(topo, &routing, scheme, wl, opts)
         .unwrap()
@@ -81,7 +81,7 @@ pub fn run_with(
     r
 }
 
-pub fn run(topo: &Topology, scheme: &PacketScheme, wl: &Workload, until_us: u64) -> RunResult {
+pub fn run(topo: &Topology, scheme: &PacketScheme, wl: &Workload, until_us: u64) -> PacketRun {
     run_with(
         topo,
         scheme,
@@ -91,7 +91,7 @@ pub fn run(topo: &Topology, scheme: &PacketScheme, wl: &Workload, until_us: u64)
 }
 
 /// The invariants every simulation must keep.
-pub fn check_invariants(r: &RunResult) {
+pub fn check_invariants(r: &PacketRun) {
     let c = &r.counters;
     assert_eq!(
         c.sent_bytes,

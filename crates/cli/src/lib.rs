@@ -1,0 +1,360 @@
+//! `dctc`: turns scenario files into per-flow records, summaries, charts and a report.
+//!
+//! The `dctc` binary is [`main`]; other front ends (the Python package) use [`api`], which runs
+//! scenarios and sweeps in memory with the same checks and error messages as the command line.
+//!
+//! Subcommands: `run`, `sweep`, `validate`, `demo`, `reproduce`, `list`, `bench`, `num`. Bad input
+//! (a malformed scenario, a missing file, an impossible fabric) prints one clear error naming
+//! the file, the key and the reason, exits with status 2, and writes nothing.
+
+#![forbid(unsafe_code)]
+// clap prints these doc comments as `--help`, where `out/<name>/` is a placeholder, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+// Everything for standard output goes through `emit` / `outln!`, which survive a closed or full
+// stdout; `println!` would panic on a broken pipe (`dctc bench | head -1`).
+#![deny(clippy::print_stdout)]
+
+/// `println!` through [`emit`]: a closed pipe quietly drops the rest, a failing stdout is
+/// reported when the command ends.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::emit(&(format!($($arg)*) + "\n"))
+    };
+}
+
+pub mod api;
+mod engines;
+mod interrupt;
+mod limits;
+mod num_cmd;
+mod output;
+mod paper;
+mod progress;
+mod provenance;
+mod scenario;
+mod sweep;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use output::RunOutput;
+use progress::Progress;
+use scenario::{Engine, Scenario};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// The embedded default scenario run by `dctc demo`.
+const DEMO: &str = include_str!("../../../scenarios/demo.toml");
+
+#[derive(Parser)]
+#[command(
+    name = "dctc",
+    version,
+    about = "Datacenter traffic-control workbench: run schemes side by side on the same fabrics and workloads"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario and write out/<name>/ (summary.json, CSV tables, charts, report.html).
+    Run {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Output directory (default: out/<scenario name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Override the scenario's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+        /// Replace `--out` even if it is a directory dctc did not write (never `.`, `..`, `/`,
+        /// the home directory or an ancestor of the working directory).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Run a scenario for every combination of `--set` values into DIR/<point>/, in parallel,
+    /// plus DIR/sweep.csv (one row per point and scheme). Rerun to resume.
+    Sweep(sweep::SweepArgs),
+    /// Check a scenario without running it.
+    Validate {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+    },
+    /// Run the embedded default scenario: DCTCP vs NewReno on a 144-host leaf-spine.
+    Demo {
+        /// Output directory (default: out/demo).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the embedded scenario instead of running it.
+        #[arg(long)]
+        print: bool,
+        /// Replace `--out` even if it is a directory dctc did not write.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Rerun a paper's experiments: every scenario in scenarios/<paper>/.
+    Reproduce {
+        /// flowtune, tfc, fq-codel, dba or holnet.
+        paper: String,
+        /// Run the full versions (`*.full.toml`) instead of the short ones.
+        #[arg(long)]
+        full: bool,
+        /// Parent directory for the outputs (default: out/<paper>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Where the scenario folders are (default: ./scenarios, else the source tree's).
+        #[arg(long)]
+        scenarios: Option<PathBuf>,
+        /// Replace output directories even if dctc did not write them.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List fabrics, workloads and schemes with one-line descriptions.
+    List,
+    /// Measure speed: events/s and packet-hops/s of the packet engine, and the other engines.
+    Bench {
+        /// packet, flow, num or all.
+        #[arg(default_value = "packet")]
+        engine: String,
+    },
+    /// The NUM allocation engine on its own.
+    Num(num_cmd::NumArgs),
+}
+
+/// Set once standard output is closed or failing: later output is dropped.
+static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+/// The first stdout error other than a closed pipe, reported when the command ends.
+static STDOUT_ERROR: Mutex<Option<String>> = Mutex::new(None);
+
+/// Prints `text` to standard output. A closed pipe (`dctc ... | head -1`) silently drops the
+/// rest of the output; any other failure (a full disk, `> /dev/full`) is remembered and
+/// reported as an error when the command ends. Work goes on either way, so results already
+/// headed for disk are never lost to a console problem.
+pub(crate) fn emit(text: &str) {
+    if STDOUT_FAILED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        STDOUT_FAILED.store(true, Ordering::Relaxed);
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            let mut first = STDOUT_ERROR.lock().unwrap_or_else(|e| e.into_inner());
+            first.get_or_insert_with(|| e.to_string());
+        }
+    }
+}
+
+/// The `dctc` command line: parses the arguments, runs the subcommand, and returns status 2
+/// with one `error: ...` line on bad input.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = dispatch(cli.command);
+    let stdout_error = STDOUT_ERROR
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    match result {
+        Ok(()) => match stdout_error {
+            None => ExitCode::SUCCESS,
+            Some(e) => {
+                eprintln!("error: cannot write to standard output: {e} (results, if any, were written to disk first)");
+                ExitCode::from(2)
+            }
+        },
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<()> {
+    match command {
+        Command::Run {
+            scenario,
+            out,
+            seed,
+            quiet,
+            force,
+        } => {
+            let s = Scenario::load(&scenario, seed)?;
+            run_and_write(&s, out, !quiet, force)
+        }
+        Command::Sweep(args) => sweep::run(&args),
+        Command::Validate { scenario } => {
+            let s = Scenario::load(&scenario, None)?;
+            validate(&s)?;
+            emit(&format!(
+                "{}: ok ({:?} engine, {} scheme(s))\n",
+                scenario.display(),
+                s.engine,
+                s.schemes.len()
+            ));
+            Ok(())
+        }
+        Command::Demo { out, print, force } => {
+            if print {
+                emit(DEMO);
+                return Ok(());
+            }
+            let cwd = std::env::current_dir()?;
+            let s = Scenario::from_str(DEMO, Path::new("<embedded demo>"), &cwd, None)?;
+            run_and_write(&s, out, true, force)
+        }
+        Command::Reproduce {
+            paper,
+            full,
+            out,
+            scenarios,
+            force,
+        } => reproduce(&paper, full, out, scenarios, force),
+        Command::List => {
+            emit(&engines::list());
+            Ok(())
+        }
+        Command::Bench { engine } => engines::bench(&engine),
+        Command::Num(args) => num_cmd::run(&args),
+    }
+}
+
+fn validate(s: &Scenario) -> Result<()> {
+    // The fabric is common to every engine: check it here so each engine need not. Its size
+    // is checked from the parameters first, so a fabric too big to hold is never built.
+    if let Some(size) = s.fabric.size() {
+        limits::check_memory(s, size, 0)?;
+    }
+    let topo = s
+        .fabric
+        .build(&s.base_dir)
+        .map_err(|e| s.error("fabric", e.to_string()))?;
+    limits::check_memory(s, dctc_core::fabric::FabricSize::of(&topo), 0)?;
+    match s.engine {
+        Engine::Packet => engines::packet::validate(s),
+        Engine::Flow => engines::flow::validate(s),
+        Engine::Allocator => engines::allocator::validate(s),
+    }
+}
+
+fn run_engine(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
+    match s.engine {
+        Engine::Packet => engines::packet::run(s, progress),
+        Engine::Flow => engines::flow::run(s, progress),
+        Engine::Allocator => engines::allocator::run(s, progress),
+    }
+}
+
+/// Validates `s`, checks that `out` can be written, runs, writes the results, and only then
+/// prints the console tables.
+fn run_and_write(
+    s: &Scenario,
+    out: Option<PathBuf>,
+    show_progress: bool,
+    force: bool,
+) -> Result<()> {
+    validate(s)?;
+    let dir = out.unwrap_or_else(|| Path::new("out").join(&s.name));
+    output::check_destination(&dir, force)?;
+    let progress = Progress::new(show_progress);
+    let result = run_engine(s, &progress);
+    progress.finish();
+    let result = result?;
+    let dir = output::write_run(&dir, s, &result, force)?;
+    let mut text = result.console.clone();
+    let summary = output::full_summary(s, &result);
+    if let Some(t) = paper::table(&s.paper, &summary) {
+        text.push_str(&format!("\n{}\n", t.to_text()));
+    }
+    text.push_str(&format!("wrote {}\n", dir.join("report.html").display()));
+    emit(&text);
+    Ok(())
+}
+
+fn scenarios_root(explicit: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        return Ok(p);
+    }
+    let local = PathBuf::from("scenarios");
+    if local.is_dir() {
+        return Ok(local);
+    }
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    if source.is_dir() {
+        return Ok(source);
+    }
+    bail!("no scenarios folder here or in the source tree; pass --scenarios DIR")
+}
+
+fn reproduce(
+    paper: &str,
+    full: bool,
+    out: Option<PathBuf>,
+    scenarios: Option<PathBuf>,
+    force: bool,
+) -> Result<()> {
+    let root = scenarios_root(scenarios)?;
+    let dir = root.join(paper);
+    if !dir.is_dir() {
+        let mut papers: Vec<String> = std::fs::read_dir(&root)
+            .with_context(|| format!("cannot read {}", root.display()))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        papers.sort();
+        bail!(
+            "no scenarios for `{paper}` in {}; papers: {}",
+            root.display(),
+            papers.join(", ")
+        );
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            name.ends_with(".toml") && name.ends_with(".full.toml") == full
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!(
+            "no {} scenarios in {}",
+            if full { "full (*.full.toml)" } else { "short" },
+            dir.display()
+        );
+    }
+    let parent = out.unwrap_or_else(|| Path::new("out").join(paper));
+    // Check every scenario before running any, so a typo fails fast.
+    let loaded = files
+        .iter()
+        .map(|f| {
+            let s = Scenario::load(f, None)?;
+            validate(&s)?;
+            Ok(s)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // And every output directory, so a refused one fails before hours of runs, not after.
+    for s in &loaded {
+        output::check_destination(&parent.join(&s.name), force)?;
+    }
+    for (i, s) in loaded.iter().enumerate() {
+        emit(&format!(
+            "== [{}/{}] {} ({})\n",
+            i + 1,
+            loaded.len(),
+            s.name,
+            s.path.display()
+        ));
+        run_and_write(s, Some(parent.join(&s.name)), true, force)?;
+    }
+    Ok(())
+}

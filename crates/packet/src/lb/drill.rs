@@ -1,0 +1,232 @@
+//! DRILL (Ghorbani et al., SIGCOMM 2017): micro load balancing at every switch, per packet.
+//! For each packet a switch samples `d` of the equal-cost output ports at random, adds the `m`
+//! least-loaded ports it remembers from its previous decisions, sends the packet to the one
+//! with the smallest queue among them and remembers that one. DRILL's default is d = 2, m = 1
+//! ("DRILL(2,1)"). It looks only at local queues, so it runs under any transport; it reorders
+//! packets of a flow, which the receivers count (`Counters::reordered_packets`).
+
+use super::LoadBalancer;
+use crate::packet::Packet;
+use dctc_core::ids::{LinkId, NodeId};
+use dctc_core::rng::{component_rng, streams, SimRng};
+use rand::Rng;
+
+/// DRILL's settings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DrillParams {
+    /// Random samples per decision (DRILL's d), 1..=[`MAX_SAMPLES`].
+    pub samples: u32,
+    /// Remembered least-loaded ports per switch (DRILL's m), 0..=[`MAX_MEMORY`].
+    pub memory: u32,
+}
+
+impl Default for DrillParams {
+    /// DRILL(2, 1), the paper's choice.
+    fn default() -> Self {
+        DrillParams {
+            samples: 2,
+            memory: 1,
+        }
+    }
+}
+
+/// Most remembered ports per switch (bounds the per-node memory array).
+pub const MAX_MEMORY: u32 = 8;
+/// Most random samples per decision (the samples drawn are tracked in a fixed array).
+pub const MAX_SAMPLES: u32 = 8;
+
+/// DRILL(d, m) with one memory per switch.
+#[derive(Debug, Clone)]
+pub struct Drill {
+    params: DrillParams,
+    /// `memory[node * m .. node * m + m]`: the ports the node chose last (`u32::MAX` = empty),
+    /// most recent first.
+    memory: Vec<u32>,
+    rng: SimRng,
+}
+
+impl Drill {
+    /// DRILL for a fabric of `n_nodes` nodes, its samples drawn from the run's routing stream
+    /// (past the word the ECMP salt uses, so adding DRILL shifts no other draw).
+    pub fn new(n_nodes: usize, params: DrillParams, seed: u64) -> Self {
+        let mut rng = component_rng(seed, streams::ROUTING);
+        // The ECMP salt takes the stream's first word; DRILL starts far past it.
+        rng.set_word_pos(1 << 40);
+        let m = params.memory.min(MAX_MEMORY) as usize;
+        Drill {
+            params: DrillParams {
+                memory: m as u32,
+                ..params
+            },
+            memory: vec![u32::MAX; n_nodes * m],
+            rng,
+        }
+    }
+}
+
+impl LoadBalancer for Drill {
+    fn pick(
+        &mut self,
+        at: NodeId,
+        _pkt: &Packet,
+        candidates: &[LinkId],
+        queue_bytes: &dyn Fn(LinkId) -> u64,
+    ) -> usize {
+        let n = candidates.len();
+        if n == 1 {
+            return 0;
+        }
+        let mut best = usize::MAX;
+        let mut best_q = u64::MAX;
+        let mut consider = |i: usize, best: &mut usize| {
+            let q = queue_bytes(candidates[i]);
+            if q < best_q {
+                best_q = q;
+                *best = i;
+            }
+        };
+        // d distinct random ports (all of them when d >= n), drawn by rejection against the
+        // ones already taken (d < n, so each draw succeeds with probability >= 1/n).
+        let d = (self.params.samples.clamp(1, MAX_SAMPLES) as usize).min(n);
+        if d == n {
+            for i in 0..n {
+                consider(i, &mut best);
+            }
+        } else {
+            let mut taken = [usize::MAX; MAX_SAMPLES as usize];
+            let mut k = 0;
+            while k < d {
+                let i = self.rng.random_range(0..n);
+                if taken[..k].contains(&i) {
+                    continue;
+                }
+                taken[k] = i;
+                consider(i, &mut best);
+                k += 1;
+            }
+        }
+        // The remembered ports that are among this packet's candidates.
+        let m = self.params.memory as usize;
+        let mem = &mut self.memory[at.index() * m..at.index() * m + m];
+        for &l in mem.iter() {
+            if l == u32::MAX {
+                continue;
+            }
+            if let Some(i) = candidates.iter().position(|c| c.0 == l) {
+                consider(i, &mut best);
+            }
+        }
+        // Remember the chosen port, most recent first.
+        if m > 0 {
+            let chosen = candidates[best].0;
+            if let Some(p) = mem.iter().position(|&x| x == chosen) {
+                mem[..=p].rotate_right(1);
+            } else {
+                mem.rotate_right(1);
+            }
+            mem[0] = chosen;
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketKind;
+
+    fn pkt() -> Packet {
+        Packet::new(0, PacketKind::Data, NodeId(0), NodeId(1))
+    }
+
+    #[test]
+    fn takes_the_shortest_of_all_ports_when_it_samples_them_all() {
+        let links: Vec<LinkId> = (0..4).map(LinkId).collect();
+        let mut d = Drill::new(
+            3,
+            DrillParams {
+                samples: 4,
+                memory: 0,
+            },
+            1,
+        );
+        let q = |l: LinkId| [9000u64, 3000, 100, 7000][l.index()];
+        for _ in 0..50 {
+            assert_eq!(d.pick(NodeId(1), &pkt(), &links, &q), 2);
+        }
+    }
+
+    #[test]
+    fn memory_keeps_the_least_loaded_port_found_so_far() {
+        // One sample per decision: without memory a packet lands on a random port; with
+        // m = 1 the switch keeps the empty port once it has seen it and never leaves it for
+        // a longer queue.
+        let links: Vec<LinkId> = (0..6).map(LinkId).collect();
+        let q = |l: LinkId| if l.0 == 4 { 0 } else { 5000 + l.0 as u64 };
+        let mut with = Drill::new(
+            2,
+            DrillParams {
+                samples: 1,
+                memory: 1,
+            },
+            7,
+        );
+        let picks: Vec<usize> = (0..200)
+            .map(|_| with.pick(NodeId(1), &pkt(), &links, &q))
+            .collect();
+        let first = picks.iter().position(|&i| i == 4).expect("port 4 sampled");
+        assert!(picks[first..].iter().all(|&i| i == 4), "{picks:?}");
+        let mut without = Drill::new(
+            2,
+            DrillParams {
+                samples: 1,
+                memory: 0,
+            },
+            7,
+        );
+        let spread = (0..200)
+            .map(|_| without.pick(NodeId(1), &pkt(), &links, &q))
+            .filter(|&i| i != 4)
+            .count();
+        assert!(
+            spread > 100,
+            "memoryless single samples hit port 4 only ~1/6 of the time"
+        );
+    }
+
+    #[test]
+    fn two_samples_are_distinct_ports() {
+        // With d = 2 over two ports both are always sampled, so the shorter always wins.
+        let links = [LinkId(0), LinkId(1)];
+        let mut d = Drill::new(1, DrillParams::default(), 3);
+        for _ in 0..100 {
+            assert_eq!(d.pick(NodeId(0), &pkt(), &links, &|l| 10 - l.0 as u64), 1);
+        }
+        // And over three ports, a port that is never shortest is never picked while two of
+        // the others are always shorter.
+        let links3 = [LinkId(0), LinkId(1), LinkId(2)];
+        for _ in 0..100 {
+            assert_ne!(
+                d.pick(NodeId(0), &pkt(), &links3, &|l| [5, 5, 99][l.index()]),
+                2
+            );
+        }
+    }
+
+    #[test]
+    fn same_seed_same_choices() {
+        let links: Vec<LinkId> = (0..5).map(LinkId).collect();
+        let run = |seed| {
+            let mut d = Drill::new(4, DrillParams::default(), seed);
+            (0..300)
+                .map(|k| {
+                    d.pick(NodeId(k % 4), &pkt(), &links, &|l| {
+                        (l.0 as u64 * 7 + k as u64) % 5
+                    })
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(11), run(11));
+        assert_ne!(run(11), run(12));
+    }
+}

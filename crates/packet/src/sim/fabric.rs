@@ -1,0 +1,624 @@
+//! The fabric: output ports with their queue disciplines, links, routes, load balancing and
+//! the packet pool. It knows nothing of flows or transports: a host hands it a packet
+//! ([`Fabric::inject`]), and it hands back the packets that reach a host
+//! ([`Fabric::on_arrive`]). Every drop and mark is counted here, in one place.
+//!
+//! Forwarding path: a packet offered to a port is queued by the port's discipline; an idle
+//! port starts serializing at once, a busy one keeps exactly one `TxDone` event pending. A
+//! serialized packet joins the link's in-flight FIFO (links have constant delay, so order is
+//! kept) and only the FIFO's head has an `Arrive` event. FIFO disciplines that decide at
+//! arrival (DropTail, ECN threshold) skip the stored queue: a FIFO packet's start of
+//! transmission is known when it arrives (`max(now, busy_until)`), so it joins the link's FIFO
+//! at once and needs no departure event. Their backlog is the port's unfinished work, which
+//! counts the rest of the packet being serialized; stored queues count waiting packets only.
+//! Hosts pay their stack delay once per one-way trip: it is added to the propagation delay of
+//! links leaving a host, which gives the same timing as delaying the packet before its NIC (a
+//! pure delay in series) with no extra event. This is the model `dctc_core::stats::ideal_fct`
+//! assumes.
+
+use super::{Event, EventQueue};
+use crate::engine::{PacketId, PacketPool};
+use crate::lb::{Balancer, Drill, Ecmp, LoadBalancer, Percentage, PortLoad, Spray};
+use crate::metrics::{Counters, Histogram, PortStats, QueueSample};
+use crate::packet::{HeaderExt, Packet, PacketKind};
+use crate::queue::{Enqueued, Queue, QueueDisc};
+use crate::schemes::{LbKind, PacketScheme, QueueSpec};
+use dctc_core::ids::{LinkId, NodeId};
+use dctc_core::routing::Routing;
+use dctc_core::topology::Topology;
+use dctc_core::units::{Delta, Rate, SimTime};
+use std::collections::VecDeque;
+
+/// One output port: a queue discipline feeding one link.
+pub(crate) struct Port {
+    to: NodeId,
+    rate: Rate,
+    /// Serialization time per byte when it is a whole number of ps (0 otherwise).
+    ps_per_byte: u64,
+    delay: Delta,
+    pub(crate) queue: Queue,
+    pub(crate) busy_until: SimTime,
+    tx_pending: bool,
+    /// The discipline's timer event pending, if any (`NEVER` = none).
+    timer_at: SimTime,
+    /// The discipline decides at arrival (FIFO): packets go straight onto the link.
+    fifo_fast: bool,
+    pipe: VecDeque<(SimTime, PacketId)>,
+    pub(crate) switch: bool,
+    tx_bytes: u64,
+    pub(crate) drops: u64,
+    pub(crate) marks: u64,
+    max_queue: u64,
+    area: u128,
+    last_change: SimTime,
+}
+
+impl Port {
+    #[inline]
+    fn tx_time(&self, bytes: u64) -> Delta {
+        if self.ps_per_byte != 0 {
+            Delta(bytes * self.ps_per_byte)
+        } else {
+            self.rate.tx_time(bytes)
+        }
+    }
+    /// Bytes waiting or being serialized at `now`: the stored queue, or for a FIFO decided at
+    /// arrival, the unfinished work `(busy_until - now) x rate`.
+    #[inline]
+    fn backlog(&self, now: SimTime) -> u64 {
+        if !self.fifo_fast {
+            return self.queue.bytes();
+        }
+        let left = self.busy_until.0.saturating_sub(now.0);
+        left.checked_div(self.ps_per_byte)
+            .unwrap_or_else(|| self.rate.bytes_in(Delta(left)))
+    }
+    /// Report: bytes counted in `tx_bytes` whose serialization ends after `now`.
+    fn unsent(&self, now: SimTime) -> u64 {
+        let left = Delta(self.busy_until.0.saturating_sub(now.0));
+        left.0
+            .checked_div(self.ps_per_byte)
+            .unwrap_or_else(|| self.rate.bytes_in(left))
+            .min(self.tx_bytes)
+    }
+    #[inline]
+    fn account(&mut self, now: SimTime) {
+        let b = self.queue.bytes();
+        self.area += b as u128 * (now.0 - self.last_change.0) as u128;
+        self.last_change = now;
+    }
+}
+
+/// Next hops toward every host from every node, flattened from [`Routing`] so the per-hop
+/// lookup inlines: `spans[host * n_nodes + node]` indexes `links`.
+struct RouteTable {
+    n_nodes: usize,
+    host_of: Vec<u32>,
+    spans: Vec<(u32, u32)>,
+    links: Vec<LinkId>,
+}
+
+impl RouteTable {
+    fn new(topo: &Topology, routing: &Routing) -> RouteTable {
+        let n_nodes = topo.nodes().len();
+        let host_of = (0..n_nodes)
+            .map(|i| {
+                topo.host_index(NodeId::from_index(i))
+                    .map_or(u32::MAX, |h| h as u32)
+            })
+            .collect();
+        let mut spans = Vec::with_capacity(topo.hosts().len() * n_nodes);
+        let mut links = Vec::new();
+        for &dst in topo.hosts() {
+            for node in 0..n_nodes {
+                let hops = routing.next_hops(topo, NodeId::from_index(node), dst);
+                spans.push((links.len() as u32, hops.len() as u32));
+                links.extend_from_slice(hops);
+            }
+        }
+        RouteTable {
+            n_nodes,
+            host_of,
+            spans,
+            links,
+        }
+    }
+
+    #[inline]
+    fn next_hops(&self, at: NodeId, dst: NodeId) -> &[LinkId] {
+        let h = self.host_of[dst.index()] as usize;
+        let (a, n) = self.spans[h * self.n_nodes + at.index()];
+        &self.links[a as usize..(a + n) as usize]
+    }
+}
+
+/// Ports, routes, the balancer and the packet pool of one run.
+pub(crate) struct Fabric {
+    routes: RouteTable,
+    pub(crate) pool: PacketPool,
+    pub(crate) ports: Vec<Port>,
+    is_host: Vec<bool>,
+    lb: Balancer,
+    drop_buf: Vec<PacketId>,
+    /// Queueing delay of every packet at every switch port.
+    pub(crate) queue_delay: Histogram,
+    /// Pinned path (index into `pins`) of each flow index's data packets, `NO_PIN` for
+    /// routed ones; empty when no flow is pinned.
+    pin_of: Vec<u32>,
+    /// Pinned paths as `(node, link it leaves by)` hops.
+    pins: Vec<Vec<(NodeId, LinkId)>>,
+}
+
+/// A flow whose data is routed (no pinned path).
+const NO_PIN: u32 = u32::MAX;
+
+impl Fabric {
+    /// The ports of `topo` with `scheme`'s disciplines (host NICs get the host queue);
+    /// `seed` keys the hashed-bucket queues per port.
+    pub(crate) fn new(
+        topo: &Topology,
+        routing: &Routing,
+        scheme: &PacketScheme,
+        seed: u64,
+    ) -> Result<Fabric, super::SimError> {
+        let n_nodes = topo.nodes().len();
+        let is_host: Vec<bool> = (0..n_nodes)
+            .map(|i| topo.is_host(NodeId::from_index(i)))
+            .collect();
+        let ports: Vec<Port> = topo
+            .links()
+            .iter()
+            .enumerate()
+            .map(|(li, l)| {
+                let from_host = is_host[l.from.index()];
+                let buffer = if from_host {
+                    scheme.nic_buffer_bytes.max(l.buffer_bytes)
+                } else {
+                    scheme.switch_buffer_bytes.unwrap_or(l.buffer_bytes)
+                };
+                // Hashed-bucket queues key their flow hash per port (reproducible).
+                let port_seed = QueueSpec::port_seed(seed, li);
+                let queue = if from_host {
+                    scheme.host_queue.build(buffer, port_seed, l.rate)
+                } else {
+                    scheme.switch_queue.build(buffer, port_seed, l.rate)
+                };
+                let ps = 8_000_000_000_000u64;
+                let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
+                    ps / l.rate.0
+                } else {
+                    0
+                };
+                Port {
+                    to: l.to,
+                    rate: l.rate,
+                    ps_per_byte,
+                    delay: if from_host {
+                        l.delay + topo.host_delay
+                    } else {
+                        l.delay
+                    },
+                    busy_until: SimTime::ZERO,
+                    tx_pending: false,
+                    timer_at: SimTime::NEVER,
+                    fifo_fast: queue.fifo_at_arrival(),
+                    queue,
+                    pipe: VecDeque::new(),
+                    switch: !from_host,
+                    tx_bytes: 0,
+                    drops: 0,
+                    marks: 0,
+                    max_queue: 0,
+                    area: 0,
+                    last_change: SimTime::ZERO,
+                }
+            })
+            .collect();
+        let lb = match scheme.lb {
+            LbKind::Ecmp => Balancer::Ecmp(Ecmp::new(n_nodes)),
+            LbKind::Spray => Balancer::Spray(Spray::new(n_nodes)),
+            LbKind::Drill => Balancer::Drill(Drill::new(n_nodes, scheme.lb_params.drill, seed)),
+            LbKind::HolnetPercentage => Balancer::Percentage(
+                Percentage::new(topo, routing, scheme.lb_params.percentage.clone())
+                    .map_err(super::SimError::BadBalancer)?,
+            ),
+        };
+        Ok(Fabric {
+            routes: RouteTable::new(topo, routing),
+            pool: PacketPool::with_capacity(4096),
+            ports,
+            is_host,
+            lb,
+            drop_buf: Vec::new(),
+            queue_delay: Histogram::default(),
+            pin_of: Vec::new(),
+            pins: Vec::new(),
+        })
+    }
+
+    /// Pins the data packets of some of the `n_flows` flows (multipath subflows) to paths:
+    /// `(flow index, path)`. Their ACKs, and every other flow's packets, are routed.
+    pub(crate) fn pin_paths(
+        &mut self,
+        topo: &Topology,
+        n_flows: usize,
+        pins: Vec<(u32, Vec<LinkId>)>,
+    ) {
+        if pins.is_empty() {
+            return;
+        }
+        self.pin_of = vec![NO_PIN; n_flows];
+        for (f, path) in pins {
+            self.pin_of[f as usize] = self.pins.len() as u32;
+            self.pins
+                .push(path.iter().map(|&l| (topo.link(l).from, l)).collect());
+        }
+    }
+
+    /// How often the balancer wants [`Fabric::lb_update`] (HOLNET's percentage balancer).
+    pub(crate) fn lb_update_period(&self) -> Option<Delta> {
+        self.lb.update_period()
+    }
+
+    /// The balancer's periodic update, reading every port's load now.
+    pub(crate) fn lb_update(&mut self, now: SimTime) {
+        let ports = &self.ports;
+        self.lb.on_update(now, &|l: LinkId| {
+            let p = &ports[l.index()];
+            PortLoad {
+                backlog: p.backlog(now),
+                buffer: p.queue.capacity(),
+            }
+        });
+    }
+
+    /// Whether `node` is a host.
+    pub(crate) fn is_host(&self, node: NodeId) -> bool {
+        self.is_host.get(node.index()).copied().unwrap_or(false)
+    }
+
+    /// Switch ports (link indices).
+    pub(crate) fn switch_ports(&self) -> Vec<u32> {
+        (0..self.ports.len() as u32)
+            .filter(|&l| self.ports[l as usize].switch)
+            .collect()
+    }
+
+    /// A host puts `pkt` (with header fields `ext`, if the scheme uses them) on the wire.
+    #[inline]
+    pub(crate) fn inject(
+        &mut self,
+        pkt: &Packet,
+        ext: Option<&HeaderExt>,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        c.sent_packets += 1;
+        c.sent_bytes += pkt.wire_bytes as u64;
+        let id = self.pool.alloc(*pkt);
+        if let Some(e) = ext {
+            *self.pool.ext(id) = *e;
+        }
+        self.forward(pkt.src, id, now, ev, c);
+    }
+
+    /// The head packet on link `l` reaches the far end: forwarded if that is a switch,
+    /// returned if it is a host (the caller reads it, then frees it with
+    /// [`Fabric::release`]).
+    #[inline]
+    pub(crate) fn on_arrive(
+        &mut self,
+        l: u32,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) -> Option<PacketId> {
+        let port = &mut self.ports[l as usize];
+        let (_, pkt) = port.pipe.pop_front().expect("an Arrive event has a packet");
+        if let Some(&(t, _)) = port.pipe.front() {
+            ev.push(t, Event::Arrive(l));
+        }
+        let node = port.to;
+        if self.is_host[node.index()] {
+            c.delivered_packets += 1;
+            c.delivered_bytes += self.pool[pkt].wire_bytes as u64;
+            debug_assert_eq!(
+                self.pool[pkt].dst, node,
+                "a host received a packet for another host"
+            );
+            Some(pkt)
+        } else {
+            self.forward(node, pkt, now, ev, c);
+            None
+        }
+    }
+
+    /// The packet a host received, and its header fields (zero unless `header`); frees it.
+    #[inline]
+    pub(crate) fn release(&mut self, pkt: PacketId, header: bool) -> (Packet, HeaderExt) {
+        let p = self.pool[pkt];
+        let ext = if header {
+            *self.pool.ext(pkt)
+        } else {
+            HeaderExt::default()
+        };
+        self.pool.free(pkt);
+        (p, ext)
+    }
+
+    #[inline]
+    fn forward(
+        &mut self,
+        at: NodeId,
+        pkt: PacketId,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        if !self.pins.is_empty() {
+            let p = &self.pool[pkt];
+            let pin = self.pin_of[p.flow as usize];
+            if pin != NO_PIN && p.kind == PacketKind::Data {
+                // A subflow's data follows its pinned path.
+                let link = self.pins[pin as usize]
+                    .iter()
+                    .find(|(from, _)| *from == at)
+                    .expect("a pinned packet is on its path")
+                    .1;
+                self.enqueue(link.0, pkt, now, ev, c);
+                return;
+            }
+        }
+        let dst = self.pool[pkt].dst;
+        let cands = self.routes.next_hops(at, dst);
+        let i = if cands.len() == 1 {
+            0
+        } else {
+            let ports = &self.ports;
+            self.lb.pick(at, &self.pool[pkt], cands, &|l: LinkId| {
+                ports[l.index()].backlog(now)
+            })
+        };
+        let link = cands[i].0;
+        self.enqueue(link, pkt, now, ev, c);
+    }
+
+    #[inline]
+    pub(crate) fn enqueue(
+        &mut self,
+        l: u32,
+        pkt: PacketId,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        let port = &mut self.ports[l as usize];
+        if port.fifo_fast {
+            // FIFO decided at arrival: the packet starts when everything before it is sent.
+            let backlog = port.backlog(now);
+            match port.queue.admit(pkt, &mut self.pool, backlog) {
+                Enqueued::Dropped(d) => {
+                    let bytes = self.pool[d].wire_bytes as u64;
+                    port.drops += 1;
+                    c.dropped_packets += 1;
+                    c.dropped_bytes += bytes;
+                    self.pool.free(d);
+                    return;
+                }
+                Enqueued::Queued { marked } => {
+                    if marked {
+                        port.marks += 1;
+                        c.ecn_marks += 1;
+                    }
+                }
+            }
+            let bytes = self.pool[pkt].wire_bytes as u64;
+            let start = port.busy_until.max(now);
+            let wait = start.0 - now.0;
+            if port.switch {
+                self.queue_delay.record(wait);
+            }
+            // Integral of waiting bytes over time, packet by packet.
+            port.area += bytes as u128 * wait as u128;
+            port.max_queue = port.max_queue.max(backlog + bytes);
+            let done = start + port.tx_time(bytes);
+            port.busy_until = done;
+            port.tx_bytes += bytes;
+            c.packet_hops += 1;
+            let arrive = done + port.delay;
+            if port.pipe.is_empty() {
+                ev.push(arrive, Event::Arrive(l));
+            }
+            port.pipe.push_back((arrive, pkt));
+            return;
+        }
+        port.account(now);
+        self.pool[pkt].enqueued_at = now;
+        match port.queue.enqueue(pkt, &mut self.pool, now) {
+            Enqueued::Dropped(d) => {
+                let bytes = self.pool[d].wire_bytes as u64;
+                port.drops += 1;
+                c.dropped_packets += 1;
+                c.dropped_bytes += bytes;
+                self.pool.free(d);
+            }
+            Enqueued::Queued { marked } => {
+                if marked {
+                    port.marks += 1;
+                    c.ecn_marks += 1;
+                }
+            }
+        }
+        // Further packets one arrival dropped (FQ-CoDel batches, pFabric): freed and counted now.
+        self.free_dropped(l, c);
+        let port = &mut self.ports[l as usize];
+        let q = port.queue.bytes();
+        port.max_queue = port.max_queue.max(q);
+        let due = port.queue.poll_at();
+        if due < port.timer_at {
+            port.timer_at = due;
+            ev.push(due, Event::PortTimer(l));
+        }
+        if port.tx_pending || port.queue.is_empty() {
+            return;
+        }
+        if port.busy_until <= now {
+            self.start_tx(l, now, ev, c);
+        } else {
+            port.tx_pending = true;
+            ev.push(port.busy_until, Event::TxDone(l));
+        }
+    }
+
+    #[inline]
+    pub(crate) fn start_tx(&mut self, l: u32, now: SimTime, ev: &mut EventQueue, c: &mut Counters) {
+        let port = &mut self.ports[l as usize];
+        port.account(now);
+        let dequeued = port.queue.dequeue(&mut self.pool, now);
+        let due = port.queue.poll_at();
+        if due < port.timer_at {
+            port.timer_at = due;
+            ev.push(due, Event::PortTimer(l));
+        }
+        self.free_dropped(l, c);
+        let Some(pkt) = dequeued else {
+            return;
+        };
+        let port = &mut self.ports[l as usize];
+        let p = &self.pool[pkt];
+        let bytes = p.wire_bytes as u64;
+        if port.switch {
+            self.queue_delay.record(now.0 - p.enqueued_at.0);
+        }
+        let done = now + port.tx_time(bytes);
+        port.busy_until = done;
+        port.tx_bytes += bytes;
+        c.packet_hops += 1;
+        let arrive = done + port.delay;
+        if port.pipe.is_empty() {
+            ev.push(arrive, Event::Arrive(l));
+        }
+        port.pipe.push_back((arrive, pkt));
+        if !port.queue.is_empty() {
+            port.tx_pending = true;
+            ev.push(done, Event::TxDone(l));
+        }
+    }
+
+    /// A discipline's timer: let it act (drop, mark, rewrite), then resume sending if the
+    /// port is idle and something waits.
+    pub(crate) fn on_port_timer(
+        &mut self,
+        l: u32,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        let port = &mut self.ports[l as usize];
+        if port.timer_at != now {
+            return;
+        }
+        port.timer_at = SimTime::NEVER;
+        port.account(now);
+        port.queue.on_timer(&mut self.pool, now);
+        let due = port.queue.poll_at();
+        if due < SimTime::NEVER {
+            port.timer_at = due.max(now);
+            ev.push(port.timer_at, Event::PortTimer(l));
+        }
+        self.free_dropped(l, c);
+        let port = &self.ports[l as usize];
+        if !port.tx_pending && !port.queue.is_empty() && port.busy_until <= now {
+            self.start_tx(l, now, ev, c);
+        }
+    }
+
+    /// Frees and counts what the discipline of port `l` dropped outside `enqueue`.
+    #[inline]
+    fn free_dropped(&mut self, l: u32, c: &mut Counters) {
+        // CE marks made at dequeue or on a timer (CoDel with ECN) count with arrival marks.
+        let port = &mut self.ports[l as usize];
+        let marks = port.queue.take_marks();
+        port.marks += marks;
+        c.ecn_marks += marks;
+        port.queue.drain_dropped(&mut self.drop_buf);
+        if self.drop_buf.is_empty() {
+            return;
+        }
+        for i in 0..self.drop_buf.len() {
+            let d = self.drop_buf[i];
+            c.dropped_packets += 1;
+            c.dropped_bytes += self.pool[d].wire_bytes as u64;
+            self.ports[l as usize].drops += 1;
+            self.pool.free(d);
+        }
+        self.drop_buf.clear();
+    }
+
+    /// Port `l` finished serializing a packet.
+    #[inline]
+    pub(crate) fn on_tx_done(
+        &mut self,
+        l: u32,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        self.ports[l as usize].tx_pending = false;
+        self.start_tx(l, now, ev, c);
+    }
+
+    /// Queue length and bytes sent so far of each port in `links`.
+    pub(crate) fn sample(&self, links: &[u32], now: SimTime, out: &mut Vec<QueueSample>) {
+        for &l in links {
+            let port = &self.ports[l as usize];
+            out.push(QueueSample {
+                time_ps: now.0,
+                link: l,
+                bytes: port.backlog(now),
+                // Report: bytes sent by now (what is scheduled past `now` is not sent yet).
+                sent_bytes: port.tx_bytes - port.unsent(now),
+            });
+        }
+    }
+
+    /// Closes the books at `end`: the packets and bytes still queued or on a link, and each
+    /// port's statistics.
+    pub(crate) fn finish(&mut self, topo: &Topology, end: SimTime) -> (u64, u64, Vec<PortStats>) {
+        let span = end.0.max(1);
+        // In flight at the end: every packet still in a queue or on a link.
+        let mut in_pkts = 0u64;
+        let mut in_bytes = 0u64;
+        for p in &mut self.ports {
+            p.account(end);
+            in_pkts += p.queue.len() as u64 + p.pipe.len() as u64;
+            in_bytes += p.queue.bytes();
+            for &(_, pkt) in &p.pipe {
+                in_bytes += self.pool[pkt].wire_bytes as u64;
+            }
+        }
+        let ports = topo
+            .links()
+            .iter()
+            .zip(&self.ports)
+            .map(|(l, p)| PortStats {
+                from: topo.node(l.from).name.clone(),
+                to: topo.node(l.to).name.clone(),
+                switch: p.switch,
+                rate_bps: p.rate.bps_f64(),
+                buffer_bytes: p.queue.capacity(),
+                max_queue_bytes: p.max_queue,
+                mean_queue_bytes: p.area as f64 / span as f64,
+                // Report: only bytes serialized by the end count (`tx_bytes` also holds the
+                // packet in service and, for a FIFO decided at arrival, the whole backlog).
+                utilization: (p.tx_bytes - p.unsent(end)) as f64 * 8.0
+                    / p.rate.bps_f64()
+                    / (span as f64 * 1e-12),
+                drops: p.drops,
+                ecn_marks: p.marks,
+            })
+            .collect();
+        (in_pkts, in_bytes, ports)
+    }
+}

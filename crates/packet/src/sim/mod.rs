@@ -1,0 +1,525 @@
+//! One simulation: the event loop as mediator between I/O-free parts. Everything a run needs
+//! lives in [`Simulation`] (no globals), so several runs can share a process or a thread pool.
+//!
+//! - `fabric`: ports, queue disciplines, links, routes, load balancing and the packet pool;
+//!   takes packets from hosts and returns those that reach a host. Drop and mark accounting.
+//! - `host`: each flow's TCP endpoints; takes a delivered packet, returns packets to send.
+//! - [`app`]: applications (open-loop flows, closed-loop incasts) that give flows their
+//!   data and hear when a block is delivered.
+//! - `results`: records and series assembled at the end.
+//!
+//! The loop pops an event and hands it to the part it names; what one part produces (a
+//! delivery, packets to send, a completed block) it passes to the next. Events at the same
+//! instant run in the order they were scheduled, so a run is a pure function of its inputs.
+
+pub mod app;
+pub(crate) mod fabric;
+pub(crate) mod host;
+pub(crate) mod results;
+
+use crate::engine::PacketId;
+use crate::metrics::{Counters, PacketRun, QueueSample};
+use crate::packet::PacketKind;
+use crate::schemes::PacketScheme;
+use crate::transport::{CongestionControl, TcpSender};
+use app::{AppEvent, Apps, Incast, Incasts, Net, OpenLoop};
+use dctc_core::ids::{LinkId, NodeId};
+use dctc_core::rng::{component_rng, mix64, streams};
+use dctc_core::routing::Routing;
+use dctc_core::spec::FlowSpec;
+use dctc_core::stats::{ideal_fct, FlowRecord};
+use dctc_core::topology::Topology;
+use dctc_core::units::{Delta, Rate, SimTime};
+use dctc_core::workload::IncastSpec;
+use fabric::Fabric;
+use host::{Endpoint, Hosts, Outbox};
+use rand::Rng;
+use results::Recorder;
+
+/// Something that happens at an instant. Payloads are dense indices (links, flows).
+/// Components keep at most one pending event each (htsim's habit): a port schedules its next
+/// departure only while it has a queue, a link only its head packet, a flow only its earliest
+/// timer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The port feeding link `.0` finished serializing a packet and may start the next one.
+    TxDone(u32),
+    /// The head packet in flight on link `.0` reaches the link's far end.
+    Arrive(u32),
+    /// The queue discipline of the port feeding link `.0` asked for a timer (CoDel, TFC, XCP).
+    PortTimer(u32),
+    /// Flow `.0`'s earliest transport timer (RTO, paced send, delayed ACK) may be due.
+    FlowTimer(u32),
+    /// An application's own timer.
+    App(AppEvent),
+    /// Time to sample queue lengths.
+    Sample,
+    /// The load balancer's periodic update (HOLNET's percentage balancer).
+    LbUpdate,
+}
+
+/// The packet engine's event queue: core's timing wheel over [`Event`].
+pub type EventQueue = dctc_core::event::EventQueue<Event>;
+/// The binary-heap reference queue (benchmarks compare the wheel against it).
+pub type HeapEventQueue = dctc_core::event::HeapEventQueue<Event>;
+
+/// What to run: open-loop flows (Poisson, explicit, CSV, long-lived) and closed-loop incasts.
+#[derive(Clone, Debug, Default)]
+pub struct Workload {
+    /// Flows with their own start times.
+    pub flows: Vec<FlowSpec>,
+    /// Incast patterns; their blocks get record ids after the flows'.
+    pub incasts: Vec<IncastSpec>,
+}
+
+/// How long to run and what to record.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Master seed (ECMP salt).
+    pub seed: u64,
+    /// Simulated time at which the run stops.
+    pub until: SimTime,
+    /// Interval of switch-queue samples; `None` records none.
+    pub queue_sample: Option<Delta>,
+    /// Bin width of long-lived flows' throughput series; `None` records none.
+    pub throughput_bin: Option<Delta>,
+    /// Whether to sample only this port set (link indices); empty = every switch port.
+    pub sample_links: Vec<u32>,
+}
+
+impl RunOptions {
+    /// Run until `until` with no sampling.
+    pub fn new(seed: u64, until: SimTime) -> Self {
+        RunOptions {
+            seed,
+            until,
+            queue_sample: None,
+            throughput_bin: None,
+            sample_links: Vec::new(),
+        }
+    }
+}
+
+/// Why a run cannot start.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SimError {
+    /// A flow names a node that is not a host of the fabric.
+    #[error("flow {flow}: `{node}` is not a host")]
+    NotAHost {
+        /// Flow id.
+        flow: u32,
+        /// Node name.
+        node: String,
+    },
+    /// A flow's subflow plan does not fit the workload (see `multipath::check_endpoints`).
+    #[error("{key}: {reason}")]
+    BadSubflows {
+        /// Key path of the `subflows` entry.
+        key: String,
+        /// Why.
+        reason: String,
+    },
+    /// An incast does not fit the fabric.
+    #[error("incast {index}: {reason}")]
+    BadIncast {
+        /// Position among the incasts.
+        index: usize,
+        /// Why.
+        reason: String,
+    },
+    /// The load balancer does not fit the fabric.
+    #[error("packet.percentage_lb.initial: {0}")]
+    BadBalancer(String),
+}
+
+/// One scheme running one workload on one fabric.
+pub struct Simulation<'a> {
+    topo: &'a Topology,
+    scheme: &'a PacketScheme,
+    opts: RunOptions,
+    now: SimTime,
+    events: EventQueue,
+    fabric: Fabric,
+    hosts: Hosts,
+    apps: Apps,
+    records: Vec<FlowRecord>,
+    counters: Counters,
+    samples: Vec<QueueSample>,
+    sample_links: Vec<u32>,
+    outbox: Outbox,
+    /// Set when a closed-loop-only workload has finished every round: the run ends there.
+    all_done: bool,
+}
+
+fn path_hops(topo: &Topology, path: &[LinkId]) -> Vec<(Rate, Delta)> {
+    path.iter()
+        .map(|l| {
+            let l = topo.link(*l);
+            (l.rate, l.delay)
+        })
+        .collect()
+}
+
+/// The applications' view of the run for one call (a macro so the borrow stays per field).
+macro_rules! net {
+    ($s:ident) => {
+        Net {
+            now: $s.now,
+            events: &mut $s.events,
+            hosts: &mut $s.hosts,
+            fabric: &mut $s.fabric,
+            counters: &mut $s.counters,
+            outbox: &mut $s.outbox,
+        }
+    };
+}
+
+impl<'a> Simulation<'a> {
+    /// Builds the fabric's ports, the flows' endpoints and the applications.
+    pub fn new(
+        topo: &'a Topology,
+        routing: &'a Routing,
+        scheme: &'a PacketScheme,
+        workload: &Workload,
+        opts: RunOptions,
+    ) -> Result<Simulation<'a>, SimError> {
+        let n_nodes = topo.nodes().len();
+        let mut fabric = Fabric::new(topo, routing, scheme, opts.seed)?;
+        let salt: u64 = component_rng(opts.seed, streams::ROUTING).random();
+        let tcp = &scheme.tcp;
+        let mut flows = Vec::with_capacity(workload.flows.len());
+        let mut arrivals = Vec::with_capacity(workload.flows.len());
+        let mut long_lived = Vec::with_capacity(workload.flows.len());
+        let mut stops = Vec::with_capacity(workload.flows.len());
+        let mut order: Vec<&FlowSpec> = workload.flows.iter().collect();
+        order.sort_by_key(|f| (f.start, f.id));
+        let mk_flow = |id: u32, src: NodeId, dst: NodeId, size: u64, start| {
+            let hash = mix64(salt ^ mix64(id as u64));
+            let path = routing.ecmp_path(topo, src, dst, hash);
+            let ideal = ideal_fct(
+                &path_hops(topo, &path),
+                size.max(1),
+                tcp.mss,
+                tcp.header,
+                topo.host_delay,
+            );
+            let sender = TcpSender::new(tcp, scheme.cc_for_flow(id));
+            Endpoint::new(id, src, dst, hash, size, start, ideal, sender)
+        };
+        let mut max_id = 0u32;
+        for f in order {
+            for n in [f.src, f.dst] {
+                if n.index() >= n_nodes || !fabric.is_host(n) {
+                    return Err(SimError::NotAHost {
+                        flow: f.id.0,
+                        node: topo
+                            .nodes()
+                            .get(n.index())
+                            .map(|x| x.name.clone())
+                            .unwrap_or_else(|| n.to_string()),
+                    });
+                }
+            }
+            max_id = max_id.max(f.id.0 + 1);
+            arrivals.push(flows.len() as u32);
+            long_lived.push(f.size_bytes.is_none());
+            stops.push(f.stop);
+            let mut ep = mk_flow(f.id.0, f.src, f.dst, f.size_bytes.unwrap_or(0), f.start);
+            ep.binned = f.size_bytes.is_none();
+            flows.push(ep);
+        }
+        let mut incasts = Vec::new();
+        let hosts = topo.hosts();
+        let mut record_base = max_id;
+        for (i, spec) in workload.incasts.iter().enumerate() {
+            spec.validate(hosts.len())
+                .map_err(|e| SimError::BadIncast {
+                    index: i,
+                    reason: e.to_string(),
+                })?;
+            let rx = hosts[spec.receiver];
+            let mut ids = Vec::new();
+            for (k, s) in spec.sender_hosts(hosts.len()).into_iter().enumerate() {
+                let id = record_base + k as u32;
+                ids.push(flows.len() as u32);
+                flows.push(mk_flow(id, hosts[s], rx, spec.block_bytes, SimTime::ZERO));
+            }
+            incasts.push(Incast::new(spec.clone(), ids, record_base));
+            record_base += (spec.senders * spec.rounds) as u32;
+        }
+        // Multipath flows: the workload's flow is the first subflow; the others follow all
+        // flows, each with its own connection state and pinned path.
+        let mut conns = Vec::with_capacity(scheme.subflows.len());
+        let mut pins = Vec::new();
+        for (i, plan) in scheme.subflows.iter().enumerate() {
+            crate::multipath::check_endpoints(
+                std::slice::from_ref(plan),
+                &workload.flows,
+                topo,
+                &format!("subflows[{i}]"),
+            )
+            .map_err(|e| SimError::BadSubflows {
+                key: e.key,
+                reason: e.reason,
+            })?;
+            let lead = arrivals
+                .iter()
+                .copied()
+                .find(|&a| flows[a as usize].id == plan.flow)
+                .expect("check_endpoints found the flow");
+            let c = conns.len() as u32;
+            let mut members = vec![lead];
+            let (src, dst, start, hash) = {
+                let l = &mut flows[lead as usize];
+                l.conn = c;
+                (l.src, l.dst, l.start, l.hash)
+            };
+            pins.push((lead, plan.paths[0].clone()));
+            for (k, path) in plan.paths.iter().enumerate().skip(1) {
+                let mut sub = mk_flow(plan.flow, src, dst, 0, start);
+                sub.hash = mix64(hash ^ mix64(k as u64));
+                sub.conn = c;
+                sub.binned = true;
+                pins.push((flows.len() as u32, path.clone()));
+                members.push(flows.len() as u32);
+                flows.push(sub);
+            }
+            conns.push(members);
+        }
+        // Long-lived flows are indexed by position in `arrivals`, which is their flow index.
+        let n_flows = flows.len();
+        fabric.pin_paths(topo, n_flows, pins);
+        long_lived.resize(n_flows, false);
+        let apps = Apps {
+            open: OpenLoop::new(arrivals, long_lived, stops),
+            incasts: Incasts::new(incasts, n_flows),
+        };
+        let sample_links = if opts.sample_links.is_empty() {
+            fabric.switch_ports()
+        } else {
+            opts.sample_links.clone()
+        };
+        let header = scheme.cc.uses_header();
+        Ok(Simulation {
+            topo,
+            scheme,
+            now: SimTime::ZERO,
+            events: EventQueue::with_capacity(1024),
+            fabric,
+            hosts: Hosts::new(
+                flows,
+                conns,
+                scheme.tcp.clone(),
+                header,
+                opts.throughput_bin,
+            ),
+            apps,
+            records: Vec::new(),
+            counters: Counters::default(),
+            samples: Vec::new(),
+            sample_links,
+            outbox: Outbox::default(),
+            all_done: false,
+            opts,
+        })
+    }
+
+    /// Runs to `opts.until`; `progress` is called with the simulated time every 16384
+    /// events.
+    pub fn run(mut self, progress: &mut dyn FnMut(SimTime)) -> PacketRun {
+        let wall = std::time::Instant::now();
+        self.schedule_start();
+        self.run_events(progress);
+        self.finish(wall)
+    }
+
+    /// The first events: each application's, then sampling.
+    fn schedule_start(&mut self) {
+        let mut net = net!(self);
+        self.apps.start(&mut net);
+        if self.opts.queue_sample.is_some() {
+            self.events.push(SimTime::ZERO, Event::Sample);
+        }
+        if let Some(dt) = self.fabric.lb_update_period() {
+            self.events.push(SimTime::ZERO + dt, Event::LbUpdate);
+        }
+    }
+
+    /// Runs events until none is left, the next is past `opts.until`, or a closed-loop
+    /// workload has finished; leaves `now` at the end of the run.
+    fn run_events(&mut self, progress: &mut dyn FnMut(SimTime)) {
+        let mut until = self.opts.until;
+        loop {
+            // Report: a run with no event left ends when its last event ran, not at `until`.
+            let Some((t, ev)) = self.events.pop() else {
+                until = self.now;
+                break;
+            };
+            if t > until {
+                break;
+            }
+            if self.all_done {
+                until = self.now;
+                break;
+            }
+            self.now = t;
+            self.counters.events += 1;
+            if self.counters.events & 0x3fff == 0 {
+                progress(t);
+            }
+            let (ev_q, c) = (&mut self.events, &mut self.counters);
+            match ev {
+                Event::Arrive(l) => {
+                    if let Some(pkt) = self.fabric.on_arrive(l, t, ev_q, c) {
+                        self.deliver(pkt);
+                    }
+                }
+                Event::TxDone(l) => self.fabric.on_tx_done(l, t, ev_q, c),
+                Event::PortTimer(l) => self.fabric.on_port_timer(l, t, ev_q, c),
+                Event::FlowTimer(f) => {
+                    if self.hosts.on_timer(f, t, &mut self.outbox, c) {
+                        net!(self).send_outbox();
+                        self.hosts.rearm(f, &mut self.events);
+                    }
+                }
+                Event::App(a) => {
+                    let mut net = net!(self);
+                    self.apps.on_event(a, &mut net);
+                }
+                Event::Sample => {
+                    self.fabric.sample(&self.sample_links, t, &mut self.samples);
+                    if let Some(dt) = self.opts.queue_sample {
+                        self.events.push(t + dt, Event::Sample);
+                    }
+                }
+                // The balancer's periodic update; it stops once nothing else is pending.
+                Event::LbUpdate => {
+                    self.fabric.lb_update(t);
+                    if let (Some(dt), false) =
+                        (self.fabric.lb_update_period(), self.events.is_empty())
+                    {
+                        self.events.push(t + dt, Event::LbUpdate);
+                    }
+                }
+            }
+        }
+        self.now = until;
+        progress(until);
+    }
+
+    /// A packet reached its host: the endpoint answers, the application hears of a completed
+    /// block (before the answer leaves, so its timers come first at equal times).
+    #[inline]
+    fn deliver(&mut self, pkt: PacketId) {
+        let (p, ext) = self.fabric.release(pkt, self.hosts.header());
+        let f = p.flow;
+        if p.kind == PacketKind::Request {
+            // An application's request reached the sender: the application starts the block.
+            let mut net = net!(self);
+            self.apps.incasts.on_request(f, &mut net);
+            self.hosts.rearm(f, &mut self.events);
+            return;
+        }
+        let done = self.hosts.deliver(
+            p.dst,
+            &p,
+            &ext,
+            self.now,
+            &mut self.outbox,
+            &mut self.counters,
+        );
+        let mut net = net!(self);
+        if done {
+            let rec = Recorder {
+                topo: self.topo,
+                label: &self.scheme.label,
+            };
+            if self
+                .apps
+                .on_block_done(f, &mut net, &rec, &mut self.records)
+            {
+                self.all_done = true;
+            }
+        }
+        net.send_outbox();
+        self.hosts.rearm(f, &mut self.events);
+    }
+
+    fn finish(mut self, wall: std::time::Instant) -> PacketRun {
+        let end = self.now;
+        let (in_pkts, in_bytes, ports) = self.fabric.finish(self.topo, end);
+        self.counters.in_flight_packets = in_pkts;
+        self.counters.in_flight_bytes = in_bytes;
+        for fl in &self.hosts.flows {
+            self.counters.timeouts += fl.sender.timeouts as u64;
+            self.counters.retransmitted_bytes += fl.sender.retransmitted_bytes;
+        }
+        let rec = Recorder {
+            topo: self.topo,
+            label: &self.scheme.label,
+        };
+        let mut records = std::mem::take(&mut self.records);
+        self.apps.final_records(&self.hosts, &rec, &mut records);
+        records.sort_by_key(|r| r.id);
+        let (throughput, subflow_throughput) = if self.opts.throughput_bin.is_some() {
+            (
+                results::throughput(&self.hosts),
+                results::subflow_throughput(&self.hosts),
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        PacketRun {
+            label: self.scheme.label.clone(),
+            records,
+            counters: self.counters,
+            queue_delay: self.fabric.queue_delay,
+            ports,
+            queue_samples: self.samples,
+            throughput_bin: self.opts.throughput_bin,
+            throughput,
+            subflow_throughput,
+            incasts: self.apps.incasts.results(&self.hosts),
+            simulated_ps: end.0,
+            wall_seconds: wall.elapsed().as_secs_f64(),
+            peak_packets: self.fabric.pool.capacity_used(),
+        }
+    }
+}
+
+/// Runs `scheme` on `workload` over `topo` (a convenience over [`Simulation`]).
+pub fn simulate_packets(
+    topo: &Topology,
+    routing: &Routing,
+    scheme: &PacketScheme,
+    workload: &Workload,
+    opts: RunOptions,
+) -> Result<PacketRun, SimError> {
+    Ok(Simulation::new(topo, routing, scheme, workload, opts)?.run(&mut |_| {}))
+}
+
+/// Runs one incast per sender count of `sweep` under `scheme` (each in its own simulation,
+/// until every round is done or `until`), returning `(senders, outcome)` in sweep order.
+pub fn incast_sweep(
+    topo: &Topology,
+    routing: &Routing,
+    scheme: &PacketScheme,
+    sweep: &crate::config::IncastSweep,
+    opts: &RunOptions,
+) -> Result<Vec<(usize, PacketRun)>, SimError> {
+    sweep
+        .senders
+        .iter()
+        .map(|&n| {
+            let wl = Workload {
+                flows: Vec::new(),
+                incasts: vec![sweep.point(n)],
+            };
+            let sim = Simulation::new(topo, routing, scheme, &wl, opts.clone())?;
+            Ok((n, sim.run(&mut |_| {})))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod engine_tests;
