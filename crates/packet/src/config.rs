@@ -342,6 +342,11 @@ pub struct OutputSettings {
     /// Bin of long-lived flows' throughput series, us (default 100; 0 disables).
     #[serde(default)]
     pub throughput_bin_us: Option<f64>,
+    /// When set, `summary.json` gives each long-lived flow's (and subflow's) mean rate from
+    /// this time to the end of the run, and their ratios (`mean_rate_mbps`,
+    /// `subflow_mean_rate_mbps`, `rate_ratio_<a>_<b>`), ms.
+    #[serde(default)]
+    pub rate_average_from_ms: Option<f64>,
 }
 
 /// DCTCP's default K: 65 packets of 1500 B with hosts at 10 Gb/s or more, 20 packets below

@@ -16,6 +16,7 @@
 //! - [`config`]: scenario keys (`[packet]`, `[[schemes]]`, `[[workload]]`, `[output]`).
 //! - [`control`]: the control plane: Flowtune's allocator as a node of the fabric and its
 //!   control connections.
+//! - [`multipath`]: flows run as subflows on source-pinned paths (MPTCP, HOLNET MCC).
 //! - [`mod@bench`]: the standard speed workload behind `dctc bench`.
 
 #![forbid(unsafe_code)]
@@ -26,6 +27,7 @@ pub mod control;
 pub mod engine;
 pub mod lb;
 pub mod metrics;
+pub mod multipath;
 pub mod packet;
 pub mod queue;
 pub mod schemes;

@@ -258,6 +258,9 @@ pub struct PacketRun {
     /// arrival rate, which a link's rate bounds (in-order delivery after a loss releases
     /// buffered bytes in bursts and would show rates above the link's).
     pub throughput: Vec<(u32, Vec<u64>)>,
+    /// `(flow id, subflow index, payload bytes per bin)` of each subflow of each multipath
+    /// flow (their sum is the flow's row of `throughput`).
+    pub subflow_throughput: Vec<(u32, u32, Vec<u64>)>,
     /// One entry per incast workload.
     pub incasts: Vec<IncastResult>,
     /// Simulated span, ps.

@@ -52,6 +52,8 @@ struct Plan {
     until: SimTime,
     opts: RunOptions,
     sweep: Option<IncastSweep>,
+    /// Start of the window of `output.rate_average_from_ms`.
+    rate_from: Option<SimTime>,
 }
 
 fn workload_error(s: &Scenario, i: usize, e: WorkloadError) -> ScenarioError {
@@ -207,6 +209,16 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             "the workloads produce no flows within duration_ms (raise the load or the duration)",
         ));
     }
+    for (i, scheme) in schemes.iter().enumerate() {
+        // A subflow path must join its flow's endpoints (known once the workload is).
+        dctc_packet::multipath::check_endpoints(
+            &scheme.subflows,
+            &workload.flows,
+            &topo,
+            &format!("schemes[{i}]"),
+        )
+        .map_err(|e| s.error(&e.key, e.reason))?;
+    }
     let until = arrivals_until + drain;
     let mut opts = RunOptions::new(s.seed, until);
     opts.queue_sample = micros(s, "output.queue_sample_us", output.queue_sample_us, 100.0)?;
@@ -216,6 +228,24 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         output.throughput_bin_us,
         100.0,
     )?;
+    let rate_from = match output.rate_average_from_ms {
+        None => None,
+        Some(_) if opts.throughput_bin.is_none() => {
+            return Err(s.error(
+                "output.rate_average_from_ms",
+                "needs the throughput series (output.throughput_bin_us above 0)",
+            ))
+        }
+        Some(ms) if ms.is_finite() && ms >= 0.0 && ms * 1e-3 < until.as_secs_f64() => {
+            Some(SimTime::from_delta(Delta::from_secs_f64(ms * 1e-3)))
+        }
+        Some(ms) => {
+            return Err(s.error(
+                "output.rate_average_from_ms",
+                format!("must be at least 0 and before the end of the run, got {ms}"),
+            ))
+        }
+    };
     let flows = expected_flows.saturating_add(workload.flows.len() as u64);
     limits::check_memory(s, FabricSize::of(&topo), flows)?;
     let span = until.checked_since(SimTime::ZERO).unwrap_or(Delta::ZERO);
@@ -251,6 +281,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         until,
         opts,
         sweep,
+        rate_from,
     })
 }
 
@@ -406,6 +437,9 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
     if scheme.cc.allocator_spec().is_some() {
         summary["control_plane"] = control_json(p, r);
     }
+    if let (Some(from), Some(obj)) = (p.rate_from, summary.as_object_mut()) {
+        mean_rates(r, from, obj);
+    }
     summary
 }
 
@@ -436,6 +470,56 @@ fn control_json(p: &Plan, r: &PacketRun) -> Value {
         "rate_update_delay_max_us": c.rate_update_delay_max_ps as f64 / 1e6,
         "flowlets": c.flowlets,
     })
+}
+
+/// Mean rate in Mb/s of a throughput series over its complete bins from `from` to the end.
+fn mean_mbps(bins: &[u64], bin: Delta, from: SimTime, end_ps: u64) -> f64 {
+    let w = bin.0.max(1);
+    let first = from.0.div_ceil(w) as usize;
+    let last = (end_ps / w) as usize;
+    if last <= first {
+        return 0.0;
+    }
+    let bytes: u64 = bins.iter().take(last).skip(first).sum();
+    bytes as f64 * 8.0 / ((last - first) as f64 * bin.as_secs_f64()) / 1e6
+}
+
+/// `output.rate_average_from_ms`: each long-lived flow's and subflow's mean rate from `from`
+/// on (`mean_rate_mbps.<id>`, `subflow_mean_rate_mbps.<id>/<k>`), and every ratio of two
+/// flows' rates (`rate_ratio_<a>_<b>`, up to 8 flows).
+fn mean_rates(r: &PacketRun, from: SimTime, out: &mut Map<String, Value>) {
+    let Some(bin) = r.throughput_bin else {
+        return;
+    };
+    let rates: Vec<(u32, f64)> = r
+        .throughput
+        .iter()
+        .map(|(id, b)| (*id, mean_mbps(b, bin, from, r.simulated_ps)))
+        .collect();
+    let mut m = Map::new();
+    for (id, x) in &rates {
+        m.insert(id.to_string(), json!(x));
+    }
+    out.insert("mean_rate_mbps".into(), Value::Object(m));
+    let mut sub = Map::new();
+    for (id, k, b) in &r.subflow_throughput {
+        sub.insert(
+            format!("{id}/{k}"),
+            json!(mean_mbps(b, bin, from, r.simulated_ps)),
+        );
+    }
+    if !sub.is_empty() {
+        out.insert("subflow_mean_rate_mbps".into(), Value::Object(sub));
+    }
+    if rates.len() <= 8 {
+        for (a, xa) in &rates {
+            for (b, xb) in &rates {
+                if a != b && *xb > 0.0 {
+                    out.insert(format!("rate_ratio_{a}_{b}"), json!(xa / xb));
+                }
+            }
+        }
+    }
 }
 
 /// `flows.csv`: one row per flow (the columns), plus the sender count for incast

@@ -13,7 +13,7 @@
 //! DropTail" is `name = "dctcp", queue = "droptail"`. ECN capability follows the transport.
 //!
 //! Shared keys: `name`, `label`, `transport`, `queue`, `ecn_k_bytes` (the `ecn` queue's K),
-//! `load_balancer`, `tcp`, and the CoDel-family queue keys of [`queue_keys`]
+//! `load_balancer`, `tcp`, `subflows` (see [`crate::multipath`]), and the CoDel-family queue keys of [`queue_keys`]
 //! (`codel_target_us`, `codel_interval_us`, `codel_ecn`, `fq_buckets`, `fq_quantum_bytes`,
 //! `fq_drop_batch`), each valid only where the switch queue uses it, and `buffer_packets`
 //! (every switch port's buffer in 1500 B packets, replacing the fabric's: DCTCP with 100- and
@@ -213,6 +213,8 @@ pub struct PacketScheme {
     pub switch_buffer_bytes: Option<u64>,
     /// Parameters of the balancers that take any (DRILL, HOLNET's percentage balancer).
     pub lb_params: crate::lb::LbParams,
+    /// Flows run as subflows on pinned paths (the `subflows` key), sorted by flow id.
+    pub subflows: Vec<crate::multipath::SubflowPlan>,
 }
 
 /// Bytes of one full packet on the wire: what `buffer_packets` counts.
@@ -238,6 +240,7 @@ impl PacketScheme {
             nic_buffer_bytes: DEFAULT_NIC_BUFFER,
             switch_buffer_bytes: None,
             lb_params: Default::default(),
+            subflows: Vec::new(),
         }
     }
 
@@ -265,6 +268,14 @@ impl PacketScheme {
     #[inline]
     pub fn new_cc(&self) -> Cc {
         self.cc.clone()
+    }
+
+    /// A fresh congestion controller for workload flow `flow`, with that flow's parameters
+    /// where the scheme has per-flow ones.
+    pub fn cc_for_flow(&self, flow: u32) -> Cc {
+        let mut cc = self.cc.clone();
+        cc.for_flow(flow);
+        cc
     }
 
     /// The switches' ECN marking threshold, if they mark.
@@ -334,6 +345,8 @@ pub struct CommonKeys {
     pub buffer_packets: Option<i64>,
     /// Host NIC discipline: `droptail` (default) or `switch` (the switch ports' one).
     pub nic_queue: Option<String>,
+    /// Flows run as subflows on pinned paths.
+    pub subflows: Vec<crate::multipath::SubflowsSpec>,
 }
 
 /// Declares a scheme module's `Config`: the shared keys ([`CommonKeys`]) plus the fields
@@ -389,6 +402,9 @@ macro_rules! scheme_config {
             /// Host NICs run `droptail` (default) or the `switch` ports' discipline.
             #[serde(default)]
             pub nic_queue: Option<String>,
+            /// Flows run as subflows, each on a path pinned by the source.
+            #[serde(default)]
+            pub subflows: Vec<$crate::multipath::SubflowsSpec>,
             $($(#[$doc])* #[serde(default)] pub $field: $ty,)*
         }
 
@@ -413,6 +429,7 @@ macro_rules! scheme_config {
                     },
                     buffer_packets: self.buffer_packets,
                     nic_queue: self.nic_queue.clone(),
+                    subflows: self.subflows.clone(),
                 }
             }
         }
@@ -470,6 +487,12 @@ schemes! {
     holnet_uta,
     /// Flowtune: allocator node, paced endpoints.
     flowtune,
+    /// HOLNET CC / CC-CoS.
+    holnet_cc,
+    /// HOLNET MCC.
+    holnet_mcc,
+    /// MPTCP (LIA).
+    mptcp,
 }
 
 pub mod queue_keys;
@@ -701,6 +724,7 @@ pub fn resolve_scheme(
             ));
         }
     }
+    s.subflows = crate::multipath::resolve(&common.subflows, topo, key)?;
     if s.nic_buffer_bytes < 1500 {
         return Err(ConfigError {
             key: "packet.nic_buffer_bytes".into(),

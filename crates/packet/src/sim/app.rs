@@ -52,9 +52,14 @@ impl Net<'_> {
         self.hosts.rearm(f, self.events);
     }
 
-    /// Flow `f`'s application stops supplying data.
+    /// Flow `f`'s application stops supplying data (to every subflow, for a multipath
+    /// flow).
     pub(crate) fn close(&mut self, f: u32) {
         self.hosts.close(f);
+        for k in 0..self.hosts.subflows_of(f).len() {
+            let m = self.hosts.subflows_of(f)[k];
+            self.hosts.close(m);
+        }
     }
 
     /// Flow `f`'s receiver asks its sender for the next block: a header-only request packet
@@ -160,6 +165,11 @@ impl Application for OpenLoop {
                         net.schedule(stop, AppEvent::FlowStop(f));
                     }
                     net.start_block(f, u64::MAX / 4);
+                    // A multipath flow's other subflows start with it.
+                    for k in 1..net.hosts.subflows_of(f).len() {
+                        let m = net.hosts.subflows_of(f)[k];
+                        net.start_block(m, u64::MAX / 4);
+                    }
                 } else {
                     let size = net.hosts.flows[f as usize].size;
                     net.start_block(f, size);

@@ -172,7 +172,7 @@ fn a_host_acks_data_in_order_and_reports_the_block_complete_only_when_all_bytes_
     let (a, b) = (NodeId(0), NodeId(1));
     let sender = crate::transport::TcpSender::new(&tcp, Cc::NewReno(Default::default()));
     let ep = Endpoint::new(0, a, b, 7, 2_000, SimTime::ZERO, Delta::from_us(1), sender);
-    let mut hosts = Hosts::new(vec![ep], tcp.clone(), false, None);
+    let mut hosts = Hosts::new(vec![ep], Vec::new(), tcp.clone(), false, None);
     let (mut out, mut c) = (Outbox::default(), Counters::default());
     // The application starts the block: the sender sends both segments at once.
     hosts.start_block(0, 2_000, SimTime::ZERO, &mut out, &mut c);

@@ -20,7 +20,7 @@ use super::{Event, EventQueue};
 use crate::engine::{PacketId, PacketPool};
 use crate::lb::{Balancer, Drill, Ecmp, LoadBalancer, Percentage, PortLoad, Spray};
 use crate::metrics::{Counters, Histogram, PortStats, QueueSample};
-use crate::packet::{HeaderExt, Packet};
+use crate::packet::{HeaderExt, Packet, PacketKind};
 use crate::queue::{Enqueued, Queue, QueueDisc};
 use crate::schemes::{LbKind, PacketScheme, QueueSpec};
 use dctc_core::ids::{LinkId, NodeId};
@@ -141,7 +141,15 @@ pub(crate) struct Fabric {
     drop_buf: Vec<PacketId>,
     /// Queueing delay of every packet at every switch port.
     pub(crate) queue_delay: Histogram,
+    /// Pinned path (index into `pins`) of each flow index's data packets, `NO_PIN` for
+    /// routed ones; empty when no flow is pinned.
+    pin_of: Vec<u32>,
+    /// Pinned paths as `(node, link it leaves by)` hops.
+    pins: Vec<Vec<(NodeId, LinkId)>>,
 }
+
+/// A flow whose data is routed (no pinned path).
+const NO_PIN: u32 = u32::MAX;
 
 impl Fabric {
     /// The ports of `topo` with `scheme`'s disciplines (host NICs get the host queue);
@@ -226,7 +234,28 @@ impl Fabric {
             lb,
             drop_buf: Vec::new(),
             queue_delay: Histogram::default(),
+            pin_of: Vec::new(),
+            pins: Vec::new(),
         })
+    }
+
+    /// Pins the data packets of some of the `n_flows` flows (multipath subflows) to paths:
+    /// `(flow index, path)`. Their ACKs, and every other flow's packets, are routed.
+    pub(crate) fn pin_paths(
+        &mut self,
+        topo: &Topology,
+        n_flows: usize,
+        pins: Vec<(u32, Vec<LinkId>)>,
+    ) {
+        if pins.is_empty() {
+            return;
+        }
+        self.pin_of = vec![NO_PIN; n_flows];
+        for (f, path) in pins {
+            self.pin_of[f as usize] = self.pins.len() as u32;
+            self.pins
+                .push(path.iter().map(|&l| (topo.link(l).from, l)).collect());
+        }
     }
 
     /// How often the balancer wants [`Fabric::lb_update`] (HOLNET's percentage balancer).
@@ -325,6 +354,20 @@ impl Fabric {
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
+        if !self.pins.is_empty() {
+            let p = &self.pool[pkt];
+            let pin = self.pin_of[p.flow as usize];
+            if pin != NO_PIN && p.kind == PacketKind::Data {
+                // A subflow's data follows its pinned path.
+                let link = self.pins[pin as usize]
+                    .iter()
+                    .find(|(from, _)| *from == at)
+                    .expect("a pinned packet is on its path")
+                    .1;
+                self.enqueue(link.0, pkt, now, ev, c);
+                return;
+            }
+        }
         let dst = self.pool[pkt].dst;
         let cands = self.routes.next_hops(at, dst);
         let i = if cands.len() == 1 {

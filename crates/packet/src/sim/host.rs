@@ -7,7 +7,9 @@ use super::Event;
 use super::EventQueue;
 use crate::metrics::Counters;
 use crate::packet::{HeaderExt, Packet, PacketKind};
-use crate::transport::{AckOut, FeedbackSource, Segment, TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::{
+    AckOut, CongestionControl, Coupling, FeedbackSource, Segment, TcpConfig, TcpReceiver, TcpSender,
+};
 use dctc_core::ids::NodeId;
 use dctc_core::units::{Delta, SimTime};
 
@@ -71,7 +73,12 @@ pub(crate) struct Endpoint {
     /// Report: `(send time, seq)` of the latest-sent data packet that has arrived, to count
     /// arrivals overtaken by a later-sent packet (reordering).
     latest_arrived: (SimTime, u64),
+    /// Multipath connection this subflow belongs to (index into `Hosts::conns`), or `NONE`.
+    pub(crate) conn: u32,
 }
+
+/// No multipath connection.
+pub(crate) const NONE: u32 = u32::MAX;
 
 impl Endpoint {
     /// A flow of `size` bytes per block from `src` to `dst`; its application starts blocks.
@@ -106,6 +113,7 @@ impl Endpoint {
             rto_check: None,
             echo: HeaderExt::default(),
             latest_arrived: (SimTime::ZERO, 0),
+            conn: NONE,
         }
     }
 }
@@ -113,6 +121,8 @@ impl Endpoint {
 /// Every flow's endpoints, and the buffers that carry segments and ACKs to packets.
 pub(crate) struct Hosts {
     pub(crate) flows: Vec<Endpoint>,
+    /// Multipath connections: their subflows (flow indices), the workload's flow first.
+    pub(crate) conns: Vec<Vec<u32>>,
     pub(crate) tcp: TcpConfig,
     /// The scheme's controller uses per-packet header fields: stamp, echo and feed them back.
     header: bool,
@@ -126,15 +136,18 @@ pub(crate) struct Hosts {
 }
 
 impl Hosts {
-    /// Hosts running `flows` with TCP settings `tcp`.
+    /// Hosts running `flows`, grouped into multipath connections `conns`, with TCP
+    /// settings `tcp`.
     pub(crate) fn new(
         flows: Vec<Endpoint>,
+        conns: Vec<Vec<u32>>,
         tcp: TcpConfig,
         header: bool,
         throughput_bin: Option<Delta>,
     ) -> Hosts {
         Hosts {
             flows,
+            conns,
             tcp,
             header,
             throughput_bin,
@@ -191,6 +204,8 @@ impl Hosts {
             return false;
         }
         fl.timer_at = SimTime::NEVER;
+        self.couple(f);
+        let fl = &mut self.flows[f as usize];
         // Report: a timeout is spurious when the receiver already holds the first
         // unacknowledged byte, the one it retransmits.
         let (timeouts, una) = (fl.sender.timeouts, fl.sender.acked());
@@ -278,6 +293,8 @@ impl Hosts {
                 if self.header {
                     fl.sender.on_feedback(now, ext, FeedbackSource::Ack);
                 }
+                self.couple(f);
+                let fl = &mut self.flows[f as usize];
                 fl.sender.on_ack(&self.tcp, now, &ack, &mut self.seg_buf);
                 self.flush_segments(f, now, out, c);
             }
@@ -298,6 +315,37 @@ impl Hosts {
             }
         }
         done
+    }
+
+    /// The subflows of the multipath connection flow `f` belongs to (flow indices, the
+    /// workload's flow first); empty for a single-path flow.
+    pub(crate) fn subflows_of(&self, f: u32) -> &[u32] {
+        match self.flows[f as usize].conn {
+            NONE => &[],
+            c => &self.conns[c as usize],
+        }
+    }
+
+    /// Hands subflow `f` of a multipath connection the state of all its subflows.
+    #[inline]
+    fn couple(&mut self, f: u32) {
+        let c = self.flows[f as usize].conn;
+        if c == NONE {
+            return;
+        }
+        let mut cp = Coupling::default();
+        for &m in &self.conns[c as usize] {
+            let s = &self.flows[m as usize].sender;
+            let cwnd = s.window().cwnd;
+            cp.subflows += 1;
+            cp.total_cwnd += cwnd;
+            if let Some(rtt) = s.rtt().srtt().filter(|d| d.0 > 0) {
+                let t = rtt.as_secs_f64();
+                cp.sum_rate += cwnd as f64 / t;
+                cp.max_cwnd_over_rtt2 = cp.max_cwnd_over_rtt2.max(cwnd as f64 / (t * t));
+            }
+        }
+        self.flows[f as usize].sender.cc_mut().couple(&cp);
     }
 
     /// Schedules flow `f`'s earliest timer if it moved earlier.

@@ -120,6 +120,14 @@ pub enum SimError {
     /// The scheme's endpoints talk to an allocator but the fabric has no allocator node.
     #[error("the scheme needs Flowtune's allocator but the fabric has no `allocator` node (dctc_core::fabric::attach_allocator adds one)")]
     NoAllocator,
+    /// A flow's subflow plan does not fit the workload (see `multipath::check_endpoints`).
+    #[error("{key}: {reason}")]
+    BadSubflows {
+        /// Key path of the `subflows` entry.
+        key: String,
+        /// Why.
+        reason: String,
+    },
     /// An incast does not fit the fabric.
     #[error("incast {index}: {reason}")]
     BadIncast {
@@ -189,7 +197,7 @@ impl<'a> Simulation<'a> {
         opts: RunOptions,
     ) -> Result<Simulation<'a>, SimError> {
         let n_nodes = topo.nodes().len();
-        let fabric = Fabric::new(topo, routing, scheme, opts.seed)?;
+        let mut fabric = Fabric::new(topo, routing, scheme, opts.seed)?;
         let salt: u64 = component_rng(opts.seed, streams::ROUTING).random();
         let tcp = &scheme.tcp;
         let mut flows = Vec::with_capacity(workload.flows.len());
@@ -208,7 +216,7 @@ impl<'a> Simulation<'a> {
                 tcp.header,
                 topo.host_delay,
             );
-            let sender = TcpSender::new(tcp, scheme.new_cc());
+            let sender = TcpSender::new(tcp, scheme.cc_for_flow(id));
             Endpoint::new(id, src, dst, hash, size, start, ideal, sender)
         };
         let mut max_id = 0u32;
@@ -252,8 +260,48 @@ impl<'a> Simulation<'a> {
             incasts.push(Incast::new(spec.clone(), ids, record_base));
             record_base += (spec.senders * spec.rounds) as u32;
         }
+        // Multipath flows: the workload's flow is the first subflow; the others follow all
+        // flows, each with its own connection state and pinned path.
+        let mut conns = Vec::with_capacity(scheme.subflows.len());
+        let mut pins = Vec::new();
+        for (i, plan) in scheme.subflows.iter().enumerate() {
+            crate::multipath::check_endpoints(
+                std::slice::from_ref(plan),
+                &workload.flows,
+                topo,
+                &format!("subflows[{i}]"),
+            )
+            .map_err(|e| SimError::BadSubflows {
+                key: e.key,
+                reason: e.reason,
+            })?;
+            let lead = arrivals
+                .iter()
+                .copied()
+                .find(|&a| flows[a as usize].id == plan.flow)
+                .expect("check_endpoints found the flow");
+            let c = conns.len() as u32;
+            let mut members = vec![lead];
+            let (src, dst, start, hash) = {
+                let l = &mut flows[lead as usize];
+                l.conn = c;
+                (l.src, l.dst, l.start, l.hash)
+            };
+            pins.push((lead, plan.paths[0].clone()));
+            for (k, path) in plan.paths.iter().enumerate().skip(1) {
+                let mut sub = mk_flow(plan.flow, src, dst, 0, start);
+                sub.hash = mix64(hash ^ mix64(k as u64));
+                sub.conn = c;
+                sub.binned = true;
+                pins.push((flows.len() as u32, path.clone()));
+                members.push(flows.len() as u32);
+                flows.push(sub);
+            }
+            conns.push(members);
+        }
         // Long-lived flows are indexed by position in `arrivals`, which is their flow index.
         let n_flows = flows.len();
+        fabric.pin_paths(topo, n_flows, pins);
         long_lived.resize(n_flows, false);
         let apps = Apps {
             open: OpenLoop::new(arrivals, long_lived, stops),
@@ -300,7 +348,13 @@ impl<'a> Simulation<'a> {
             now: SimTime::ZERO,
             events: EventQueue::with_capacity(1024),
             fabric,
-            hosts: Hosts::new(flows, scheme.tcp.clone(), header, opts.throughput_bin),
+            hosts: Hosts::new(
+                flows,
+                conns,
+                scheme.tcp.clone(),
+                header,
+                opts.throughput_bin,
+            ),
             apps,
             records: Vec::new(),
             counters: Counters::default(),
@@ -473,10 +527,13 @@ impl<'a> Simulation<'a> {
         let mut records = std::mem::take(&mut self.records);
         self.apps.final_records(&self.hosts, &rec, &mut records);
         records.sort_by_key(|r| r.id);
-        let throughput = if self.opts.throughput_bin.is_some() {
-            results::throughput(&self.hosts)
+        let (throughput, subflow_throughput) = if self.opts.throughput_bin.is_some() {
+            (
+                results::throughput(&self.hosts),
+                results::subflow_throughput(&self.hosts),
+            )
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         PacketRun {
             label: self.scheme.label.clone(),
@@ -487,6 +544,7 @@ impl<'a> Simulation<'a> {
             queue_samples: self.samples,
             throughput_bin: self.opts.throughput_bin,
             throughput,
+            subflow_throughput,
             incasts: self.apps.incasts.results(&self.hosts),
             simulated_ps: end.0,
             wall_seconds: wall.elapsed().as_secs_f64(),

@@ -1,7 +1,7 @@
 //! What a run hands back: per-flow records, counters, port statistics, samples and series,
 //! assembled from the parts at the end.
 
-use super::host::{Endpoint, Hosts};
+use super::host::{Endpoint, Hosts, NONE};
 use dctc_core::stats::FlowRecord;
 use dctc_core::topology::Topology;
 use dctc_core::units::SimTime;
@@ -42,12 +42,46 @@ impl Recorder<'_> {
     }
 }
 
-/// Throughput series of the long-lived flows: `(flow id, bytes per bin)` in flow order.
+/// Throughput series of the long-lived flows: `(flow id, bytes per bin)` in flow order; a
+/// multipath connection has one series, its first subflow's place, summing its subflows'.
 pub(crate) fn throughput(hosts: &Hosts) -> Vec<(u32, Vec<u64>)> {
     hosts
         .flows
         .iter()
-        .filter(|f| f.binned)
-        .map(|f| (f.id, f.bins.clone()))
+        .enumerate()
+        .filter(|(i, f)| {
+            f.binned && (f.conn == NONE || hosts.conns[f.conn as usize][0] == *i as u32)
+        })
+        .map(|(_, f)| {
+            if f.conn == NONE {
+                return (f.id, f.bins.clone());
+            }
+            // A connection's throughput is the sum of its subflows'.
+            let mut sum: Vec<u64> = Vec::new();
+            for &m in &hosts.conns[f.conn as usize] {
+                let b = &hosts.flows[m as usize].bins;
+                if sum.len() < b.len() {
+                    sum.resize(b.len(), 0);
+                }
+                for (s, x) in sum.iter_mut().zip(b) {
+                    *s += x;
+                }
+            }
+            (f.id, sum)
+        })
+        .collect()
+}
+
+/// Each multipath connection's subflows' series: `(flow id, subflow index, bytes per bin)`.
+pub(crate) fn subflow_throughput(hosts: &Hosts) -> Vec<(u32, u32, Vec<u64>)> {
+    hosts
+        .conns
+        .iter()
+        .flat_map(|members| {
+            members.iter().enumerate().map(|(k, &m)| {
+                let f = &hosts.flows[m as usize];
+                (f.id, k as u32, f.bins.clone())
+            })
+        })
         .collect()
 }

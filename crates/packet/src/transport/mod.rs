@@ -10,8 +10,11 @@
 //!   default every other controller builds on.
 //! - [`dctcp`]: DCTCP's ECN-fraction estimator and proportional cut.
 
+pub mod coupling;
 pub mod rtt;
 pub mod tcp;
+
+pub use coupling::Coupling;
 
 pub use rtt::RttEstimator;
 pub use tcp::{TcpReceiver, TcpSender};
@@ -309,6 +312,13 @@ pub trait CongestionControl {
     fn fast_retransmit(&self) -> bool {
         true
     }
+    /// The controller is about to run for flow `flow` (the workload's flow id): a scheme
+    /// with per-flow parameters picks this flow's here. Called once, before the flow starts.
+    fn for_flow(&mut self, _flow: u32) {}
+
+    /// This subflow of a multipath connection is about to see an ACK or a timer: `c`
+    /// describes all the connection's subflows (coupled controllers read it).
+    fn couple(&mut self, _c: &Coupling) {}
 }
 
 /// Registers congestion controllers, one line each: `"name" => module::Type: "about",` for
@@ -399,6 +409,16 @@ macro_rules! controllers {
                     $($(#[$attr])* Cc::$variant(c) => c.fast_retransmit(),)*
                 }
             }
+            fn for_flow(&mut self, flow: u32) {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.for_flow(flow),)*
+                }
+            }
+            fn couple(&mut self, cp: &Coupling) {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.couple(cp),)*
+                }
+            }
         }
     };
 }
@@ -412,6 +432,9 @@ controllers! {
     "holnet-uta" => holnet_uta::HolnetUta: "HOLNET-UTA (eq. 24-25, r = w = 1): Reno utility driven by the first-hop node's congestion bit; no fast retransmit, go-back-N timeouts without a cut",
     "pfabric" => pfabric::PFabricHost: "pFabric host: TCP window growth, timeout-only loss recovery, cwnd 1 and ssthresh / 2 on timeout",
     "flowtune" => flowtune::Flowtune: "Flowtune endpoint: TCP until the allocator's first rate, then an open window paced at the allocated rate",
+    "holnet-cc" => holnet_cc::HolnetCc: "HOLNET CC/CC-CoS (eq. 19): alpha-utility window control, class-of-service r, loss-inferred congestion",
+    "holnet-mcc" => holnet_mcc::HolnetMcc: "HOLNET MCC (eq. 20): coupled multipath window control, AIMD on one path",
+    "mptcp" => mptcp::Mptcp: "MPTCP coupled increase (RFC 6356 LIA) over NewReno loss recovery",
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
 }

@@ -145,6 +145,10 @@ impl TcpSender {
     pub fn cc(&self) -> &Cc {
         &self.cc
     }
+    /// The congestion controller, to hand it per-flow parameters or coupling.
+    pub fn cc_mut(&mut self) -> &mut Cc {
+        &mut self.cc
+    }
     /// The RTT estimator.
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt

@@ -1,0 +1,23 @@
+//! `mptcp`: MPTCP with RFC 6356's linked increases (LIA) over DropTail: each flow listed in
+//! `subflows` runs one coupled subflow per pinned path; other flows are NewReno.
+
+use super::{Context, Parts, QueueName};
+use crate::config::ConfigError;
+use crate::transport::{Cc, Mptcp};
+
+/// Registered name.
+pub const NAME: &str = "mptcp";
+/// `dctc list` description.
+pub const ABOUT: &str =
+    "MPTCP (RFC 6356 LIA coupled increase, NewReno recovery) on source-pinned subflows (`subflows`), DropTail";
+
+crate::scheme_config! {}
+
+/// LIA over DropTail.
+pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
+    Ok(Parts {
+        cc: Cc::Mptcp(Mptcp::default()),
+        queue: QueueName::DropTail,
+        tcp: Default::default(),
+    })
+}

@@ -1,0 +1,295 @@
+//! HOLNET's end-to-end CC / CC-CoS controllers (HOLNET §IV-A, eq. (19)) as a window protocol.
+//!
+//! The fluid law, with base utility `w U_alpha(x)` and `z = gamma x^alpha`:
+//!
+//! ```text
+//! dx/dt = gamma x^alpha (r - exp(-w x^-alpha))   if cg = 0      HOLNET eq. (19)
+//! dx/dt = -gamma x^alpha exp(-w x^-alpha)         if cg = 1
+//! ```
+//!
+//! with `r` from the class of service (eq. (14)): `r_max^CoS` below the minimum rate theta,
+//! `r_min^CoS` at or above the maximum Theta, else 1. The paper turns it into a window
+//! protocol without showing how; ours (documented in the scenario notes):
+//! - the window `W` (in segments, the rate in segments per round trip) is the controlled
+//!   quantity and one round trip is the time step, so `z = gamma W^alpha` segments per RTT;
+//! - the marginal utility `U'(x) = w x^-alpha` is evaluated at the measured rate
+//!   `x = cwnd / SRTT` in the utility's rate unit (b/s over `rate_unit_bps`);
+//! - every packet samples the congestion indicator cg, and stands for `1 / W` of a round
+//!   trip: an acknowledged packet for cg = 0, adding `gamma W^alpha (r - e^-U') / W`
+//!   segments, a lost one for cg = 1, taking `gamma W^alpha e^-U' / W` away. Losses are
+//!   source-inferred (§IV-A): three duplicate ACKs count the first lost packet, each further
+//!   retransmission NewReno recovery makes (one per ACK inside recovery) another, and a
+//!   timeout counts one, the same adjustment as three duplicate ACKs (the window is not reset
+//!   to one segment; the sender still goes back N).
+//!
+//! Sampling per packet makes the fraction of congested samples the per-packet loss rate q,
+//! which a shared drop-tail link gives every flow alike, so at equilibrium
+//! `(1 - q)(r - e^-U') = q e^-U'`: every flow's marginal utility is `-ln(1 - q)` (r = 1),
+//! the equal marginals of HOLNET eq. (7) that give the center-of-utility ratio. (A cut per
+//! loss event instead would let a faster flow, which sees more loss events, sense more
+//! congestion, the bias §IV-A reports as 3.61 against 4.) The rate unit sets the operating
+//! loss rate: `q ~ U'` at the optimum.
+//!
+//! `gamma = 1/2` is the value that makes MCC (eq. (20), the same translation) TCP's AIMD on
+//! one path (§IV-B); the rate unit is the paper's Mb/s.
+
+use super::{AckEvent, CongestionControl, LossEvent, RttEstimator, Window};
+use dctc_core::units::Delta;
+use dctc_num::utility::Utility;
+use std::sync::Arc;
+
+/// Class-of-service bounds of one flow (HOLNET eq. (11), (14)).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct CosBounds {
+    /// Minimum rate theta, b/s (0: NRE, no minimum).
+    pub theta_bps: f64,
+    /// Maximum rate Theta, b/s (`f64::INFINITY`: none).
+    pub max_bps: f64,
+    /// `r_max^CoS` (> 1), applied below theta (eq. (14)); the paper uses 3.
+    pub r_max: f64,
+    /// `r_min^CoS` (< 1), applied at or above Theta.
+    pub r_min: f64,
+}
+
+impl Default for CosBounds {
+    fn default() -> Self {
+        CosBounds {
+            theta_bps: 0.0,
+            max_bps: f64::INFINITY,
+            r_max: 3.0,
+            r_min: 0.5,
+        }
+    }
+}
+
+impl CosBounds {
+    /// `r` for rate `x_bps` (HOLNET eq. (14)).
+    #[inline]
+    pub fn r(&self, x_bps: f64) -> f64 {
+        if x_bps < self.theta_bps {
+            self.r_max
+        } else if x_bps >= self.max_bps {
+            self.r_min
+        } else {
+            1.0
+        }
+    }
+}
+
+/// One flow's utility and class of service, from the scheme's per-flow table.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FlowParams {
+    /// Base utility `w U_alpha` with this flow's weight.
+    pub utility: Utility,
+    /// Class-of-service bounds.
+    pub cos: CosBounds,
+}
+
+/// One flow's CC / CC-CoS controller.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HolnetCc {
+    /// Base utility `w U_alpha` (crates/num's HOLNET utility: its weight and alpha).
+    pub utility: Utility,
+    /// Rates are in this many b/s when the marginal is evaluated (the utility's unit).
+    pub rate_unit_bps: f64,
+    /// gamma of `z = gamma W^alpha`, segments per RTT.
+    pub gamma: f64,
+    /// Class-of-service bounds.
+    pub cos: CosBounds,
+    /// Per-flow parameters by workload flow id, sorted by id: a flow found here runs with
+    /// them instead of `utility` and `cos` (shared by every flow's clone).
+    pub per_flow: Arc<Vec<(u32, FlowParams)>>,
+    /// Fraction of a segment not yet added to the window.
+    carry: f64,
+    /// The smoothed RTT at the last ACK (loss events carry none).
+    last_srtt: Option<Delta>,
+    /// Three duplicate ACKs counted the hole the next recovery ACK answers.
+    first_hole_counted: bool,
+}
+
+impl Default for HolnetCc {
+    /// `log x` (alpha = 1, w = 1) in Mb/s, gamma = 1/2, no class-of-service bounds.
+    fn default() -> Self {
+        HolnetCc::new(Utility::Log { weight: 1.0 }, 1e6, 0.5, CosBounds::default())
+    }
+}
+
+impl HolnetCc {
+    /// A controller for base utility `utility` evaluated with rates in `rate_unit_bps`.
+    pub fn new(utility: Utility, rate_unit_bps: f64, gamma: f64, cos: CosBounds) -> Self {
+        HolnetCc {
+            utility,
+            rate_unit_bps,
+            gamma,
+            cos,
+            per_flow: Arc::new(Vec::new()),
+            carry: 0.0,
+            last_srtt: None,
+            first_hole_counted: false,
+        }
+    }
+
+    /// The base utility's alpha (1 for a log utility).
+    pub fn alpha(&self) -> f64 {
+        match self.utility.canonical() {
+            Utility::Alpha { alpha, .. } => alpha,
+            _ => 1.0,
+        }
+    }
+
+    /// The measured rate of window `cwnd` bytes over the smoothed RTT, b/s (`None` before
+    /// the first RTT sample: the marginal is then taken as large, no congestion term).
+    fn rate_bps(cwnd: u64, rtt: Option<Delta>) -> Option<f64> {
+        rtt.filter(|d| d.0 > 0)
+            .map(|d| cwnd as f64 * 8.0 / d.as_secs_f64())
+    }
+
+    /// `(z, e^-U', r)` at the current window: z in segments per RTT.
+    fn terms(&self, w: &Window, srtt: Option<Delta>) -> (f64, f64, f64) {
+        let segs = w.cwnd as f64 / w.mss as f64;
+        let z = self.gamma * segs.powf(self.alpha()); // HOLNET eq. (19): z = gamma x^alpha
+        match Self::rate_bps(w.cwnd, srtt) {
+            Some(x) => {
+                let marginal = self.utility.marginal(x / self.rate_unit_bps);
+                (z, (-marginal).exp(), self.cos.r(x))
+            }
+            None => (z, 0.0, self.cos.r(0.0)),
+        }
+    }
+
+    /// One lost packet (cg = 1 for `1 / W` of a round trip): `W -= gamma W^alpha e^-U' / W`
+    /// segments, at least 2 segments left.
+    fn lost_packet(&self, w: &Window, from: u64) -> u64 {
+        let at = Window { cwnd: from, ..*w };
+        let (z, e, _) = self.terms(&at, self.last_srtt);
+        let segs = from as f64 / w.mss as f64;
+        let cut = z * e / segs * w.mss as f64; // HOLNET eq. (19), cg = 1, one packet
+        (from as f64 - cut).max(2.0 * w.mss as f64) as u64
+    }
+}
+
+impl CongestionControl for HolnetCc {
+    fn for_flow(&mut self, flow: u32) {
+        if let Ok(i) = self.per_flow.binary_search_by_key(&flow, |e| e.0) {
+            let p = self.per_flow[i].1;
+            self.utility = p.utility;
+            self.cos = p.cos;
+        }
+    }
+
+    fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, rtt: &RttEstimator) {
+        self.last_srtt = rtt.srtt();
+        if ev.in_recovery {
+            // Each ACK inside recovery answers one retransmitted hole; the first answers the
+            // hole three duplicate ACKs already counted. The sender leaves recovery with
+            // `ssthresh`, so the cut goes there.
+            if self.first_hole_counted {
+                self.first_hole_counted = false;
+            } else {
+                w.ssthresh = self.lost_packet(w, w.ssthresh);
+            }
+            return;
+        }
+        let (z, e, r) = self.terms(w, self.last_srtt);
+        // HOLNET eq. (19), cg = 0: 1 / W of a round trip per acknowledged segment.
+        let segs = ev.acked as f64 / w.mss as f64;
+        let cwnd_segs = w.cwnd.max(1) as f64 / w.mss as f64;
+        let add = z * (r - e) * segs / cwnd_segs * w.mss as f64 + self.carry;
+        let whole = add.floor();
+        self.carry = add - whole;
+        w.cwnd = if whole >= 0.0 {
+            w.cwnd.saturating_add(whole as u64)
+        } else {
+            w.cwnd.saturating_sub((-whole) as u64).max(2 * w.mss)
+        };
+    }
+
+    fn on_loss(&mut self, w: &mut Window, _ev: &LossEvent) {
+        w.ssthresh = self.lost_packet(w, w.cwnd);
+        self.first_hole_counted = true;
+    }
+
+    fn on_timeout(&mut self, w: &mut Window, _ev: &LossEvent) {
+        // §IV-A: the same adjustment as for three duplicate ACKs.
+        let next = self.lost_packet(w, w.cwnd);
+        w.ssthresh = next;
+        w.cwnd = next;
+        self.first_hole_counted = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::TcpConfig;
+    use dctc_core::units::SimTime;
+
+    fn ack(acked: u64) -> AckEvent {
+        AckEvent {
+            now: SimTime::ZERO,
+            acked,
+            ece: false,
+            snd_una: 0,
+            snd_max: 0,
+            in_recovery: false,
+        }
+    }
+
+    #[test]
+    fn grows_by_eq_19_per_window_and_cuts_by_it_on_loss() {
+        let cfg = TcpConfig::linux_like();
+        let mut rtt = RttEstimator::new(&cfg);
+        // 10 ms RTT, 100 segments of 1000 B: 80 Mb/s.
+        rtt.sample(&cfg, Delta::from_ms(10));
+        let utility = Utility::Alpha {
+            weight: 1.0,
+            alpha: 0.5,
+        };
+        let mut c = HolnetCc::new(utility, 1e6, 0.5, CosBounds::default());
+        let mut w = Window {
+            cwnd: 100_000,
+            ssthresh: u64::MAX,
+            mss: 1000,
+            pacing: None,
+        };
+        for _ in 0..100 {
+            c.on_ack(&mut w, &ack(1000), &rtt);
+        }
+        // z = 0.5 sqrt(W) at W = 100 segments, U' = 80^-0.5: about 5 (1 - 0.894) = 0.53 segment
+        // per window (the window grows inside the loop, so slightly more).
+        let e = (-(80f64).powf(-0.5)).exp();
+        let expect = 5.0 * (1.0 - e);
+        let grown = (w.cwnd - 100_000) as f64 / 1000.0 + c.carry / 1000.0;
+        assert!((grown - expect).abs() < 0.02, "{grown} vs {expect}");
+        // One lost packet: W -= z e^-U' / W (about 0.045 segments).
+        w.cwnd = 100_000;
+        c.on_loss(
+            &mut w,
+            &LossEvent {
+                now: SimTime::ZERO,
+                flight: 100_000,
+            },
+        );
+        let cut = (100_000 - w.ssthresh) as f64 / 1000.0;
+        assert!((cut - 5.0 * e / 100.0).abs() < 0.002, "{cut}");
+        // The first recovery ACK answers that hole; the second is another lost packet.
+        let mut rec = ack(1000);
+        rec.in_recovery = true;
+        let after_one = w.ssthresh;
+        c.on_ack(&mut w, &rec, &rtt);
+        assert_eq!(w.ssthresh, after_one);
+        c.on_ack(&mut w, &rec, &rtt);
+        assert!(w.ssthresh < after_one);
+        // A timeout is the same cut, and leaves cwnd there (no reset to one segment).
+        w.cwnd = 100_000;
+        c.on_timeout(
+            &mut w,
+            &LossEvent {
+                now: SimTime::ZERO,
+                flight: 100_000,
+            },
+        );
+        assert_eq!(w.cwnd, 100_000 - (100_000 - after_one));
+        assert_eq!(w.ssthresh, w.cwnd);
+    }
+}
