@@ -98,7 +98,9 @@ impl TcpSender {
             next_send: SimTime::ZERO,
             paced_wait: false,
             awaiting_probe: false,
-            probed: false,
+            // A controller that does not probe starts as if its probe were answered, so
+            // `send` asks the controller once, here, not per call.
+            probed: !cc.probe_first(),
             cc,
             retransmitted_bytes: 0,
             timeouts: 0,
@@ -223,7 +225,7 @@ impl TcpSender {
         if self.awaiting_probe {
             return;
         }
-        if !self.probed && self.snd_nxt < self.app_end && self.cc.probe_first() {
+        if !self.probed && self.snd_nxt < self.app_end {
             self.send_probe(cfg, now, out);
             return;
         }
