@@ -6,7 +6,7 @@
 //! The laws are in rate per unit time; with the RTT as the time unit the rate is the window,
 //! and an ACK for `acked` bytes is `acked / cwnd` of an RTT, so each ACK moves the window by
 //! `xdot * acked / cwnd` (Reno's own per-ACK reading: slow start +acked, avoidance
-//! +MSS x acked / cwnd). With Reno's parameters (ref. [60]) rho = 1 (slow start doubles per
+//! +MSS x acked / cwnd). With Reno's parameters (ref. \[60\]) rho = 1 (slow start doubles per
 //! RTT), beta = 1/2 and mu = 1 MSS per RTT:
 //!
 //! - slow start (SSP), eq. (24): `xdot = (r r_out - (1 + rho/beta)^-w)(rho + beta) x` when the
