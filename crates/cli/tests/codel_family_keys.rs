@@ -1,8 +1,10 @@
 //! Bad CoDel-family keys in a packet scheme table exit 2, name `schemes[i].<key>` and write
 //! nothing.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(extra: &str, dir: &Path) -> Output {
     let scenario = format!(
@@ -24,12 +26,7 @@ name = "fq-codel"
 {extra}
 "#
     );
-    std::fs::write(dir.join("s.toml"), scenario).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_dctc"))
-        .args(["run", "s.toml"])
-        .current_dir(dir)
-        .output()
-        .expect("dctc runs")
+    common::run_in(&scenario, dir)
 }
 
 #[test]
@@ -42,9 +39,6 @@ fn bad_codel_family_keys_exit_2_naming_the_key() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let o = run(extra, dir.path());
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{extra}: {err}");
-        assert!(err.contains(want), "{extra}: wanted {want} in {err}");
-        assert!(!dir.path().join("out").exists(), "{extra}: no output");
+        common::assert_refused(&o, want, dir.path(), extra);
     }
 }

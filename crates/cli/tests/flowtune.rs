@@ -1,8 +1,10 @@
 //! Flowtune through the binary: its scheme keys are validated (exit 2, the key named, nothing
 //! written), and a run on a fabric without an allocator gets one and reports its control plane.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(extra: &str, dir: &Path) -> Output {
     let scenario = format!(
@@ -34,12 +36,7 @@ name = "flowtune"
 {extra}
 "#
     );
-    std::fs::write(dir.join("s.toml"), scenario).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_dctc"))
-        .args(["run", "s.toml"])
-        .current_dir(dir)
-        .output()
-        .expect("dctc runs")
+    common::run_in(&scenario, dir)
 }
 
 #[test]
@@ -52,10 +49,7 @@ fn bad_flowtune_keys_exit_2_naming_the_key() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let o = run(extra, dir.path());
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{extra}: {err}");
-        assert!(err.contains(want), "{extra}: wanted {want} in {err}");
-        assert!(!dir.path().join("out").exists(), "{extra}: no output");
+        common::assert_refused(&o, want, dir.path(), extra);
     }
 }
 

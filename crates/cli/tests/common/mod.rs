@@ -39,3 +39,18 @@ pub(crate) fn assert_key_error(o: &Output, key: &str, reason: &str) {
         "wanted `{key}`: {reason} in: {err}"
     );
 }
+
+/// Writes `scenario` to `dir/s.toml` and runs `dctc run s.toml` there.
+pub(crate) fn run_in(scenario: &str, dir: &Path) -> Output {
+    std::fs::write(dir.join("s.toml"), scenario).unwrap();
+    dctc(&["run", "s.toml"], dir)
+}
+
+/// Asserts that a run in `dir` was refused: exit status 2, `want` on standard error (a key
+/// path or a suggestion), and no output directory written. `case` names the input in messages.
+pub(crate) fn assert_refused(o: &Output, want: &str, dir: &Path, case: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{case}: {err}");
+    assert!(err.contains(want), "{case}: wanted {want} in {err}");
+    assert!(!dir.join("out").exists(), "{case}: no output");
+}
