@@ -135,8 +135,10 @@ impl QueueSpec {
         match *self {
             QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
             QueueSpec::Ecn { k_bytes } => Queue::Ecn(EcnThreshold::new(buffer_bytes, k_bytes)),
-            QueueSpec::Codel(p) => Queue::Codel(Codel::new(buffer_bytes, p).expect(checked)),
-            QueueSpec::FqCodel(p) => Queue::FqCodel(
+            QueueSpec::Codel(p) => {
+                Queue::Codel(Box::new(Codel::new(buffer_bytes, p).expect(checked)))
+            }
+            QueueSpec::FqCodel(p) => Queue::FqCodel(Box::new(
                 FqCodel::new(
                     FqCodelParams {
                         limit_bytes: buffer_bytes,
@@ -145,8 +147,8 @@ impl QueueSpec {
                     seed,
                 )
                 .expect(checked),
-            ),
-            QueueSpec::SfqCodel(p) => Queue::SfqCodel(
+            )),
+            QueueSpec::SfqCodel(p) => Queue::SfqCodel(Box::new(
                 SfqCodel::new(
                     SfqCodelParams {
                         limit_bytes: buffer_bytes,
@@ -155,10 +157,14 @@ impl QueueSpec {
                     seed,
                 )
                 .expect(checked),
-            ),
-            QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
-            QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p, rate).expect(checked)),
-            QueueSpec::Xcp(p) => Queue::Xcp(XcpRouter::new(buffer_bytes, rate, p)),
+            )),
+            QueueSpec::PFabric => {
+                Queue::PFabric(Box::new(PFabric::new(buffer_bytes).expect(checked)))
+            }
+            QueueSpec::Tfc(p) => {
+                Queue::Tfc(Box::new(Tfc::new(buffer_bytes, p, rate).expect(checked)))
+            }
+            QueueSpec::Xcp(p) => Queue::Xcp(Box::new(XcpRouter::new(buffer_bytes, rate, p))),
             QueueSpec::Holnet => Queue::Holnet(crate::queue::HolnetMark::new(buffer_bytes)),
         }
     }
