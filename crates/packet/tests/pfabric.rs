@@ -139,7 +139,7 @@ fn mean_one_packet_slowdown(r: &PacketRun) -> f64 {
 /// closer to ideal than DCTCP.
 #[test]
 fn mean_single_packet_slowdown_orders_pfabric_fq_codel_dctcp() {
-    let pf = mean_one_packet_slowdown(&paper_run("name = \"pfabric\"\nbuffer_packets = 32"));
+    let pf = mean_one_packet_slowdown(&paper_run("name = \"pfabric\"\nbuffer_packets = 24"));
     let fq = mean_one_packet_slowdown(&paper_run("name = \"fq-codel\""));
     let dctcp = mean_one_packet_slowdown(&paper_run("name = \"dctcp\"\nbuffer_packets = 100"));
     eprintln!("mean 1-packet slowdown: pFabric {pf:.5}, FQ-CoDel {fq:.5}, DCTCP-100 {dctcp:.5}");
