@@ -19,7 +19,6 @@ pub struct Baraat {
     heavy: f64,
     wf: WaterFill,
     avail: Vec<f64>,
-    sub_rates: Vec<f64>,
 }
 
 impl Baraat {
@@ -54,7 +53,6 @@ impl Baraat {
             heavy,
             wf: WaterFill::new(links),
             avail: Vec::new(),
-            sub_rates: Vec::new(),
         })
     }
 
@@ -74,57 +72,53 @@ impl RatePolicy for Baraat {
     }
 
     fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
-        let mut groups: Vec<(u32, usize)> = comp
-            .iter()
-            .enumerate()
-            .map(|(k, &f)| (v.flows.coflow[f as usize], k))
-            .collect();
-        groups.sort_unstable();
-        // Class of each coflow: heavy ones join the class of the next light one.
-        let mut class_of: Vec<(usize, usize)> = Vec::new(); // (class, k)
-        let mut class = 0usize;
-        let mut i = 0;
-        while i < groups.len() {
-            let c = groups[i].0 as usize;
-            let mut j = i;
-            let mut left = 0.0;
-            while j < groups.len() && groups[j].0 as usize == c {
-                left += v.flows.rem[comp[groups[j].1] as usize].max(0.0);
-                j += 1;
-            }
-            let sent = v.coflows.bytes[c] - left;
-            for &(_, k) in &groups[i..j] {
-                class_of.push((class, k));
-            }
-            if sent <= self.heavy {
-                class += 1;
-            }
-            i = j;
-        }
-        class_of.sort_unstable();
+        // `comp` is sorted by flow number and flows are numbered coflow by coflow in arrival
+        // order, so each coflow is a run of `comp` and a class (a run of heavy coflows and the
+        // light one behind them) is a run of consecutive coflows.
+        debug_assert!(comp
+            .windows(2)
+            .all(|w| v.flows.coflow[w[0] as usize] <= v.flows.coflow[w[1] as usize]));
         self.avail.clear();
         self.avail.extend_from_slice(&v.net.cap);
         let mut a = 0;
-        while a < class_of.len() {
-            let mut b = a;
-            while b < class_of.len() && class_of[b].0 == class_of[a].0 {
-                b += 1;
+        let mut i = 0;
+        while i < comp.len() {
+            let c = v.flows.coflow[comp[i] as usize] as usize;
+            let mut j = i;
+            let mut left = 0.0;
+            while j < comp.len() && v.flows.coflow[comp[j] as usize] as usize == c {
+                left += v.flows.rem[comp[j] as usize].max(0.0);
+                j += 1;
             }
-            let members: Vec<usize> = class_of[a..b].iter().map(|x| x.1).collect();
-            self.sub_rates.clear();
-            self.sub_rates.resize(members.len(), 0.0);
-            self.wf.fill(
-                &mut self.avail,
-                members.len(),
-                |m| v.flows.hops(comp[members[m]] as usize),
-                |_| 1.0,
-                |_| f64::INFINITY,
-                &mut self.sub_rates,
-            );
-            for (m, &k) in members.iter().enumerate() {
-                rates[k] = self.sub_rates[m];
+            let sent = v.coflows.bytes[c] - left;
+            i = j;
+            if sent > self.heavy && i < comp.len() {
+                continue;
             }
-            a = b;
+            // Class `comp[a..i]`: water-filled on what earlier classes left, unless every one
+            // of its flows crosses a link they filled (then all its rates are 0; most classes
+            // behind a busy head are, and skipping them is most of this policy's speed).
+            let (class, out) = (&comp[a..i], &mut rates[a..i]);
+            let avail = &self.avail;
+            let open = class.iter().any(|&f| {
+                v.flows
+                    .hops(f as usize)
+                    .iter()
+                    .all(|h| avail[h.link as usize] > 0.0)
+            });
+            if open {
+                self.wf.fill(
+                    &mut self.avail,
+                    class.len(),
+                    |m| v.flows.hops(class[m] as usize),
+                    |_| 1.0,
+                    |_| f64::INFINITY,
+                    out,
+                );
+            } else {
+                out.iter_mut().for_each(|r| *r = 0.0);
+            }
+            a = i;
         }
     }
 

@@ -5,14 +5,21 @@
 //! (`max over links of remaining bytes on the link / capacity`); ties by arrival order. In
 //! that order every flow takes all it can on its route; within a coflow the flow with the
 //! most remaining time goes first (it decides when the coflow ends).
+//!
+//! **Coflow speed.** As `fastpass-f`: sorted at arrivals, a completion re-runs the greedy in
+//! that order only where it changes a rate ([`super::priority`]). Between arrivals the order
+//! does not follow the shrinking remaining times of the coflows and flows being served (within
+//! a coflow, the flow that was longest at the last arrival stays first). Average CCT against
+//! re-sorting at every completion: within 0.23% on the first 10% of the Facebook trace (49 of
+//! 53 coflows within 1%), at most 5.5% on small random traces (`tests/coflow_fifo.rs`).
 
+use super::priority::PriorityGreedy;
 use super::{coflow_remaining_times, Coupling, RatePolicy, View};
-use crate::alloc::greedy;
 
 /// Coflow MRTF.
 #[derive(Clone, Debug)]
 pub struct FastpassC {
-    avail: Vec<f64>,
+    greedy: PriorityGreedy,
     scratch: Vec<f64>,
     touched: Vec<u32>,
     order: Vec<(f64, u32, f64, u32)>,
@@ -23,7 +30,7 @@ impl FastpassC {
     /// For a fabric with `links` directed links.
     pub fn new(links: usize) -> FastpassC {
         FastpassC {
-            avail: Vec::new(),
+            greedy: PriorityGreedy::new(links),
             scratch: vec![0.0; links],
             touched: Vec::new(),
             order: Vec::new(),
@@ -63,14 +70,20 @@ impl RatePolicy for FastpassC {
         });
         self.idx.clear();
         self.idx.extend(self.order.iter().map(|o| o.3));
-        self.avail.clear();
-        self.avail.extend_from_slice(&v.net.cap);
-        greedy(
-            &mut self.avail,
-            &self.idx,
-            |k| v.flows.hops(comp[k] as usize),
-            |_| f64::INFINITY,
-            rates,
-        );
+        self.greedy.solve(v, comp, &self.idx, rates);
+    }
+
+    fn completion_reallocates(&self, v: &View<'_>, flow: u32) -> bool {
+        !self.greedy.can_remove(v, flow)
+    }
+
+    fn after_skipped_completion(
+        &mut self,
+        v: &View<'_>,
+        flow: u32,
+        _rate: f64,
+        changes: &mut Vec<(u32, f64)>,
+    ) {
+        self.greedy.remove(v, flow, changes);
     }
 }

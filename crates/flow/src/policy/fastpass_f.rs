@@ -3,23 +3,32 @@
 //! DBA's evaluation uses Fastpass (centralized, collision-free timeslot allocation) to realize
 //! MRTF exactly. In the fluid model: flows sorted by remaining time alone on their route
 //! (`remaining bytes / route bottleneck rate`), each in turn takes all it can on its route.
+//!
+//! **Coflow speed.** The order is sorted at arrivals; a completion re-runs the greedy in that
+//! order only where the freed capacity changes a rate ([`super::priority`]), instead of
+//! re-sorting and re-running every active flow. The tolerance: between arrivals a flow being
+//! served keeps its place although its remaining time shrinks, so a waiting flow that was
+//! ahead of it at the last arrival can take its link when the waiting flow's other link frees
+//! (a re-sort would have let the served flow keep it). Average CCT against re-sorting at every
+//! completion: within 1.05% on the first 10% of the Facebook trace (48 of 53 coflows within
+//! 1%), at most 10.6% on small random traces (`tests/coflow_fifo.rs`).
 
+use super::priority::PriorityGreedy;
 use super::{Coupling, RatePolicy, View};
-use crate::alloc::greedy;
 
 /// Flow MRTF.
 #[derive(Clone, Debug)]
 pub struct FastpassF {
-    avail: Vec<f64>,
+    greedy: PriorityGreedy,
     order: Vec<(f64, u32)>,
     idx: Vec<u32>,
 }
 
 impl FastpassF {
     /// For a fabric with `links` directed links.
-    pub fn new(_links: usize) -> FastpassF {
+    pub fn new(links: usize) -> FastpassF {
         FastpassF {
-            avail: Vec::new(),
+            greedy: PriorityGreedy::new(links),
             order: Vec::new(),
             idx: Vec::new(),
         }
@@ -46,14 +55,20 @@ impl RatePolicy for FastpassF {
             .sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         self.idx.clear();
         self.idx.extend(self.order.iter().map(|o| o.1));
-        self.avail.clear();
-        self.avail.extend_from_slice(&v.net.cap);
-        greedy(
-            &mut self.avail,
-            &self.idx,
-            |k| v.flows.hops(comp[k] as usize),
-            |_| f64::INFINITY,
-            rates,
-        );
+        self.greedy.solve(v, comp, &self.idx, rates);
+    }
+
+    fn completion_reallocates(&self, v: &View<'_>, flow: u32) -> bool {
+        !self.greedy.can_remove(v, flow)
+    }
+
+    fn after_skipped_completion(
+        &mut self,
+        v: &View<'_>,
+        flow: u32,
+        _rate: f64,
+        changes: &mut Vec<(u32, f64)>,
+    ) {
+        self.greedy.remove(v, flow, changes);
     }
 }

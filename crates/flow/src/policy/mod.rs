@@ -11,6 +11,7 @@ pub mod fastpass_f;
 pub mod madd;
 pub mod maxmin;
 pub mod num;
+mod priority;
 
 use crate::alloc::WaterFill;
 use crate::net::Net;
@@ -51,11 +52,13 @@ pub const POLICIES: &[(&str, &str)] = &[
     ),
     (
         "fastpass-f",
-        "flow minimum-remaining-time-first aware of every link (greedy priority)",
+        "flow minimum-remaining-time-first aware of every link (greedy priority); sorted at \
+         arrivals, completions re-run the greedy only where it changes",
     ),
     (
         "fastpass-c",
-        "coflow minimum-remaining-time-first aware of every link (greedy priority)",
+        "coflow minimum-remaining-time-first aware of every link (greedy priority); sorted \
+         at arrivals, completions re-run the greedy only where it changes",
     ),
     (
         "dba-ideal",
