@@ -365,6 +365,14 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
     let qd = &r.queue_delay;
     let us = |ps: u64| ps as f64 / 1e6;
     let c = &r.counters;
+    // Flowtune §6.5 Fig. 10: dropped bytes over the bytes hosts put on the wire.
+    let frac = |part: u64, whole: u64| {
+        if whole == 0 {
+            0.0
+        } else {
+            part as f64 / whole as f64
+        }
+    };
     let incasts: Vec<Value> = r
         .incasts
         .iter()
@@ -406,7 +414,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "long_lived_flows": r.records.iter().filter(|x| x.size == 0).count(),
         "fct_slowdown": { "overall": pct_json(&slow.overall, slow.unfinished), "by_size": Value::Object(by_size) },
         "queue_delay_us": { "p50": us(qd.quantile(0.5)), "p99": us(qd.quantile(0.99)), "max": us(qd.max()), "mean": qd.mean() / 1e6 },
-        "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes },
+        "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes, "fraction_of_sent": frac(c.dropped_bytes, c.sent_bytes) },
         "ecn_marks": c.ecn_marks,
         "goodput_gbps": c.goodput_bytes as f64 * 8.0 / secs / 1e9,
         "long_flow_throughput_gbps": long_flow_throughput_gbps(&r.records),
@@ -1306,13 +1314,22 @@ fn long_flow_throughput_gbps(records: &[dctc_core::stats::FlowRecord]) -> Value 
 }
 
 /// Every ordered pair of schemes, `relative.<a>_vs_<b>.<figure>` = a / b - 1 (null when
-/// either is missing or b is 0): mean and p99 slowdown of 1-packet flows, overall mean
-/// slowdown, long-flow throughput, and HOLNET's mean / p99 / small / huge FCT. The papers'
-/// "A beats B" claims read from these.
+/// either is missing or b is 0): mean and p99 slowdown of 1-packet flows, p99 slowdown of the
+/// 1-10, 10-100 and 100-1000 packet buckets, overall mean slowdown, long-flow throughput, p99
+/// switch queueing delay, and HOLNET's mean / p99 / small / huge FCT. The papers' "A beats B"
+/// claims read from these (a `[[paper]]` row with `factor = true` reads one as a / b).
 fn relative(schemes: &Map<String, Value>) -> Value {
-    let figures: [(&str, &str); 8] = [
+    let figures: [(&str, &str); 12] = [
         ("mean_slowdown_1pkt", "fct_slowdown.by_size.1.mean"),
         ("p99_slowdown_1pkt", "fct_slowdown.by_size.1.p99"),
+        // Flowtune §6.5's buckets (Fig. 8).
+        ("p99_slowdown_1_10pkt", "fct_slowdown.by_size.1-10.p99"),
+        ("p99_slowdown_10_100pkt", "fct_slowdown.by_size.10-100.p99"),
+        (
+            "p99_slowdown_100_1000pkt",
+            "fct_slowdown.by_size.100-1000.p99",
+        ),
+        ("p99_queue_delay", "queue_delay_us.p99"),
         ("mean_slowdown", "fct_slowdown.overall.mean"),
         ("long_flow_throughput", "long_flow_throughput_gbps"),
         // HOLNET §V's figures (see `fct::fct_json`).
