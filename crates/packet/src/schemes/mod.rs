@@ -32,7 +32,7 @@ use crate::queue::{
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
-use dctc_core::units::Rate;
+use dctc_core::units::{Delta, Rate};
 
 /// Reads one scheme table into a typed config. The binary implements it over its scenario
 /// format; errors carry the full key path (`schemes[1].tcp.min_rto_us`) and the reason.
@@ -214,6 +214,9 @@ pub struct PacketScheme {
     pub lb: LbKind,
     /// Host NIC queue size, bytes.
     pub nic_buffer_bytes: u64,
+    /// Per-host send jitter: each packet a host sends arrives up to this much later at the
+    /// first switch (uniform, seeded, order kept); zero: off.
+    pub send_jitter: Delta,
     /// Switch-port buffer replacing the fabric's (`buffer_packets`), bytes; `None`: the
     /// fabric's per-link buffers.
     pub switch_buffer_bytes: Option<u64>,
@@ -244,6 +247,7 @@ impl PacketScheme {
             host_queue: QueueSpec::DropTail,
             lb: LbKind::Ecmp,
             nic_buffer_bytes: DEFAULT_NIC_BUFFER,
+            send_jitter: Delta::ZERO,
             switch_buffer_bytes: None,
             lb_params: Default::default(),
             subflows: Vec::new(),
@@ -731,6 +735,16 @@ pub fn resolve_scheme(
         }
     }
     s.subflows = crate::multipath::resolve(&common.subflows, topo, key)?;
+    s.send_jitter = match settings.send_jitter_us {
+        None => Delta::ZERO,
+        Some(us) if us.is_finite() && (0.0..=1e6).contains(&us) => Delta::from_us_f64(us),
+        Some(us) => {
+            return Err(ConfigError {
+                key: "packet.send_jitter_us".into(),
+                reason: format!("must be between 0 and 1000000 us, got {us}"),
+            })
+        }
+    };
     if s.nic_buffer_bytes < 1500 {
         return Err(ConfigError {
             key: "packet.nic_buffer_bytes".into(),

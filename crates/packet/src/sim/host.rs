@@ -351,6 +351,7 @@ impl Hosts {
             cp.total_cwnd += cwnd;
             if let Some(rtt) = s.rtt().srtt().filter(|d| d.0 > 0) {
                 let t = rtt.as_secs_f64();
+                cp.sampled += 1;
                 cp.sum_rate += cwnd as f64 / t;
                 cp.max_cwnd_over_rtt2 = cp.max_cwnd_over_rtt2.max(cwnd as f64 / (t * t));
             }
