@@ -2,11 +2,16 @@
 //! allocator, DBA's rate allocation and HOLNET's objective.
 //!
 //! - [`csr`]: flow -> link incidence in compressed rows, the layout every solver iterates over.
-//! - [`maxmin`]: exact (weighted) max-min fair rates by water-filling.
+//! - [`waterfill`]: the water-filling kernel (weighted max-min with caps and fractional link
+//!   shares, scratch reused between calls) and greedy strict priority; the flow engine's
+//!   policies and [`maxmin`] run on it.
+//! - [`maxmin`]: exact (weighted) max-min fair rates: plain, with minimum rates, multipath.
 //! - [`utility`]: log, alpha-fair, DBA, TCP-Reno utilities and HOLNET's center-of-utility
 //!   weights, each with `U'`, `(U')^-1` and its derivative in closed form.
 //! - [`problem`]: links, (multipath) flows, weights and min/max rates in structure-of-arrays
 //!   form, editable online, with typed validation errors.
+//! - [`dba`]: DBA's eq. (10)-(14) (weights, deviations, price update with explicit units and
+//!   momentum), shared by the `dba` solver and dctc-flow's `dba` policy.
 //! - [`solver`]: NED, Gradient, FGM, Newton-like and DBA behind one iteration interface; the
 //!   module docs list the safeguards the papers leave open (rate caps at line rate, `H_ll` for
 //!   clamped flows, links with no flows, multipath splits).
@@ -30,6 +35,7 @@
 pub mod churn;
 pub mod convergence;
 pub mod csr;
+pub mod dba;
 pub mod fast;
 pub mod kkt;
 mod lp;
@@ -40,6 +46,7 @@ pub mod reference;
 pub mod solver;
 pub mod spec;
 pub mod utility;
+pub mod waterfill;
 
 pub use csr::Csr;
 pub use problem::{FlowKey, FlowSpec, Problem, ProblemError};

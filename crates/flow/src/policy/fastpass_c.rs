@@ -6,8 +6,17 @@
 //! that order every flow takes all it can on its route; within a coflow the flow with the
 //! most remaining time goes first (it decides when the coflow ends).
 
-use super::{coflow_remaining_times, Coupling, RatePolicy, View};
+use super::{coflow_remaining_times, BuildContext, Coupling, NoKeys, RatePolicy, View};
 use crate::alloc::greedy;
+use crate::FlowError;
+
+/// `dctc list`'s line.
+pub const ABOUT: &str = "coflow minimum-remaining-time-first aware of every link (greedy priority)";
+
+/// The registry's constructor.
+pub fn build(_: &NoKeys, ctx: &BuildContext<'_>) -> Result<Box<dyn RatePolicy>, FlowError> {
+    Ok(Box::new(FastpassC::new(ctx.net.links())))
+}
 
 /// Coflow MRTF.
 #[derive(Clone, Debug)]

@@ -4,8 +4,17 @@
 //! MRTF exactly. In the fluid model: flows sorted by remaining time alone on their route
 //! (`remaining bytes / route bottleneck rate`), each in turn takes all it can on its route.
 
-use super::{Coupling, RatePolicy, View};
+use super::{BuildContext, Coupling, NoKeys, RatePolicy, View};
 use crate::alloc::greedy;
+use crate::FlowError;
+
+/// `dctc list`'s line.
+pub const ABOUT: &str = "flow minimum-remaining-time-first aware of every link (greedy priority)";
+
+/// The registry's constructor.
+pub fn build(_: &NoKeys, ctx: &BuildContext<'_>) -> Result<Box<dyn RatePolicy>, FlowError> {
+    Ok(Box::new(FastpassF::new(ctx.net.links())))
+}
 
 /// Flow MRTF.
 #[derive(Clone, Debug)]
