@@ -23,12 +23,12 @@
 //! - [`churn`]: Flowtune §6.6, an allocator under flowlet churn (over-allocation, F-NORM and
 //!   U-NORM throughput against the optimum).
 //! - [`convergence`]: iterations to within 1% of the optimum, cold and after an arrival.
-//! - [`fast`]: the benchmarked allocator: Flowtune's §6.1 iteration on a 2-tier Clos, f64 and
-//!   f32, single-threaded and FlowBlock/LinkBlock-parallel; [`fast::bench_table`].
+//!
+//! The benchmarked allocator (Flowtune's §6.1 iteration on SIMD layouts and threads) is the
+//! crate dctc-num-fast, which alone needs `unsafe`; its tests check it against [`solver`]'s
+//! NED + F-NORM.
 
-// Only the fast path's SIMD kernels and shared-buffer threads use `unsafe` (allowed on
-// those modules in `fast.rs`, each block with its SAFETY argument).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 // Index loops over several parallel arrays read better than zipped iterators here.
 #![allow(clippy::needless_range_loop)]
 
@@ -36,7 +36,6 @@ pub mod churn;
 pub mod convergence;
 pub mod csr;
 pub mod dba;
-pub mod fast;
 pub mod kkt;
 mod lp;
 pub mod maxmin;
