@@ -7,7 +7,8 @@
 //! and links it touches (closed under "same coflow" for coflow-aware policies).
 //!
 //! - [`net`]: capacities, edge links, equal-cost paths, base RTT.
-//! - [`routing`]: flow-level ECMP, Hedera-like, CONGA-like and DRILL-like path choice.
+//! - [`routing`]: flow-level ECMP, Hedera-like, CONGA-like and DRILL-like path choice; Hedera
+//!   as a rerouting hook ([`routing::Reroute`]) the loop runs every period.
 //! - [`workload`]: the Facebook coflow trace (parse, place, scale), synthetic coflows, Poisson
 //!   flows as single-flow coflows.
 //! - [`alloc`]: dctc-num's weighted max-min water-filling and greedy priority kernels.
