@@ -631,7 +631,7 @@ fn run_convergence(
 /// beside ours (see `crates/num/BENCHMARKS.md`).
 pub(crate) fn bench() -> Result<()> {
     let threads = 2;
-    let rows = dctc_num::fast::bench_table(threads, 2000);
+    let rows = dctc_num_fast::bench_table(threads, 2000);
     let kernel = rows.first().map_or("-", |r| r.kernel.name());
     outln!(
         "Flowtune §6.1 allocator iteration, medians over 2000 iterations (us); pull layout, \

@@ -30,11 +30,13 @@ use crate::output::{csv_opt, CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
+use dctc_core::config::KeyError;
 use dctc_core::rng::mix64;
 use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::{Cdf, PoissonSpec, MAX_FLOWS};
 use dctc_flow::convergence::convergence;
 use dctc_flow::metrics::CctSummary;
+use dctc_flow::policy::ParseTable;
 use dctc_flow::workload::{load_trace, poisson_coflows, SyntheticSpec, TraceSpec};
 use dctc_flow::{
     make_policy, CoflowInput, Net, PolicyConfig, RoutingMode, RunResult, SimConfig, Simulator,
@@ -104,6 +106,25 @@ enum WorkloadConfig {
     SyntheticCoflows(SyntheticSpec),
     /// Poisson flows from a CDF, one coflow each.
     Poisson(PoissonSpec),
+}
+
+/// A `[[schemes]]` table's policy keys (`name`, `label` and `routing` taken out), read with
+/// the scenario's errors (paths relative to the table; the caller prefixes its place).
+struct PolicyTable<'a> {
+    value: &'a toml::Value,
+}
+
+impl ParseTable for PolicyTable<'_> {
+    fn keys(&self) -> Vec<String> {
+        self.value
+            .as_table()
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
+        crate::scenario::parse_value(self.value, "", "").map_err(|e| KeyError::new(e.key, e.reason))
+    }
 }
 
 struct Scheme {
@@ -191,16 +212,26 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, v) in s.schemes.iter().enumerate() {
         let key = format!("schemes[{i}]");
         let mut table = v.clone();
-        let routing = match table.as_table_mut().and_then(|t| t.remove("routing")) {
-            Some(toml::Value::String(r)) => {
-                routing_mode(s, &format!("{key}.routing"), &r, &settings)?
-            }
-            Some(_) => return Err(s.error(&format!("{key}.routing"), "must be a string")),
+        let Some(keys) = table.as_table_mut() else {
+            return Err(s.error(&key, "must be a table"));
+        };
+        let mut string_key = |name: &str| match keys.remove(name) {
+            Some(toml::Value::String(x)) => Ok(Some(x)),
+            Some(_) => Err(s.error(&format!("{key}.{name}"), "must be a string")),
+            None => Ok(None),
+        };
+        let routing = match string_key("routing")? {
+            Some(r) => routing_mode(s, &format!("{key}.routing"), &r, &settings)?,
             None => default_routing.clone(),
         };
-        let cfg: PolicyConfig = s.parse(&table, &key)?;
+        let Some(name) = string_key("name")? else {
+            return Err(s.error(&key, "missing field `name`"));
+        };
+        let label = string_key("label")?;
+        let cfg = PolicyConfig::parse(&name, label, &PolicyTable { value: &table })
+            .map_err(|e| flow_error(s, &key, e))?;
         make_policy(&cfg, &net, &[]).map_err(|e| flow_error(s, &key, e))?;
-        if convergence && cfg.name != "dba" {
+        if convergence && cfg.name() != "dba" {
             return Err(s.error(
                 &format!("{key}.name"),
                 "convergence mode runs policy `dba` only",
