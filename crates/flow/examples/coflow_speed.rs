@@ -1,7 +1,8 @@
 //! `cargo run --release -p dctc-flow --example coflow_speed -- POLICY [SCALE]`: the first
-//! `SCALE` of the Facebook trace as recorded on fb-150 under a MADD coflow policy, re-solved at
-//! coflow-level decisions only (the default) and at every flow completion; prints both times,
-//! both average CCTs and the per-coflow relative CCT differences.
+//! `SCALE` of the Facebook trace as recorded on fb-150 under a policy that can skip a
+//! completion's re-solve (the MADD schedulers, Fastpass-f/c), re-solved at coflow-level
+//! decisions only (the default) and at every flow completion; prints both times, both average
+//! CCTs and the per-coflow relative CCT differences.
 
 use dctc_flow::{make_policy, PolicyConfig, SimConfig, Simulator};
 use std::time::Instant;

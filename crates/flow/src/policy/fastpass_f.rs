@@ -5,7 +5,7 @@
 //! (`remaining bytes / route bottleneck rate`), each in turn takes all it can on its route.
 //!
 //! **Coflow speed.** The order is sorted at arrivals; a completion re-runs the greedy in that
-//! order only where the freed capacity changes a rate ([`super::priority`]), instead of
+//! order only where the freed capacity changes a rate (`src/policy/priority.rs`), instead of
 //! re-sorting and re-running every active flow. The tolerance: between arrivals a flow being
 //! served keeps its place although its remaining time shrinks, so a waiting flow that was
 //! ahead of it at the last arrival can take its link when the waiting flow's other link frees
