@@ -186,7 +186,7 @@ fn rates_match_the_reference_optimum_on_a_fabric() {
     // after t = 0 against dctc-num's interior-point reference for the same paths.
     use dctc_core::units::Delta;
     use dctc_flow::Simulator;
-    use dctc_num::{FlowSpec, Problem, Utility};
+    use dctc_num::{NumFlow, Problem, Utility};
     let net = Net::new(preset("dba-144").unwrap().build(Path::new(".")).unwrap()).unwrap();
     let mut cf = SyntheticSpec {
         coflows: 10,
@@ -222,7 +222,7 @@ fn rates_match_the_reference_optimum_on_a_fabric() {
     }
     for f in 0..n {
         let path = sim.flows.hops(f).iter().map(|h| h.link as usize).collect();
-        prob.add_flow(FlowSpec::new(format!("f{f}"), path, utility))
+        prob.add_flow(NumFlow::new(format!("f{f}"), path, utility))
             .unwrap();
     }
     let sol = dctc_num::reference::solve(&mut prob);

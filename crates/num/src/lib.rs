@@ -42,5 +42,5 @@ pub mod spec;
 pub mod utility;
 
 pub use csr::Csr;
-pub use problem::{FlowKey, FlowSpec, Problem, ProblemError};
+pub use problem::{FlowKey, NumFlow, Problem, ProblemError};
 pub use utility::Utility;

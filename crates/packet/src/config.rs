@@ -34,27 +34,19 @@
 
 use crate::schemes::LbKind;
 use crate::transport::TcpConfig;
+use dctc_core::config::KeyError;
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, Rate};
 use dctc_core::workload::list::ExplicitFlow;
 use dctc_core::workload::{IncastSpec, PoissonSpec};
 use serde::{Deserialize, Serialize};
 
-/// A setting that cannot be used: where and why.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{key}: {reason}")]
-pub struct ConfigError {
-    /// Dotted key path.
-    pub key: String,
-    /// What is wrong.
-    pub reason: String,
-}
+/// A setting that cannot be used: the dotted key path and why. Every engine reports key
+/// errors with core's one type.
+pub type ConfigError = KeyError;
 
 fn err(key: impl Into<String>, reason: impl Into<String>) -> ConfigError {
-    ConfigError {
-        key: key.into(),
-        reason: reason.into(),
-    }
+    KeyError::new(key, reason)
 }
 
 /// TCP knobs; every key is optional and overrides the preset.
@@ -395,7 +387,7 @@ mod tests {
             ..TcpKnobs::default()
         };
         assert_eq!(
-            bad.resolve(225_000, "x.tcp").unwrap_err().key,
+            bad.resolve(225_000, "x.tcp").unwrap_err().path,
             "x.tcp.preset"
         );
         assert_eq!(
@@ -415,7 +407,7 @@ mod tests {
             ..TcpKnobs::default()
         };
         assert_eq!(
-            bad.resolve(225_000, "x.tcp").unwrap_err().key,
+            bad.resolve(225_000, "x.tcp").unwrap_err().path,
             "x.tcp.pacing_gbps"
         );
     }

@@ -18,10 +18,7 @@ impl ParseTable for Table {
         self.0
             .clone()
             .try_into()
-            .map_err(|e: toml::de::Error| ConfigError {
-                key: "schemes".into(),
-                reason: e.to_string(),
-            })
+            .map_err(|e: toml::de::Error| ConfigError::new("schemes", e.to_string()))
     }
 }
 

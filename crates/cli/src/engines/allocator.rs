@@ -296,9 +296,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         }
         .check_size(&topo, &cdf, SimTime::from_delta(s.duration))
         .map_err(|e| match e {
-            dctc_core::workload::WorkloadError::Invalid { key, reason } => {
-                s.error(&format!("workload[0].{key}"), reason)
-            }
+            dctc_core::workload::WorkloadError::Invalid(e) => s.key_error(e.at("workload[0]")),
             other => s.error("workload[0]", other.to_string()),
         })?;
     }
@@ -520,7 +518,7 @@ fn run_convergence(
     capacity: &[f64],
     progress: &Progress,
 ) -> Result<RunOutput> {
-    use dctc_num::{FlowSpec, Problem, Utility};
+    use dctc_num::{NumFlow, Problem, Utility};
     let n = p.settings.flows.unwrap_or(1000);
     let tolerance = p.settings.tolerance.unwrap_or(0.01);
     let cap = p.settings.max_iterations.unwrap_or(5000);
@@ -545,7 +543,7 @@ fn run_convergence(
             .iter()
             .map(|l| l.index())
             .collect();
-        FlowSpec::new(format!("f{i}"), path, Utility::Log { weight: 1.0 })
+        NumFlow::new(format!("f{i}"), path, Utility::Log { weight: 1.0 })
     };
     for i in 0..n {
         problem

@@ -265,8 +265,8 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
                     let spec = PoissonSpec { load, ..p.clone() };
                     spec.check_size(&net.topo, &cdf, until)
                         .map_err(|e| match e {
-                            dctc_core::workload::WorkloadError::Invalid { key: k, reason } => {
-                                s.error(&format!("{key}.{k}"), reason)
+                            dctc_core::workload::WorkloadError::Invalid(e) => {
+                                s.key_error(e.at(&key))
                             }
                             other => s.error(&key, other.to_string()),
                         })?;

@@ -36,10 +36,9 @@ struct SchemeTable<'a> {
 
 impl ParseTable for SchemeTable<'_> {
     fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-        self.s.parse(self.value, self.key).map_err(|e| ConfigError {
-            key: e.key,
-            reason: e.reason,
-        })
+        self.s
+            .parse(self.value, self.key)
+            .map_err(|e| ConfigError::new(e.key, e.reason))
     }
 }
 
@@ -58,7 +57,7 @@ struct Plan {
 
 fn workload_error(s: &Scenario, i: usize, e: WorkloadError) -> ScenarioError {
     match e {
-        WorkloadError::Invalid { key, reason } => s.error(&format!("workload[{i}].{key}"), reason),
+        WorkloadError::Invalid(e) => s.key_error(e.at(&format!("workload[{i}]"))),
         other => s.error(&format!("workload[{i}]"), other.to_string()),
     }
 }
@@ -102,8 +101,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             value: v,
             key: &key,
         };
-        let scheme = resolve_scheme(&table, &settings, &topo, &key)
-            .map_err(|e| s.error(&e.key, e.reason))?;
+        let scheme = resolve_scheme(&table, &settings, &topo, &key).map_err(|e| s.key_error(e))?;
         if schemes.iter().any(|x| x.label == scheme.label) {
             return Err(s.error(
                 &format!("{key}.label"),
@@ -175,9 +173,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             }
             WorkloadConfig::Flows { flows } => {
                 explicit_flows(&topo, &flows, next_id).map_err(|e| match e {
-                    WorkloadError::Invalid { key: k, reason } => {
-                        s.error(&format!("{key}.{k}"), reason)
-                    }
+                    WorkloadError::Invalid(e) => s.key_error(e.at(&key)),
                     other => s.error(&key, other.to_string()),
                 })?
             }
@@ -190,8 +186,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
                         "an incast-sweep must be the scenario's only workload",
                     ));
                 }
-                sw.validate(n_hosts)
-                    .map_err(|e| s.error(&format!("{key}.{}", e.key), e.reason))?;
+                sw.validate(n_hosts).map_err(|e| s.key_error(e.at(&key)))?;
                 sweep = Some(sw);
                 Vec::new()
             }
@@ -217,7 +212,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             &topo,
             &format!("schemes[{i}]"),
         )
-        .map_err(|e| s.error(&e.key, e.reason))?;
+        .map_err(|e| s.key_error(e))?;
     }
     let until = arrivals_until + drain;
     let mut opts = RunOptions::new(s.seed, until);

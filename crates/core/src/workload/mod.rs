@@ -9,6 +9,7 @@ pub mod cdf;
 pub mod list;
 pub mod poisson;
 
+use crate::config::KeyError;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::Path;
@@ -49,14 +50,9 @@ pub fn read_input_file(path: &Path) -> std::io::Result<String> {
 /// Why a workload cannot be built.
 #[derive(Debug, Error, PartialEq)]
 pub enum WorkloadError {
-    /// A parameter is out of range.
-    #[error("{key}: {reason}")]
-    Invalid {
-        /// The parameter.
-        key: String,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// A parameter is out of range; the path is relative to the workload's table.
+    #[error("{0}")]
+    Invalid(#[from] KeyError),
     /// A line of a data file is malformed.
     #[error("{file}:{line}: {reason}")]
     BadLine {
@@ -80,10 +76,7 @@ pub enum WorkloadError {
 impl WorkloadError {
     /// An `Invalid` error for `key`.
     pub fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        WorkloadError::Invalid {
-            key: key.into(),
-            reason: reason.into(),
-        }
+        WorkloadError::Invalid(KeyError::new(key, reason))
     }
 }
 
