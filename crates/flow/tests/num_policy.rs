@@ -5,7 +5,7 @@ use dctc_core::fabric::{leaf_spine, preset, LeafSpineSpec};
 use dctc_core::units::SimTime;
 use dctc_flow::engine::simulate;
 use dctc_flow::policy::num::UtilityConfig;
-use dctc_flow::workload::SyntheticSpec;
+use dctc_flow::workload::{BuildSynthetic, SyntheticSpec};
 use dctc_flow::{make_policy, CoflowInput, FlowError, FlowInput, Net, PolicyConfig, SimConfig};
 use dctc_num::spec::UtilitySpec;
 use std::path::Path;

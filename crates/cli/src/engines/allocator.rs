@@ -30,7 +30,7 @@ use crate::output::{csv_opt, CsvOut, RunOutput};
 use crate::progress::Progress;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
-use dctc_core::config::KeyError;
+use dctc_core::config::{KeyError, WorkloadSpec};
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::units::SimTime;
@@ -109,12 +109,8 @@ struct SchemeConfig {
     gamma: Option<f64>,
 }
 
-/// `[[workload]]`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-enum WorkloadConfig {
-    Poisson(PoissonSpec),
-}
+/// The `[[workload]]` kinds this engine runs.
+const WORKLOAD_KINDS: &[&str] = &["poisson"];
 
 struct Plan {
     settings: Settings,
@@ -277,10 +273,16 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             "list exactly one [[workload]] table (kind = \"poisson\")",
         ));
     }
-    let WorkloadConfig::Poisson(workload) = s.parse(&s.workloads[0], "workload[0]")?;
-    workload
-        .validate()
-        .map_err(|e| s.error("workload[0]", e.to_string()))?;
+    let workload = match s.workload_spec(0, WORKLOAD_KINDS)? {
+        WorkloadSpec::Poisson(w) => w,
+        other => {
+            return Err(s.key_error(other.unsupported(WORKLOAD_KINDS).at("workload[0]")));
+        }
+    };
+    workload.validate().map_err(|e| match e {
+        dctc_core::workload::WorkloadError::Invalid(e) => s.key_error(e.at("workload[0]")),
+        other => s.error("workload[0]", other.to_string()),
+    })?;
     let cdf = Cdf::load(&workload.cdf, &s.base_dir)
         .map_err(|e| s.error("workload[0].cdf", e.to_string()))?;
     let loads = if settings.loads.is_empty() {
