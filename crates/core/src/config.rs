@@ -136,9 +136,10 @@ pub fn unknown_name(noun: &str, bad: &str, valid: &[&str]) -> String {
     format!("unknown {noun} `{bad}` (valid: {list})")
 }
 
-/// The `[output]` table: what the engines record beside their results. Each engine reads the
-/// keys it lists (`dctc_packet::config::OUTPUT_KEYS`, `dctc_flow::OUTPUT_KEYS`); the others
-/// are unknown keys to it.
+/// The `[output]` table: what the engines record beside their results. Each engine reads only
+/// its own keys (the packet engine the first three, the flow engine the last two); the others
+/// are unknown keys to it ([`OutputSpec::only`]; `dctc` checks the table's keys against each
+/// engine's list before reading it, adding the nearest valid name).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
