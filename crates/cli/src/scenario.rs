@@ -2,7 +2,7 @@
 //! errors that name the file, the key path and the reason (with the nearest valid key when a
 //! name is misspelt).
 
-use dctc_core::config::KeyError;
+use dctc_core::config::{KeyError, OutputSpec, WorkloadSpec};
 use dctc_core::fabric::FabricSpec;
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
@@ -296,6 +296,43 @@ impl Scenario {
         parse_value(value, key, &self.path.display().to_string())
     }
 
+    /// `[[workload]]` table `i` as the shared spec. Its `kind` is checked against `kinds` (the
+    /// engine's) first, so that an error lists only the kinds this engine runs.
+    pub(crate) fn workload_spec(
+        &self,
+        i: usize,
+        kinds: &[&str],
+    ) -> Result<WorkloadSpec, ScenarioError> {
+        let key = format!("workload[{i}]");
+        let value = &self.workloads[i];
+        if let Some(kind) = value.get("kind").and_then(toml::Value::as_str) {
+            if !kinds.contains(&kind) {
+                return Err(self.error(&format!("{key}.kind"), unknown("name", kind, kinds)));
+            }
+        }
+        self.parse(value, &key)
+    }
+
+    /// Every `[[workload]]` table, in order; see [`Scenario::workload_spec`].
+    pub(crate) fn workload_specs(
+        &self,
+        kinds: &[&str],
+    ) -> Result<Vec<WorkloadSpec>, ScenarioError> {
+        (0..self.workloads.len())
+            .map(|i| self.workload_spec(i, kinds))
+            .collect()
+    }
+
+    /// `[output]` as the shared spec, its keys checked against `keys` (the engine's) first.
+    pub(crate) fn output_spec(&self, keys: &[&str]) -> Result<OutputSpec, ScenarioError> {
+        if let Some(table) = self.output.as_table() {
+            if let Some(k) = table.keys().find(|k| !keys.contains(&k.as_str())) {
+                return Err(self.error(&format!("output.{k}"), unknown("key", k, keys)));
+            }
+        }
+        self.parse(&self.output, "output")
+    }
+
     /// A [`ScenarioError`] from an engine's [`KeyError`], whose path is already complete.
     pub(crate) fn key_error(&self, e: KeyError) -> ScenarioError {
         self.error(&e.path, e.reason)
@@ -357,25 +394,31 @@ fn explain(message: &str) -> String {
         } else {
             "name"
         };
-        if valid.is_empty() {
-            return format!("unknown {noun} `{bad}`: none is allowed here");
-        }
-        let nearest = valid
-            .iter()
-            .map(|v| (strsim::jaro_winkler(bad, v), *v))
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .filter(|(score, _)| *score >= 0.8);
-        let list = valid
-            .iter()
-            .map(|v| format!("`{v}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        return match nearest {
-            Some((_, v)) => format!("unknown {noun} `{bad}`, did you mean `{v}`? (valid: {list})"),
-            None => format!("unknown {noun} `{bad}` (valid: {list})"),
-        };
+        return unknown(noun, bad, valid);
     }
     message
+}
+
+/// "unknown key `x`, did you mean `y`? (valid: ...)": `bad` is not among `valid`; `noun` is
+/// `key` or `name`.
+fn unknown(noun: &str, bad: &str, valid: &[&str]) -> String {
+    if valid.is_empty() {
+        return format!("unknown {noun} `{bad}`: none is allowed here");
+    }
+    let nearest = valid
+        .iter()
+        .map(|v| (strsim::jaro_winkler(bad, v), *v))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .filter(|(score, _)| *score >= 0.8);
+    let list = valid
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match nearest {
+        Some((_, v)) => format!("unknown {noun} `{bad}`, did you mean `{v}`? (valid: {list})"),
+        None => format!("unknown {noun} `{bad}` (valid: {list})"),
+    }
 }
 
 #[cfg(test)]
@@ -450,6 +493,27 @@ name = "dctcp"
         .unwrap_err();
         assert_eq!(e.key, "schemes[0].label");
         assert!(e.reason.contains("commas"), "{e}");
+    }
+
+    #[test]
+    fn workload_kinds_and_output_keys_are_checked_against_the_engines_lists() {
+        let text = format!("{GOOD}[[workload]]\nkind = \"incst\"\n[output]\ncdf_points = 3\n");
+        let s = load(&text).unwrap();
+        let e = s.workload_spec(0, &["poisson", "incast"]).unwrap_err();
+        assert_eq!(e.key, "workload[0].kind");
+        assert_eq!(
+            e.reason,
+            "unknown name `incst`, did you mean `incast`? (valid: `poisson`, `incast`)"
+        );
+        let e = s.output_spec(&["queue_sample_us"]).unwrap_err();
+        assert_eq!(e.key, "output.cdf_points");
+        assert_eq!(
+            e.reason,
+            "unknown key `cdf_points` (valid: `queue_sample_us`)"
+        );
+        assert_eq!(s.output_spec(&["cdf_points"]).unwrap().cdf_points, Some(3));
+        let s = load(&text.replace("\"incst\"", "\"flows\"\nflows = []")).unwrap();
+        assert_eq!(s.workload_specs(&["flows"]).unwrap()[0].kind(), "flows");
     }
 
     #[test]

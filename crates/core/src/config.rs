@@ -1,6 +1,12 @@
 //! What every engine's configuration shares: the error for a value that cannot be used,
-//! naming the dotted key path to it and the reason.
+//! naming the dotted key path to it and the reason ([`KeyError`]); the `[[workload]]` tables
+//! ([`WorkloadSpec`]) and the `[output]` table ([`OutputSpec`]) as scenarios write them. Each
+//! engine turns the kinds and keys it runs into its own checked plan.
 
+use crate::workload::coflow::{SyntheticSpec, TraceSpec};
+use crate::workload::list::ExplicitFlow;
+use crate::workload::{IncastSpec, IncastSweep, PoissonSpec};
+use serde::Deserialize;
 use std::fmt;
 
 /// A configuration value that cannot be used: where it sits and why.
@@ -54,6 +60,141 @@ impl fmt::Display for KeyError {
 
 impl std::error::Error for KeyError {}
 
+/// One `[[workload]]` table as every engine reads it, chosen by `kind`. Each engine runs the
+/// kinds it lists (`dctc_packet::config::WORKLOAD_KINDS`, `dctc_flow::workload::WORKLOAD_KINDS`)
+/// and turns them into its own checked plan; a kind it does not run is a [`KeyError`] at
+/// `kind` ([`WorkloadSpec::unsupported`]).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    /// Poisson arrivals at a load (packet, flow and allocator engines).
+    Poisson(PoissonSpec),
+    /// Closed-loop incast (packet engine).
+    Incast(IncastSpec),
+    /// Explicit flows: long-lived flows with start and stop, or sized flows (packet engine).
+    Flows {
+        /// The flows.
+        flows: Vec<ExplicitFlow>,
+    },
+    /// A CSV flow list (`src,dst,size_bytes,start_us[,stop_us,coflow]`; packet engine).
+    Csv {
+        /// Path relative to the scenario.
+        path: String,
+    },
+    /// One incast run per sender count (TFC Fig. 12a); the scenario's only workload (packet
+    /// engine).
+    IncastSweep(IncastSweep),
+    /// A recorded coflow trace (flow engine).
+    CoflowTrace(TraceSpec),
+    /// Synthetic coflows (flow engine).
+    SyntheticCoflows(SyntheticSpec),
+}
+
+impl WorkloadSpec {
+    /// Every kind, as scenarios name them.
+    pub const KINDS: &'static [&'static str] = &[
+        "poisson",
+        "incast",
+        "flows",
+        "csv",
+        "incast-sweep",
+        "coflow-trace",
+        "synthetic-coflows",
+    ];
+
+    /// The `kind` this table was read as.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WorkloadSpec::Poisson(_) => "poisson",
+            WorkloadSpec::Incast(_) => "incast",
+            WorkloadSpec::Flows { .. } => "flows",
+            WorkloadSpec::Csv { .. } => "csv",
+            WorkloadSpec::IncastSweep(_) => "incast-sweep",
+            WorkloadSpec::CoflowTrace(_) => "coflow-trace",
+            WorkloadSpec::SyntheticCoflows(_) => "synthetic-coflows",
+        }
+    }
+
+    /// The error for a kind an engine does not run, `valid` being the kinds it does; the path
+    /// is relative to the workload's table.
+    pub fn unsupported(&self, valid: &[&str]) -> KeyError {
+        KeyError::new("kind", unknown_name("name", self.kind(), valid))
+    }
+}
+
+/// "unknown name `x` (valid: `a`, `b`)": how a scenario value outside a fixed list is
+/// reported (`noun` is `key` or `name`). The cli adds the nearest valid choice.
+pub fn unknown_name(noun: &str, bad: &str, valid: &[&str]) -> String {
+    if valid.is_empty() {
+        return format!("unknown {noun} `{bad}`: none is allowed here");
+    }
+    let list = valid
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("unknown {noun} `{bad}` (valid: {list})")
+}
+
+/// The `[output]` table: what the engines record beside their results. Each engine reads only
+/// its own keys (the packet engine the first three, the flow engine the last two); the others
+/// are unknown keys to it ([`OutputSpec::only`]; `dctc` checks the table's keys against each
+/// engine's list before reading it, adding the nearest valid name).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Packet engine: interval of switch-queue samples, us (default 100; 0 disables).
+    #[serde(default)]
+    pub queue_sample_us: Option<f64>,
+    /// Packet engine: bin of long-lived flows' throughput series, us (default 100; 0
+    /// disables).
+    #[serde(default)]
+    pub throughput_bin_us: Option<f64>,
+    /// Packet engine: when set, `summary.json` gives each long-lived flow's (and subflow's)
+    /// mean rate from this time to the end of the run, and their ratios (`mean_rate_mbps`,
+    /// `subflow_mean_rate_mbps`, `rate_ratio_<a>_<b>`), ms.
+    #[serde(default)]
+    pub rate_average_from_ms: Option<f64>,
+    /// Flow engine: write `flows.csv` (default true; the full trace has 706,397 flows per
+    /// run).
+    #[serde(default)]
+    pub flows_csv: Option<bool>,
+    /// Flow engine: points per CCT CDF (default 100).
+    #[serde(default)]
+    pub cdf_points: Option<usize>,
+}
+
+impl OutputSpec {
+    /// Every key, as scenarios name them.
+    pub const KEYS: &'static [&'static str] = &[
+        "queue_sample_us",
+        "throughput_bin_us",
+        "rate_average_from_ms",
+        "flows_csv",
+        "cdf_points",
+    ];
+
+    /// The keys set here that are not in `valid` (an engine's keys), as errors whose paths
+    /// are relative to `[output]`; the first one found, in [`OutputSpec::KEYS`] order.
+    pub fn only(&self, valid: &[&str]) -> Result<(), KeyError> {
+        let set = [
+            self.queue_sample_us.is_some(),
+            self.throughput_bin_us.is_some(),
+            self.rate_average_from_ms.is_some(),
+            self.flows_csv.is_some(),
+            self.cdf_points.is_some(),
+        ];
+        match Self::KEYS
+            .iter()
+            .zip(set)
+            .find(|(k, set)| *set && !valid.contains(k))
+        {
+            Some((k, _)) => Err(KeyError::new(*k, unknown_name("key", k, valid))),
+            None => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +224,46 @@ mod tests {
             "flow.within: must be > 0"
         );
         assert_eq!(KeyError::new("", "empty file").to_string(), "empty file");
+    }
+
+    #[test]
+    fn workload_spec_reads_every_kind_and_names_it() {
+        let read = |text: &str| toml::from_str::<WorkloadSpec>(text).map(|w| w.kind());
+        assert_eq!(
+            read("kind = \"poisson\"\ncdf = \"websearch\"\nload = 0.5"),
+            Ok("poisson")
+        );
+        assert_eq!(read("kind = \"csv\"\npath = \"f.csv\""), Ok("csv"));
+        assert_eq!(
+            read("kind = \"coflow-trace\"\npath = \"t.txt\""),
+            Ok("coflow-trace")
+        );
+        assert_eq!(
+            read("kind = \"incast-sweep\"\nsenders = [2]\nblock_bytes = 1\nrounds = 1"),
+            Ok("incast-sweep")
+        );
+        assert!(read("kind = \"csv\"\npath = \"f.csv\"\nextra = 1").is_err());
+        assert!(read("kind = \"poison\"").is_err());
+        assert_eq!(WorkloadSpec::KINDS.len(), 7);
+        let w: WorkloadSpec = toml::from_str("kind = \"flows\"\nflows = []").unwrap();
+        let e = w.unsupported(&["poisson"]);
+        assert_eq!(e.path, "kind");
+        assert_eq!(e.reason, "unknown name `flows` (valid: `poisson`)");
+    }
+
+    #[test]
+    fn output_spec_refuses_keys_an_engine_does_not_read() {
+        let o: OutputSpec = toml::from_str("flows_csv = false\nqueue_sample_us = 5.0").unwrap();
+        assert!(o.only(OutputSpec::KEYS).is_ok());
+        let e = o.only(&["queue_sample_us"]).unwrap_err();
+        assert_eq!(e.path, "flows_csv");
+        assert_eq!(
+            e.reason,
+            "unknown key `flows_csv` (valid: `queue_sample_us`)"
+        );
+        let e = o.only(&[]).unwrap_err();
+        assert_eq!(e.path, "queue_sample_us");
+        assert!(e.reason.contains("none is allowed"), "{e}");
+        assert!(toml::from_str::<OutputSpec>("flows = 1").is_err());
     }
 }

@@ -19,7 +19,7 @@ use dctc_flow::policy::dba::Dba;
 use dctc_flow::policy::dba::DbaConfig;
 use dctc_flow::policy::dba_ideal::DbaIdeal;
 use dctc_flow::policy::{Coupling, RatePolicy, View};
-use dctc_flow::workload::{parse_trace, Placement, TraceSpec};
+use dctc_flow::workload::{parse_trace, BuildTrace, Placement, TraceSpec};
 use dctc_flow::{CoflowInput, Net};
 use std::cell::RefCell;
 use std::path::Path;

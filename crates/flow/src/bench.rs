@@ -4,7 +4,9 @@
 use crate::engine::{CoflowInput, SimConfig, Simulator};
 use crate::net::Net;
 use crate::policy::{make_policy, PolicyConfig};
-use crate::workload::{load_trace, poisson_coflows, Arrivals, Placement, SizeModel, TraceSpec};
+use crate::workload::{
+    load_trace, poisson_coflows, Arrivals, BuildTrace, Placement, SizeModel, TraceSpec,
+};
 use crate::FlowError;
 use dctc_core::fabric::{preset, FabricSpec, FatTreeSpec};
 use dctc_core::units::SimTime;

@@ -28,12 +28,14 @@
 use crate::engine::{CoflowInput, FlowInput};
 use crate::net::Net;
 use crate::FlowError;
+use dctc_core::config::{KeyError, WorkloadSpec};
 use dctc_core::rng::{component_rng, streams};
 use dctc_core::units::{Delta, SimTime};
-use dctc_core::workload::{Cdf, PoissonSpec, WorkloadError};
+use dctc_core::workload::{Cdf, PoissonSpec, WorkloadError, MAX_FLOWS};
 use rand::Rng;
-use serde::Deserialize;
 use std::path::Path;
+
+pub use dctc_core::workload::coflow::{Arrivals, Placement, SizeModel, SyntheticSpec, TraceSpec};
 
 /// Bytes per trace megabyte.
 pub const TRACE_MB: f64 = 1_048_576.0;
@@ -230,39 +232,6 @@ pub fn load_trace(path: &Path) -> Result<Trace, WorkloadError> {
     parse_trace(&path.display().to_string(), &text)
 }
 
-/// Where trace endpoints go.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Placement {
-    /// Every flow's sender and receiver uniform over the hosts (DBA §5.1).
-    #[default]
-    Random,
-    /// Trace port `p` -> host `floor(p * hosts / ports)`.
-    Ports,
-}
-
-/// Around which mean a trace coflow's flow sizes are drawn.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SizeModel {
-    /// Every flow of a coflow around the coflow's total over its flow count (DBA §5.1).
-    #[default]
-    CoflowMean,
-    /// The flows into one reducer around that reducer's bytes over the mapper count.
-    ReducerMean,
-}
-
-/// When trace coflows arrive.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Arrivals {
-    /// Scaled by one factor so that the trace offers `load` (DBA §5.1).
-    #[default]
-    Load,
-    /// At the trace's own times (its millisecond stamps); `load` is ignored.
-    Native,
-}
-
 /// Coflows built from a trace, and what could not be carried.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceBuild {
@@ -274,99 +243,20 @@ pub struct TraceBuild {
     pub dropped_flows: usize,
 }
 
-/// How to turn a trace into coflows (`kind = "coflow-trace"`).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TraceSpec {
-    /// Trace file, relative to the scenario.
-    pub path: String,
-    /// Offered load as a fraction of the hosts' total link rate (0.1..1 in DBA); used with
-    /// `arrivals = "load"`.
-    #[serde(default = "one")]
-    pub load: f64,
-    /// Arrival times: scaled to `load` (default) or the trace's own.
-    #[serde(default)]
-    pub arrivals: Arrivals,
-    /// Mean coefficient of variation of flow sizes within a coflow.
-    #[serde(default = "half")]
-    pub cv: f64,
-    /// Around which mean flow sizes are drawn (default: the coflow's, as DBA §5.1).
-    #[serde(default)]
-    pub sizes: SizeModel,
-    /// Endpoint placement.
-    #[serde(default)]
-    pub placement: Placement,
-    /// Use only the first this many coflows (after `skip_coflows`), e.g. for short CI runs.
-    #[serde(default)]
-    pub max_coflows: Option<usize>,
-    /// Skip this many coflows at the start of the trace.
-    #[serde(default)]
-    pub skip_coflows: usize,
-    /// Narrow wide coflows for quick runs: keep at most this many mappers per coflow (the
-    /// first ones); each reducer's bytes are spread over the kept mappers.
-    #[serde(default)]
-    pub max_mappers: Option<usize>,
-    /// Keep at most this many reducers per coflow (the first ones), their sizes scaled up so
-    /// the coflow's total is kept.
-    #[serde(default)]
-    pub max_reducers: Option<usize>,
-    /// Multiply every shuffle size by this (e.g. 0.01 for a quick run); applied before the
-    /// load scaling, so the load is kept.
-    #[serde(default = "one")]
-    pub size_scale: f64,
-}
-
-fn one() -> f64 {
-    1.0
-}
-fn half() -> f64 {
-    0.5
-}
-
-impl TraceSpec {
-    /// Checks the parameters.
-    pub fn validate(&self) -> Result<(), FlowError> {
-        if !(self.load.is_finite() && self.load > 0.0 && self.load <= 2.0) {
-            return Err(FlowError::invalid(
-                "load",
-                format!("must be in (0, 2], got {}", self.load),
-            ));
-        }
-        if !(self.cv.is_finite() && self.cv >= 0.0) {
-            return Err(FlowError::invalid(
-                "cv",
-                format!("must be >= 0, got {}", self.cv),
-            ));
-        }
-        if !(self.size_scale.is_finite() && self.size_scale > 0.0) {
-            return Err(FlowError::invalid("size_scale", "must be > 0"));
-        }
-        if self.max_mappers == Some(0) || self.max_reducers == Some(0) {
-            return Err(FlowError::invalid("max_mappers", "must be at least 1"));
-        }
-        if self.max_coflows == Some(0) {
-            return Err(FlowError::invalid("max_coflows", "must be at least 1"));
-        }
-        Ok(())
-    }
-
+/// Coflows from a trace: the flow engine's side of core's [`TraceSpec`].
+pub trait BuildTrace {
     /// The coflows for `net`.
-    pub fn build(
-        &self,
-        trace: &Trace,
-        net: &Net,
-        seed: u64,
-    ) -> Result<Vec<CoflowInput>, FlowError> {
+    fn build(&self, trace: &Trace, net: &Net, seed: u64) -> Result<Vec<CoflowInput>, FlowError>;
+    /// The coflows for `net`, with the count of what was dropped.
+    fn build_counted(&self, trace: &Trace, net: &Net, seed: u64) -> Result<TraceBuild, FlowError>;
+}
+
+impl BuildTrace for TraceSpec {
+    fn build(&self, trace: &Trace, net: &Net, seed: u64) -> Result<Vec<CoflowInput>, FlowError> {
         Ok(self.build_counted(trace, net, seed)?.coflows)
     }
 
-    /// The coflows for `net`, with the count of what was dropped.
-    pub fn build_counted(
-        &self,
-        trace: &Trace,
-        net: &Net,
-        seed: u64,
-    ) -> Result<TraceBuild, FlowError> {
+    fn build_counted(&self, trace: &Trace, net: &Net, seed: u64) -> Result<TraceBuild, FlowError> {
         self.validate()?;
         let hosts = net.hosts() as u32;
         if hosts < 2 {
@@ -528,44 +418,15 @@ fn truncated_normal<R: Rng + ?Sized>(rng: &mut R, mean: f64, sd: f64) -> f64 {
     mean
 }
 
-/// Synthetic coflows (`kind = "synthetic-coflows"`): Poisson arrivals at a load, width
-/// (flows per coflow) uniform in `[width_min, width_max]`, flow sizes from a CDF, endpoints
-/// uniform over the hosts.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SyntheticSpec {
-    /// Number of coflows.
-    pub coflows: usize,
-    /// Offered load (fraction of the hosts' total link rate).
-    pub load: f64,
-    /// Fewest flows per coflow.
-    pub width_min: usize,
-    /// Most flows per coflow.
-    pub width_max: usize,
-    /// Flow-size CDF: a built-in name (`websearch`, `datamining`, `fb-web`, ...) or a file.
-    pub cdf: String,
+/// Coflows drawn from a [`SyntheticSpec`]: the flow engine's side of core's spec.
+pub trait BuildSynthetic {
+    /// The coflows for `net`.
+    fn build(&self, net: &Net, base_dir: &Path, seed: u64) -> Result<Vec<CoflowInput>, FlowError>;
 }
 
-impl SyntheticSpec {
-    /// The coflows for `net`.
-    pub fn build(
-        &self,
-        net: &Net,
-        base_dir: &Path,
-        seed: u64,
-    ) -> Result<Vec<CoflowInput>, FlowError> {
-        if self.coflows == 0 {
-            return Err(FlowError::invalid("coflows", "must be at least 1"));
-        }
-        if self.width_min == 0 || self.width_max < self.width_min {
-            return Err(FlowError::invalid(
-                "width_min",
-                "need 1 <= width_min <= width_max",
-            ));
-        }
-        if !(self.load.is_finite() && self.load > 0.0) {
-            return Err(FlowError::invalid("load", "must be > 0"));
-        }
+impl BuildSynthetic for SyntheticSpec {
+    fn build(&self, net: &Net, base_dir: &Path, seed: u64) -> Result<Vec<CoflowInput>, FlowError> {
+        self.validate()?;
         let cdf = Cdf::load(&self.cdf, base_dir)?;
         let hosts = net.hosts() as u32;
         let mut rng = component_rng(seed, streams::COFLOW);
@@ -625,4 +486,174 @@ pub fn poisson_coflows(
             }],
         })
         .collect())
+}
+
+/// Workload kinds the flow engine runs, in the order its errors list them.
+pub const WORKLOAD_KINDS: &[&str] = &["coflow-trace", "synthetic-coflows", "poisson"];
+
+/// One `[[workload]]` table of the flow engine, checked (a trace read and parsed once).
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowWorkload {
+    /// A recorded coflow trace.
+    Trace {
+        /// How to turn it into coflows.
+        spec: TraceSpec,
+        /// The parsed file.
+        trace: Trace,
+    },
+    /// Synthetic coflows.
+    Synthetic(SyntheticSpec),
+    /// Poisson flows, one coflow each.
+    Poisson(PoissonSpec),
+}
+
+impl FlowWorkload {
+    /// Checks `spec` for the flow engine and reads its trace; files are relative to
+    /// `base_dir`, error paths to the workload's table.
+    pub fn new(spec: &WorkloadSpec, base_dir: &Path) -> Result<FlowWorkload, KeyError> {
+        match spec {
+            WorkloadSpec::CoflowTrace(t) => {
+                t.validate()?;
+                let path = base_dir.join(&t.path);
+                if !path.is_file() {
+                    return Err(KeyError::new(
+                        "path",
+                        format!("no such file: {}", path.display()),
+                    ));
+                }
+                // Parsed now so that a malformed line fails `validate` too.
+                let trace = load_trace(&path).map_err(|e| KeyError::new("path", e.to_string()))?;
+                Ok(FlowWorkload::Trace {
+                    spec: t.clone(),
+                    trace,
+                })
+            }
+            WorkloadSpec::Poisson(p) => {
+                p.validate().map_err(workload_key_error)?;
+                Ok(FlowWorkload::Poisson(p.clone()))
+            }
+            WorkloadSpec::SyntheticCoflows(s) => {
+                s.validate()?;
+                Ok(FlowWorkload::Synthetic(s.clone()))
+            }
+            other => Err(other.unsupported(WORKLOAD_KINDS)),
+        }
+    }
+
+    /// Bounds what the workload will generate at its own load and at each of `loads`,
+    /// without generating it: Poisson arrivals are counted over `[0, until)`, synthetic
+    /// coflows by their widest size. Error paths are relative to the workload's table.
+    pub fn check_size(
+        &self,
+        net: &Net,
+        base_dir: &Path,
+        until: SimTime,
+        loads: &[f64],
+    ) -> Result<(), KeyError> {
+        match self {
+            FlowWorkload::Poisson(p) => {
+                let cdf =
+                    Cdf::load(&p.cdf, base_dir).map_err(|e| KeyError::new("cdf", e.to_string()))?;
+                for &load in std::iter::once(&p.load).chain(loads) {
+                    let spec = PoissonSpec { load, ..p.clone() };
+                    spec.check_size(&net.topo, &cdf, until)
+                        .map_err(workload_key_error)?;
+                }
+            }
+            FlowWorkload::Synthetic(sp) => {
+                if (sp.coflows as u64).saturating_mul(sp.width_max as u64) > MAX_FLOWS {
+                    return Err(KeyError::new(
+                        "coflows",
+                        format!(
+                            "{} coflows of up to {} flows are more than the {MAX_FLOWS} flows dctc generates",
+                            sp.coflows, sp.width_max
+                        ),
+                    ));
+                }
+            }
+            FlowWorkload::Trace { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// The coflows on `net` at `load` (the workload's own when `None`), drawn from `seed`,
+    /// Poisson arrivals in `[0, until)`; with the trace's dropped `(flows, coflows)`.
+    pub fn coflows(
+        &self,
+        net: &Net,
+        base_dir: &Path,
+        until: SimTime,
+        load: Option<f64>,
+        seed: u64,
+    ) -> Result<(Vec<CoflowInput>, usize, usize), FlowError> {
+        Ok(match self {
+            FlowWorkload::Trace { spec, trace } => {
+                let mut t = spec.clone();
+                if let Some(l) = load {
+                    t.load = l;
+                }
+                let b = t.build_counted(trace, net, seed)?;
+                (b.coflows, b.dropped_flows, b.dropped_coflows)
+            }
+            FlowWorkload::Synthetic(sp) => {
+                let mut sp = sp.clone();
+                if let Some(l) = load {
+                    sp.load = l;
+                }
+                (sp.build(net, base_dir, seed)?, 0, 0)
+            }
+            FlowWorkload::Poisson(sp) => {
+                let mut sp = sp.clone();
+                if let Some(l) = load {
+                    sp.load = l;
+                }
+                (poisson_coflows(&sp, net, base_dir, until, seed)?, 0, 0)
+            }
+        })
+    }
+}
+
+/// A workload error as a key error relative to the workload's table (an error of the
+/// table as a whole has an empty path).
+fn workload_key_error(e: WorkloadError) -> KeyError {
+    match e {
+        WorkloadError::Invalid(e) => e,
+        other => KeyError::new("", other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use super::*;
+
+    fn spec(src: &str) -> WorkloadSpec {
+        toml::from_str(src).unwrap()
+    }
+
+    #[test]
+    fn a_flow_workload_is_checked_with_paths_below_its_table() {
+        let e = FlowWorkload::new(&spec("kind = \"csv\"\npath = \"f.csv\""), Path::new("."))
+            .unwrap_err();
+        assert_eq!(e.path, "kind");
+        assert!(e.reason.contains("`coflow-trace`"), "{e}");
+        let e = FlowWorkload::new(
+            &spec("kind = \"coflow-trace\"\npath = \"no-such-trace.txt\""),
+            Path::new("."),
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "path");
+        assert!(e.reason.starts_with("no such file"), "{e}");
+        let e = FlowWorkload::new(
+            &spec("kind = \"poisson\"\ncdf = \"websearch\"\nload = 0.0"),
+            Path::new("."),
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "load");
+        let synthetic =
+            "kind = \"synthetic-coflows\"\ncoflows = 2\nload = 0.5\nwidth_min = 3\nwidth_max = 1\ncdf = \"websearch\"";
+        let e = FlowWorkload::new(&spec(synthetic), Path::new(".")).unwrap_err();
+        assert_eq!(e.path, "width_min");
+        let ok = FlowWorkload::new(&spec(&synthetic.replace("= 1\n", "= 4\n")), Path::new("."));
+        assert!(matches!(ok, Ok(FlowWorkload::Synthetic(_))), "{ok:?}");
+    }
 }

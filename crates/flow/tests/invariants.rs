@@ -6,7 +6,7 @@ mod common;
 use common::dba144;
 use dctc_core::fabric::preset;
 use dctc_flow::engine::simulate;
-use dctc_flow::workload::{parse_trace, SyntheticSpec, TraceSpec};
+use dctc_flow::workload::{parse_trace, BuildSynthetic, BuildTrace, SyntheticSpec, TraceSpec};
 use dctc_flow::{make_policy, Net, PolicyConfig, RoutingMode, SimConfig, POLICIES};
 use std::path::Path;
 

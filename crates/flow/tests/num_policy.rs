@@ -5,7 +5,7 @@ use dctc_core::fabric::{leaf_spine, preset, LeafSpineSpec};
 use dctc_core::units::SimTime;
 use dctc_flow::engine::simulate;
 use dctc_flow::policy::num::{NumConfig, UtilityConfig};
-use dctc_flow::workload::SyntheticSpec;
+use dctc_flow::workload::{BuildSynthetic, SyntheticSpec};
 use dctc_flow::{
     make_policy, CoflowInput, FlowError, FlowInput, Net, PolicyConfig, PolicyKeys, SimConfig,
 };
@@ -180,7 +180,7 @@ fn rates_match_the_reference_optimum_on_a_fabric() {
     // after t = 0 against dctc-num's interior-point reference for the same paths.
     use dctc_core::units::Delta;
     use dctc_flow::Simulator;
-    use dctc_num::{FlowSpec, Problem, Utility};
+    use dctc_num::{NumFlow, Problem, Utility};
     let net = Net::new(preset("dba-144").unwrap().build(Path::new(".")).unwrap()).unwrap();
     let mut cf = SyntheticSpec {
         coflows: 10,
@@ -216,7 +216,7 @@ fn rates_match_the_reference_optimum_on_a_fabric() {
     }
     for f in 0..n {
         let path = sim.flows.hops(f).iter().map(|h| h.link as usize).collect();
-        prob.add_flow(FlowSpec::new(format!("f{f}"), path, utility))
+        prob.add_flow(NumFlow::new(format!("f{f}"), path, utility))
             .unwrap();
     }
     let sol = dctc_num::reference::solve(&mut prob);

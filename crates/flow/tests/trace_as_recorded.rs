@@ -3,7 +3,9 @@
 
 use dctc_core::fabric::{big_switch, BigSwitchSpec};
 use dctc_flow::engine::simulate;
-use dctc_flow::workload::{parse_trace, Arrivals, Placement, SizeModel, TraceSpec, TRACE_MB};
+use dctc_flow::workload::{
+    parse_trace, Arrivals, BuildTrace, Placement, SizeModel, TraceSpec, TRACE_MB,
+};
 use dctc_flow::{make_policy, Net, PolicyConfig, SimConfig};
 
 fn switch(ports: usize, gbps: f64) -> Net {

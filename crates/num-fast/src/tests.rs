@@ -4,7 +4,7 @@ use super::layout::W;
 use super::*;
 use dctc_num::normalize::f_norm;
 use dctc_num::solver::{Ned, Solver, State};
-use dctc_num::{FlowSpec, Problem, Utility};
+use dctc_num::{NumFlow, Problem, Utility};
 
 fn generic(set: &FlowSet) -> Problem {
     let mut p = Problem::new(set.unit);
@@ -17,7 +17,7 @@ fn generic(set: &FlowSet) -> Problem {
             .map(|&l| l as usize)
             .filter(|&l| l != set.dummy)
             .collect();
-        p.add_flow(FlowSpec::new(
+        p.add_flow(NumFlow::new(
             format!("f{f}"),
             path,
             Utility::Log {

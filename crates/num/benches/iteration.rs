@@ -2,7 +2,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use dctc_num::solver::{Ned, Solver, State};
-use dctc_num::{FlowSpec, Problem, Utility};
+use dctc_num::{NumFlow, Problem, Utility};
 use std::hint::black_box;
 
 /// A generic-problem NED iteration on a small leaf-spine (the `Problem`/`Solver` path).
@@ -38,7 +38,7 @@ fn generic_ned(c: &mut Criterion) {
             path.push(base + 2 * (rd * spines + s) + 1);
         }
         path.push(2 * dst + 1);
-        p.add_flow(FlowSpec::new(
+        p.add_flow(NumFlow::new(
             format!("f{i}"),
             path,
             Utility::Log { weight: 1.0 },

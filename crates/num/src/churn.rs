@@ -12,7 +12,7 @@
 //! notifications are counted with the update threshold of §6.4.
 
 use crate::normalize::{f_norm, u_norm, Notifier};
-use crate::problem::{FlowKey, FlowSpec, Problem};
+use crate::problem::{FlowKey, NumFlow, Problem};
 use crate::solver::{run_to_convergence, AnySolver, Ned, Solver, State};
 use crate::utility::Utility;
 
@@ -127,7 +127,7 @@ pub fn run(
         while next < flowlets.len() && flowlets[next].start_s <= t {
             let f = &flowlets[next];
             let key = problem
-                .add_flow(FlowSpec::new(
+                .add_flow(NumFlow::new(
                     format!("f{next}"),
                     f.path.clone(),
                     Utility::Log { weight: 1.0 },

@@ -15,7 +15,7 @@
 //! weighted geometric mean of the rates within about `tol` of the optimum's.
 
 use crate::normalize::f_norm;
-use crate::problem::{FlowSpec, Problem};
+use crate::problem::{NumFlow, Problem};
 use crate::solver::{run_to_convergence, AnySolver, Ned, Solver, State};
 
 /// Iterations to reach each criterion (`None`: not within the cap).
@@ -111,7 +111,7 @@ fn track(
 /// Runs the experiment: `problem` holds the initial flows; `arrival` joins after convergence.
 pub fn run(
     problem: &Problem,
-    arrival: FlowSpec,
+    arrival: NumFlow,
     solver: &AnySolver,
     tolerance: f64,
     cap: usize,
@@ -151,21 +151,21 @@ mod tests {
         for (l, c) in [1e10, 4e9, 2.5e10, 1e10].into_iter().enumerate() {
             p.add_link(format!("l{l}"), c).unwrap();
         }
-        p.add_flow(FlowSpec::new(
+        p.add_flow(NumFlow::new(
             "long",
             vec![0, 1, 2, 3],
             Utility::Log { weight: 1.0 },
         ))
         .unwrap();
         for (l, w) in [2.0, 0.5, 3.0, 1.5].into_iter().enumerate() {
-            p.add_flow(FlowSpec::new(
+            p.add_flow(NumFlow::new(
                 format!("s{l}"),
                 vec![l],
                 Utility::Log { weight: w },
             ))
             .unwrap();
         }
-        let arrival = FlowSpec::new("new", vec![1, 2], Utility::Log { weight: 1.0 });
+        let arrival = NumFlow::new("new", vec![1, 2], Utility::Log { weight: 1.0 });
         let ned = AnySolver::by_name("ned").unwrap();
         let r = run(&p, arrival.clone(), &ned, 0.01, 5000);
         let grad = AnySolver::by_name("gradient").unwrap();
@@ -195,7 +195,7 @@ mod tests {
         for c in [1e4, 1e10] {
             let mut p = Problem::new(c);
             p.add_link("l", c).unwrap();
-            p.add_flow(FlowSpec::new("f", vec![0], Utility::Log { weight: 2.0 }))
+            p.add_flow(NumFlow::new("f", vec![0], Utility::Log { weight: 2.0 }))
                 .unwrap();
             let best = [c];
             let scale = utility_scale(&p, &best);

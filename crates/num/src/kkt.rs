@@ -209,7 +209,7 @@ pub fn residuals_except(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problem::FlowSpec;
+    use crate::problem::NumFlow;
     use crate::Utility;
 
     /// Two log flows (weights 1 and 3) on one 10 Gb/s link: x = 2.5 / 7.5 Gb/s, price 0.4 per
@@ -217,9 +217,9 @@ mod tests {
     fn one_link() -> Problem {
         let mut p = Problem::new(1e10);
         p.add_link("l", 1e10).unwrap();
-        p.add_flow(FlowSpec::new("a", vec![0], Utility::Log { weight: 1.0 }))
+        p.add_flow(NumFlow::new("a", vec![0], Utility::Log { weight: 1.0 }))
             .unwrap();
-        p.add_flow(FlowSpec::new("b", vec![0], Utility::Log { weight: 3.0 }))
+        p.add_flow(NumFlow::new("b", vec![0], Utility::Log { weight: 3.0 }))
             .unwrap();
         p.prepare();
         p
@@ -253,7 +253,7 @@ mod tests {
     #[test]
     fn bounds_make_stationarity_one_sided() {
         let mut p = one_link();
-        let mut s = FlowSpec::new("c", vec![0], Utility::Log { weight: 1.0 });
+        let mut s = NumFlow::new("c", vec![0], Utility::Log { weight: 1.0 });
         s.max_bps = 1e9; // Theta = 0.1 rate units, binding
         p.add_flow(s).unwrap();
         p.prepare();
@@ -272,7 +272,7 @@ mod tests {
         let mut p = Problem::new(1.0);
         p.add_link("a", 1.0).unwrap();
         p.add_link("b", 1.0).unwrap();
-        let mut s = FlowSpec::new("m", vec![0], Utility::Log { weight: 1.0 });
+        let mut s = NumFlow::new("m", vec![0], Utility::Log { weight: 1.0 });
         s.paths.push(vec![1]);
         p.add_flow(s).unwrap();
         p.prepare();

@@ -48,5 +48,5 @@ pub mod utility;
 pub mod waterfill;
 
 pub use csr::Csr;
-pub use problem::{FlowKey, FlowSpec, Problem, ProblemError};
+pub use problem::{FlowKey, NumFlow, Problem, ProblemError};
 pub use utility::Utility;

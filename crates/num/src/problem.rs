@@ -22,9 +22,10 @@ pub const DEMAND_CAP: f64 = 4.0;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FlowKey(pub u64);
 
-/// A flow to add.
+/// A flow of a NUM problem to add: its path and utility (named apart from the workload
+/// flows of `dctc_core::spec::FlowSpec`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct FlowSpec {
+pub struct NumFlow {
     /// Name used in error messages and output.
     pub name: String,
     /// One or more paths, each a list of link indices.
@@ -37,10 +38,10 @@ pub struct FlowSpec {
     pub max_bps: f64,
 }
 
-impl FlowSpec {
+impl NumFlow {
     /// A single-path flow with no rate bounds.
-    pub fn new(name: impl Into<String>, path: Vec<usize>, utility: Utility) -> FlowSpec {
-        FlowSpec {
+    pub fn new(name: impl Into<String>, path: Vec<usize>, utility: Utility) -> NumFlow {
+        NumFlow {
             name: name.into(),
             paths: vec![path],
             utility,
@@ -411,7 +412,7 @@ impl Problem {
     }
 
     /// Checks a flow against the links and returns its error, if any (nothing is changed).
-    pub fn check_flow(&self, spec: &FlowSpec) -> Result<(), ProblemError> {
+    pub fn check_flow(&self, spec: &NumFlow) -> Result<(), ProblemError> {
         let flow = || spec.name.clone();
         if spec.paths.is_empty() {
             return Err(ProblemError::NoPath { flow: flow() });
@@ -505,7 +506,7 @@ impl Problem {
     fn check_minimums(
         &self,
         caps: &[f64],
-        extra: Option<&FlowSpec>,
+        extra: Option<&NumFlow>,
         culprit: &str,
     ) -> Result<(), ProblemError> {
         // (name, theta in rate units, paths) of every flow with a minimum.
@@ -581,7 +582,7 @@ impl Problem {
     }
 
     /// Adds a flow after [`Problem::check_flow`]; returns its key.
-    pub fn add_flow(&mut self, spec: FlowSpec) -> Result<FlowKey, ProblemError> {
+    pub fn add_flow(&mut self, spec: NumFlow) -> Result<FlowKey, ProblemError> {
         self.check_flow(&spec)?;
         if spec.min_bps > 0.0 {
             for l in must_cross(&spec.paths) {
@@ -888,9 +889,9 @@ mod tests {
     #[test]
     fn add_remove_keeps_keys_and_paths() {
         let mut p = two_links();
-        let k0 = p.add_flow(FlowSpec::new("f0", vec![0, 1], log())).unwrap();
-        let k1 = p.add_flow(FlowSpec::new("f1", vec![1], log())).unwrap();
-        let mut multi = FlowSpec::new("f2", vec![0], log());
+        let k0 = p.add_flow(NumFlow::new("f0", vec![0, 1], log())).unwrap();
+        let k1 = p.add_flow(NumFlow::new("f1", vec![1], log())).unwrap();
+        let mut multi = NumFlow::new("f2", vec![0], log());
         multi.paths.push(vec![1]);
         let k2 = p.add_flow(multi).unwrap();
         p.remove_flow(k0).unwrap();
@@ -911,7 +912,7 @@ mod tests {
     #[test]
     fn error_no_path() {
         let mut p = two_links();
-        let mut s = FlowSpec::new("x", vec![0], log());
+        let mut s = NumFlow::new("x", vec![0], log());
         s.paths.clear();
         assert_eq!(
             p.add_flow(s),
@@ -922,7 +923,7 @@ mod tests {
     #[test]
     fn error_empty_path() {
         let mut p = two_links();
-        let s = FlowSpec::new("x", vec![], log());
+        let s = NumFlow::new("x", vec![], log());
         assert!(matches!(
             p.add_flow(s),
             Err(ProblemError::EmptyPath { path: 0, .. })
@@ -932,7 +933,7 @@ mod tests {
     #[test]
     fn error_unknown_link() {
         let mut p = two_links();
-        let s = FlowSpec::new("x", vec![0, 7], log());
+        let s = NumFlow::new("x", vec![0, 7], log());
         assert!(
             matches!(p.add_flow(s), Err(ProblemError::UnknownLink { ref flow, .. }) if flow == "x")
         );
@@ -941,7 +942,7 @@ mod tests {
     #[test]
     fn error_repeated_link() {
         let mut p = two_links();
-        let s = FlowSpec::new("x", vec![0, 1, 0], log());
+        let s = NumFlow::new("x", vec![0, 1, 0], log());
         assert!(
             matches!(p.add_flow(s), Err(ProblemError::RepeatedLink { ref link, .. }) if link == "a")
         );
@@ -975,7 +976,7 @@ mod tests {
     #[test]
     fn error_bad_weight() {
         let mut p = two_links();
-        let s = FlowSpec::new("x", vec![0], Utility::Log { weight: 0.0 });
+        let s = NumFlow::new("x", vec![0], Utility::Log { weight: 0.0 });
         assert!(
             matches!(p.add_flow(s), Err(ProblemError::BadWeight { ref flow, .. }) if flow == "x")
         );
@@ -984,7 +985,7 @@ mod tests {
     #[test]
     fn error_bad_utility() {
         let mut p = two_links();
-        let s = FlowSpec::new(
+        let s = NumFlow::new(
             "x",
             vec![0],
             Utility::Alpha {
@@ -1000,7 +1001,7 @@ mod tests {
     #[test]
     fn error_bad_bound() {
         let mut p = two_links();
-        let mut s = FlowSpec::new("x", vec![0], log());
+        let mut s = NumFlow::new("x", vec![0], log());
         s.min_bps = -1.0;
         assert!(matches!(
             p.add_flow(s),
@@ -1014,7 +1015,7 @@ mod tests {
     #[test]
     fn error_min_above_max() {
         let mut p = two_links();
-        let mut s = FlowSpec::new("x", vec![0], log());
+        let mut s = NumFlow::new("x", vec![0], log());
         s.min_bps = 5e9;
         s.max_bps = 4e9;
         assert!(matches!(
@@ -1026,7 +1027,7 @@ mod tests {
     #[test]
     fn error_infeasible_minimum() {
         let mut p = two_links();
-        let mut s = FlowSpec::new("x", vec![0, 1], log());
+        let mut s = NumFlow::new("x", vec![0, 1], log());
         s.min_bps = 6e9;
         p.add_flow(s.clone()).unwrap();
         s.name = "y".into();
@@ -1054,7 +1055,7 @@ mod tests {
             for (i, w) in [1.0, 4.0].into_iter().enumerate() {
                 let weight = w * s.powf(alpha - 1.0);
                 let u = Utility::Alpha { weight, alpha };
-                p.add_flow(FlowSpec::new(format!("f{i}"), vec![0], u))
+                p.add_flow(NumFlow::new(format!("f{i}"), vec![0], u))
                     .unwrap();
             }
             p.autoscale();
@@ -1090,10 +1091,10 @@ mod tests {
     fn line_rate_caps() {
         let mut p = two_links();
         p.set_capacity(1, 4e9).unwrap();
-        let mut multi = FlowSpec::new("m", vec![0], log());
+        let mut multi = NumFlow::new("m", vec![0], log());
         multi.paths.push(vec![1]);
         p.add_flow(multi).unwrap();
-        p.add_flow(FlowSpec::new("s", vec![0, 1], log())).unwrap();
+        p.add_flow(NumFlow::new("s", vec![0, 1], log())).unwrap();
         p.prepare();
         assert_eq!(p.max_scaled(), &[14.0, 4.0]);
     }

@@ -1,6 +1,6 @@
 //! The JSON problem format read by `dctc num solve` (documented in the crate README).
 
-use crate::problem::{FlowSpec, Problem, ProblemError};
+use crate::problem::{NumFlow, Problem, ProblemError};
 use crate::utility::{holnet_utility, CenterError, Utility};
 use serde::Deserialize;
 use std::collections::BTreeSet;
@@ -216,7 +216,7 @@ impl ProblemSpec {
                 }
                 paths.push(idx);
             }
-            p.add_flow(FlowSpec {
+            p.add_flow(NumFlow {
                 name: f.id.clone(),
                 paths,
                 utility: f.utility.build(&f.id)?,

@@ -5,7 +5,7 @@ use dctc_num::maxmin::max_min;
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, AnySolver, Ned, RunStatus, Solver, State};
 use dctc_num::spec::ProblemSpec;
-use dctc_num::{Csr, FlowSpec, Problem, Utility};
+use dctc_num::{Csr, NumFlow, Problem, Utility};
 
 fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / b.abs().max(1e-300)
@@ -16,7 +16,7 @@ fn one_link_weighted() -> (Problem, Vec<f64>) {
     p.add_link("l", 10e9).unwrap();
     let weights = vec![1.0, 2.0, 3.0, 0.5, 4.0];
     for (i, &w) in weights.iter().enumerate() {
-        p.add_flow(FlowSpec::new(
+        p.add_flow(NumFlow::new(
             format!("f{i}"),
             vec![0],
             Utility::Log { weight: w },
@@ -88,14 +88,14 @@ fn parking_lot_proportional_fair() {
     for l in 0..n {
         p.add_link(format!("l{l}"), 1e9).unwrap();
     }
-    p.add_flow(FlowSpec::new(
+    p.add_flow(NumFlow::new(
         "long",
         (0..n).collect(),
         Utility::Log { weight: 1.0 },
     ))
     .unwrap();
     for l in 0..n {
-        p.add_flow(FlowSpec::new(
+        p.add_flow(NumFlow::new(
             format!("s{l}"),
             vec![l],
             Utility::Log { weight: 1.0 },
@@ -211,13 +211,13 @@ fn min_and_max_rates_bind() {
     // Three log flows on 10 Gb/s: fair share 3.33; flow 0 needs >= 5, flow 1 <= 1.
     let mut p = Problem::new(10e9);
     p.add_link("l", 10e9).unwrap();
-    let mut a = FlowSpec::new("a", vec![0], Utility::Log { weight: 1.0 });
+    let mut a = NumFlow::new("a", vec![0], Utility::Log { weight: 1.0 });
     a.min_bps = 5e9;
-    let mut b = FlowSpec::new("b", vec![0], Utility::Log { weight: 1.0 });
+    let mut b = NumFlow::new("b", vec![0], Utility::Log { weight: 1.0 });
     b.max_bps = 1e9;
     p.add_flow(a).unwrap();
     p.add_flow(b).unwrap();
-    p.add_flow(FlowSpec::new("c", vec![0], Utility::Log { weight: 1.0 }))
+    p.add_flow(NumFlow::new("c", vec![0], Utility::Log { weight: 1.0 }))
         .unwrap();
     let want = [5e9, 1e9, 4e9];
     let sol = reference::solve(&mut p);
@@ -244,7 +244,7 @@ fn infeasible_minimum_across_paths_is_rejected_on_input() {
     let mut p = Problem::new(1.0);
     p.add_link("a", 1.0).unwrap();
     p.add_link("b", 1.0).unwrap();
-    let mut f = FlowSpec::new("x", vec![0], Utility::Log { weight: 1.0 });
+    let mut f = NumFlow::new("x", vec![0], Utility::Log { weight: 1.0 });
     f.paths.push(vec![1]);
     f.min_bps = 1.5;
     p.add_flow(f.clone()).unwrap();
@@ -262,15 +262,15 @@ fn online_departure_reconverges() {
     p.add_link("a", 10e9).unwrap();
     p.add_link("b", 10e9).unwrap();
     let long = p
-        .add_flow(FlowSpec::new(
+        .add_flow(NumFlow::new(
             "long",
             vec![0, 1],
             Utility::Log { weight: 1.0 },
         ))
         .unwrap();
-    p.add_flow(FlowSpec::new("s0", vec![0], Utility::Log { weight: 1.0 }))
+    p.add_flow(NumFlow::new("s0", vec![0], Utility::Log { weight: 1.0 }))
         .unwrap();
-    p.add_flow(FlowSpec::new("s1", vec![1], Utility::Log { weight: 2.0 }))
+    p.add_flow(NumFlow::new("s1", vec![1], Utility::Log { weight: 2.0 }))
         .unwrap();
     let mut ned = Ned::default();
     let mut st = State::new(&p, 1.0);
@@ -303,7 +303,7 @@ fn tcp_reno_and_dba_utilities_match_reference() {
     let mut p = Problem::new(1e9);
     p.add_link("a", 1e9).unwrap();
     p.add_link("b", 2e9).unwrap();
-    p.add_flow(FlowSpec::new(
+    p.add_flow(NumFlow::new(
         "r",
         vec![0, 1],
         Utility::TcpReno {
@@ -313,7 +313,7 @@ fn tcp_reno_and_dba_utilities_match_reference() {
         },
     ))
     .unwrap();
-    p.add_flow(FlowSpec::new(
+    p.add_flow(NumFlow::new(
         "d",
         vec![0],
         Utility::Dba {
@@ -322,7 +322,7 @@ fn tcp_reno_and_dba_utilities_match_reference() {
         },
     ))
     .unwrap();
-    p.add_flow(FlowSpec::new("l", vec![1], Utility::Log { weight: 3.0 }))
+    p.add_flow(NumFlow::new("l", vec![1], Utility::Log { weight: 3.0 }))
         .unwrap();
     let sol = reference::solve(&mut p);
     assert_eq!(sol.status, Status::Solved);
@@ -385,11 +385,11 @@ fn reference_pins_minimums_that_fill_a_link() {
     let l = p.add_link("l", 10e9).unwrap();
     let m = p.add_link("m", 7e9).unwrap();
     let log = Utility::Log { weight: 1.0 };
-    let mut a = FlowSpec::new("a", vec![l], log);
+    let mut a = NumFlow::new("a", vec![l], log);
     a.min_bps = 6e9;
-    let mut b = FlowSpec::new("b", vec![l], log);
+    let mut b = NumFlow::new("b", vec![l], log);
     b.min_bps = 4e9;
-    let mut c = FlowSpec::new("c", vec![l, m], log);
+    let mut c = NumFlow::new("c", vec![l, m], log);
     c.paths = vec![vec![l, m], vec![m]];
     p.add_flow(a).unwrap();
     p.add_flow(b).unwrap();
@@ -411,9 +411,9 @@ fn reference_pins_minimums_that_fill_a_link() {
     // Minimums that exceed the link are still rejected by validation.
     let mut q = Problem::new(10e9);
     let l = q.add_link("l", 10e9).unwrap();
-    let mut a = FlowSpec::new("a", vec![l], log);
+    let mut a = NumFlow::new("a", vec![l], log);
     a.min_bps = 6e9;
-    let mut b = FlowSpec::new("b", vec![l], log);
+    let mut b = NumFlow::new("b", vec![l], log);
     b.min_bps = 4.1e9;
     q.add_flow(a).unwrap();
     assert!(q.add_flow(b).is_err());

@@ -9,7 +9,7 @@ mod common;
 use common::Rng;
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, AnySolver, RunStatus, State};
-use dctc_num::{FlowSpec, Problem, Utility};
+use dctc_num::{NumFlow, Problem, Utility};
 
 fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / b.abs().max(1e-300)
@@ -33,13 +33,13 @@ fn run(name: &str, p: &mut Problem) -> (RunStatus, Vec<f64>) {
 fn dba_one_link_minimum_and_maximum_bind() {
     let mut p = Problem::new(10e9);
     p.add_link("l", 10e9).unwrap();
-    let mut a = FlowSpec::new("a", vec![0], log(1.0));
+    let mut a = NumFlow::new("a", vec![0], log(1.0));
     a.min_bps = 5e9;
-    let mut b = FlowSpec::new("b", vec![0], log(1.0));
+    let mut b = NumFlow::new("b", vec![0], log(1.0));
     b.max_bps = 1e9;
     p.add_flow(a).unwrap();
     p.add_flow(b).unwrap();
-    p.add_flow(FlowSpec::new("c", vec![0], log(1.0))).unwrap();
+    p.add_flow(NumFlow::new("c", vec![0], log(1.0))).unwrap();
     let (status, x) = run("dba", &mut p);
     assert_eq!(status, RunStatus::Converged);
     for (got, want) in x.iter().zip([5e9, 1e9, 4e9]) {
@@ -53,13 +53,12 @@ fn dba_two_links_minimum_binds() {
     let mut p = Problem::new(10e9);
     p.add_link("l", 10e9).unwrap();
     p.add_link("m", 10e9).unwrap();
-    let mut a = FlowSpec::new("a", vec![0], log(1.0));
+    let mut a = NumFlow::new("a", vec![0], log(1.0));
     a.min_bps = 8e9;
-    let mut c = FlowSpec::new("c", vec![1], log(1.0));
+    let mut c = NumFlow::new("c", vec![1], log(1.0));
     c.max_bps = 1e9;
     p.add_flow(a).unwrap();
-    p.add_flow(FlowSpec::new("b", vec![0, 1], log(1.0)))
-        .unwrap();
+    p.add_flow(NumFlow::new("b", vec![0, 1], log(1.0))).unwrap();
     p.add_flow(c).unwrap();
     let (status, x) = run("dba", &mut p);
     assert_eq!(status, RunStatus::Converged);
@@ -117,7 +116,7 @@ fn dba_matches_reference_with_random_bounds() {
                 p.add_link(format!("l{l}"), c).unwrap();
             }
             for f in 0..nf {
-                let mut s = FlowSpec::new(format!("f{f}"), routes[f].clone(), log(1.0 + f as f64));
+                let mut s = NumFlow::new(format!("f{f}"), routes[f].clone(), log(1.0 + f as f64));
                 s.min_bps = min[f];
                 if f % 3 == 2 {
                     s.max_bps = min[f] + 1e9;

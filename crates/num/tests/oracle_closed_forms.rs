@@ -7,7 +7,7 @@ use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, State};
 use dctc_num::spec::ProblemSpec;
 use dctc_num::utility::{center_of_utility, holnet_utility};
-use dctc_num::{FlowSpec, Problem, Utility};
+use dctc_num::{NumFlow, Problem, Utility};
 
 fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / a.abs().max(b.abs()).max(1e-300)
@@ -51,7 +51,7 @@ fn single_link(c: f64, utils: &[Utility]) -> Problem {
     let mut p = Problem::new(c);
     let l = p.add_link("l0", c).unwrap();
     for (i, u) in utils.iter().enumerate() {
-        p.add_flow(FlowSpec::new(format!("f{i}"), vec![l], *u))
+        p.add_flow(NumFlow::new(format!("f{i}"), vec![l], *u))
             .unwrap();
     }
     p
@@ -245,9 +245,9 @@ fn line(c1: f64, c2: f64, u: Utility) -> Problem {
     let mut p = Problem::new(c1.max(c2));
     let a = p.add_link("a", c1).unwrap();
     let b = p.add_link("b", c2).unwrap();
-    p.add_flow(FlowSpec::new("long", vec![a, b], u)).unwrap();
-    p.add_flow(FlowSpec::new("s_a", vec![a], u)).unwrap();
-    p.add_flow(FlowSpec::new("s_b", vec![b], u)).unwrap();
+    p.add_flow(NumFlow::new("long", vec![a, b], u)).unwrap();
+    p.add_flow(NumFlow::new("s_a", vec![a], u)).unwrap();
+    p.add_flow(NumFlow::new("s_b", vec![b], u)).unwrap();
     p
 }
 
@@ -415,7 +415,7 @@ fn holnet_80_20_via_library() {
     let l = p.add_link("l", 1e8).unwrap();
     for (name, rs) in [("f1", 4e8), ("f2", 1e8)] {
         let h = holnet_utility(&u, rs, 0.5, 1e6).unwrap();
-        p.add_flow(FlowSpec::new(name, vec![l], h)).unwrap();
+        p.add_flow(NumFlow::new(name, vec![l], h)).unwrap();
     }
     both(&mut p, &[8e7, 2e7], 1e-5, 1e-5, "HOLNET 80/20 lib");
 }

@@ -6,10 +6,10 @@
 mod common;
 
 use common::Rng;
-use dctc_num::{FlowSpec, Problem, ProblemError, Utility};
+use dctc_num::{NumFlow, Problem, ProblemError, Utility};
 
-fn flow(name: &str, paths: &[&[usize]], min: f64) -> FlowSpec {
-    let mut f = FlowSpec::new(name, paths[0].to_vec(), Utility::Log { weight: 1.0 });
+fn flow(name: &str, paths: &[&[usize]], min: f64) -> NumFlow {
+    let mut f = NumFlow::new(name, paths[0].to_vec(), Utility::Log { weight: 1.0 });
     f.paths = paths.iter().map(|p| p.to_vec()).collect();
     f.min_bps = min;
     f

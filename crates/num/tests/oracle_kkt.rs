@@ -14,7 +14,7 @@ mod common;
 use common::Rng;
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, State};
-use dctc_num::{FlowSpec, Problem, Utility};
+use dctc_num::{NumFlow, Problem, Utility};
 
 #[derive(Clone, Copy, Debug)]
 enum Family {
@@ -66,7 +66,7 @@ fn build(inst: &Instance) -> Problem {
         p.add_link(format!("l{i}"), c).unwrap();
     }
     for (i, (path, u)) in inst.paths.iter().zip(&inst.utils).enumerate() {
-        p.add_flow(FlowSpec::new(format!("f{i}"), path.clone(), *u))
+        p.add_flow(NumFlow::new(format!("f{i}"), path.clone(), *u))
             .unwrap();
     }
     p
@@ -292,7 +292,7 @@ fn build_multi(m: &Multi) -> Problem {
         p.add_link(format!("l{i}"), c).unwrap();
     }
     for (i, (fp, &w)) in m.paths.iter().zip(&m.weights).enumerate() {
-        let mut spec = FlowSpec::new(format!("f{i}"), fp[0].clone(), Utility::Log { weight: w });
+        let mut spec = NumFlow::new(format!("f{i}"), fp[0].clone(), Utility::Log { weight: w });
         spec.paths = fp.clone();
         p.add_flow(spec).unwrap();
     }

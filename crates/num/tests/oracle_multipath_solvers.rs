@@ -6,16 +6,16 @@ mod common;
 use common::Rng;
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, AnySolver, RunStatus, State};
-use dctc_num::{FlowSpec, Problem, Utility};
+use dctc_num::{NumFlow, Problem, Utility};
 
 fn holnet() -> Problem {
     let mut p = Problem::new(1e8);
     p.add_link("a", 6e7).unwrap();
     p.add_link("b", 1e8).unwrap();
-    let mut mp = FlowSpec::new("mp", vec![0], Utility::Log { weight: 1.0 });
+    let mut mp = NumFlow::new("mp", vec![0], Utility::Log { weight: 1.0 });
     mp.paths.push(vec![1]);
     p.add_flow(mp).unwrap();
-    p.add_flow(FlowSpec::new("sp", vec![1], Utility::Log { weight: 1.0 }))
+    p.add_flow(NumFlow::new("sp", vec![1], Utility::Log { weight: 1.0 }))
         .unwrap();
     p
 }
@@ -80,7 +80,7 @@ fn fgm_and_newton_like_match_reference_on_random_multipath() {
                 }
                 let w = 0.25 + 3.75 * rng.unit();
                 let mut spec =
-                    FlowSpec::new(format!("f{f}"), fp[0].clone(), Utility::Log { weight: w });
+                    NumFlow::new(format!("f{f}"), fp[0].clone(), Utility::Log { weight: w });
                 spec.paths = fp;
                 p.add_flow(spec).unwrap();
             }

@@ -5,7 +5,7 @@ mod common;
 use common::Rng;
 use dctc_num::normalize::{f_norm, link_ratios, u_norm, Normalize, Notifier};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, Solver, State};
-use dctc_num::{Csr, FlowSpec, Problem, Utility};
+use dctc_num::{Csr, NumFlow, Problem, Utility};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * a.abs().max(b.abs()).max(1e-300)
@@ -133,7 +133,7 @@ fn f_norm_removes_overload_of_early_ned_iterates() {
     ];
     for (i, path) in paths.iter().enumerate() {
         let path: Vec<usize> = path.iter().map(|&k| links[k]).collect();
-        p.add_flow(FlowSpec::new(
+        p.add_flow(NumFlow::new(
             format!("f{i}"),
             path,
             Utility::Log { weight: 1.0 },
@@ -186,7 +186,7 @@ fn update_threshold_and_capacity_factor() {
     let mut p = Problem::new(c);
     let l = p.add_link("l", c).unwrap();
     for (i, w) in [1.0, 3.0].iter().enumerate() {
-        p.add_flow(FlowSpec::new(
+        p.add_flow(NumFlow::new(
             format!("f{i}"),
             vec![l],
             Utility::Log { weight: *w },

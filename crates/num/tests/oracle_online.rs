@@ -6,7 +6,7 @@ mod common;
 use common::Rng;
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, Solver, State};
-use dctc_num::{FlowKey, FlowSpec, Problem, Utility};
+use dctc_num::{FlowKey, NumFlow, Problem, Utility};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * a.abs().max(b.abs()).max(1e-300)
@@ -20,9 +20,9 @@ fn line() -> (Problem, [FlowKey; 3]) {
     let mut p = Problem::new(C);
     let a = p.add_link("a", C).unwrap();
     let b = p.add_link("b", C).unwrap();
-    let k0 = p.add_flow(FlowSpec::new("long", vec![a, b], LOG)).unwrap();
-    let k1 = p.add_flow(FlowSpec::new("s_a", vec![a], LOG)).unwrap();
-    let k2 = p.add_flow(FlowSpec::new("s_b", vec![b], LOG)).unwrap();
+    let k0 = p.add_flow(NumFlow::new("long", vec![a, b], LOG)).unwrap();
+    let k1 = p.add_flow(NumFlow::new("s_a", vec![a], LOG)).unwrap();
+    let k2 = p.add_flow(NumFlow::new("s_b", vec![b], LOG)).unwrap();
     (p, [k0, k1, k2])
 }
 
@@ -79,7 +79,7 @@ fn arrival_starts_from_current_prices_and_reconverges() {
     let mut st = State::new(&p, 1.0);
     converge(&mut ned, &mut p, &mut st);
     let pb = st.prices[1];
-    p.add_flow(FlowSpec::new("s_c", vec![1], LOG)).unwrap();
+    p.add_flow(NumFlow::new("s_c", vec![1], LOG)).unwrap();
     ned.iterate(&mut p, &mut st);
     assert!(close(rate_of(&p, &st, "s_c"), C / pb, 1e-12));
     converge(&mut ned, &mut p, &mut st);
@@ -128,10 +128,10 @@ fn random_departures_reconverge_to_new_reference() {
             let u = Utility::Log {
                 weight: 0.5 + 3.0 * rng.unit(),
             };
-            specs.push(FlowSpec::new(format!("f{i}"), path, u));
+            specs.push(NumFlow::new(format!("f{i}"), path, u));
         }
         let caps: Vec<f64> = (0..nl).map(|_| 1e9 * (1.0 + 9.0 * rng.unit())).collect();
-        let make = |specs: &[FlowSpec]| {
+        let make = |specs: &[NumFlow]| {
             let mut p = Problem::new(1e10);
             for (i, &c) in caps.iter().enumerate() {
                 p.add_link(format!("l{i}"), c).unwrap();
@@ -154,7 +154,7 @@ fn random_departures_reconverge_to_new_reference() {
         let gone_keys: Vec<FlowKey> = gone.iter().map(|&i| keys[i]).collect();
         p.remove_flows(&gone_keys).unwrap();
         converge(&mut ned, &mut p, &mut st);
-        let rest: Vec<FlowSpec> = specs
+        let rest: Vec<NumFlow> = specs
             .iter()
             .enumerate()
             .filter(|(i, _)| !gone.contains(i))
@@ -183,11 +183,11 @@ fn random_departures_reconverge_to_new_reference() {
 fn minimum_rates_are_booked_and_released_online() {
     let mut p = Problem::new(C);
     let l = p.add_link("l", C).unwrap();
-    let mut a = FlowSpec::new("a", vec![l], LOG);
+    let mut a = NumFlow::new("a", vec![l], LOG);
     a.min_bps = 6e9;
     let ka = p.add_flow(a).unwrap();
-    p.add_flow(FlowSpec::new("e", vec![l], LOG)).unwrap();
-    let mut b = FlowSpec::new("b", vec![l], LOG);
+    p.add_flow(NumFlow::new("e", vec![l], LOG)).unwrap();
+    let mut b = NumFlow::new("b", vec![l], LOG);
     b.min_bps = 6e9;
     let err = p.add_flow(b.clone()).unwrap_err().to_string();
     assert!(err.contains("`l`") && err.contains("`b`"), "{err}");

@@ -3,7 +3,7 @@
 use dctc_num::normalize::{f_norm, link_ratios, u_norm};
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, State};
-use dctc_num::{Csr, FlowSpec, Problem, Utility};
+use dctc_num::{Csr, NumFlow, Problem, Utility};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -44,7 +44,7 @@ fn build(inst: &Instance) -> Problem {
         p.add_link(format!("l{i}"), c * 1e9).unwrap();
     }
     for (i, (path, u)) in inst.flows.iter().enumerate() {
-        p.add_flow(FlowSpec::new(format!("f{i}"), path.clone(), *u))
+        p.add_flow(NumFlow::new(format!("f{i}"), path.clone(), *u))
             .unwrap();
     }
     p

@@ -6,7 +6,7 @@ mod common;
 
 use common::Rng;
 use dctc_num::reference::{self, Status};
-use dctc_num::{FlowSpec, Problem, Utility};
+use dctc_num::{NumFlow, Problem, Utility};
 
 /// 30 links, 50 log-utility flows of 1-3 paths of 1-3 links (96 subflows), a quarter of the
 /// flows with a 1 Mb/s minimum.
@@ -29,7 +29,7 @@ fn instance() -> Problem {
             }
         }
         let w = 0.5 + rng.unit();
-        let mut s = FlowSpec::new(format!("f{f}"), fp[0].clone(), Utility::Log { weight: w });
+        let mut s = NumFlow::new(format!("f{f}"), fp[0].clone(), Utility::Log { weight: w });
         s.paths = fp;
         if rng.below(4) == 0 {
             s.min_bps = 1e6;

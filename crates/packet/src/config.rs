@@ -34,28 +34,25 @@
 //! every scheme of a scenario runs on the identical flows.
 
 use crate::schemes::LbKind;
+use crate::sim::Workload;
 use crate::transport::TcpConfig;
+use dctc_core::config::{KeyError, WorkloadSpec};
+use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::topology::Topology;
-use dctc_core::units::{Delta, Rate};
-use dctc_core::workload::list::ExplicitFlow;
-use dctc_core::workload::{IncastSpec, PoissonSpec};
+use dctc_core::units::{Delta, Rate, SimTime};
+use dctc_core::workload::list::{explicit_flows, read_csv};
+use dctc_core::workload::{Cdf, WorkloadError};
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
-/// A setting that cannot be used: where and why.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{key}: {reason}")]
-pub struct ConfigError {
-    /// Dotted key path.
-    pub key: String,
-    /// What is wrong.
-    pub reason: String,
-}
+pub use dctc_core::workload::IncastSweep;
+
+/// A setting that cannot be used: the dotted key path and why. Every engine reports key
+/// errors with core's one type.
+pub type ConfigError = KeyError;
 
 fn err(key: impl Into<String>, reason: impl Into<String>) -> ConfigError {
-    ConfigError {
-        key: key.into(),
-        reason: reason.into(),
-    }
+    KeyError::new(key, reason)
 }
 
 /// TCP knobs; every key is optional and overrides the preset.
@@ -276,83 +273,97 @@ pub struct PacketSettings {
     pub percentage_lb: Option<crate::lb::keys::PercentageKnobs>,
 }
 
-/// One `[[workload]]` table.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum WorkloadConfig {
-    /// Poisson arrivals at a load.
-    Poisson(PoissonSpec),
-    /// Closed-loop incast.
-    Incast(IncastSpec),
-    /// Explicit flows (long-lived flows with start and stop, or sized flows).
-    Flows {
-        /// The flows.
-        flows: Vec<ExplicitFlow>,
-    },
-    /// A CSV flow list (`src,dst,size_bytes,start_us[,stop_us,coflow]`).
-    Csv {
-        /// Path relative to the scenario.
-        path: String,
-    },
-    /// One incast run per sender count (TFC Fig. 12a); must be the scenario's only workload.
-    IncastSweep(IncastSweep),
+/// Workload kinds the packet engine runs, in the order its errors list them.
+pub const WORKLOAD_KINDS: &[&str] = &["poisson", "incast", "flows", "csv", "incast-sweep"];
+
+/// The packet engine's workload, checked against a fabric.
+#[derive(Clone, Debug, Default)]
+pub struct WorkloadPlan {
+    /// Flows (drawn or listed) and incasts every scheme runs; empty for a sweep.
+    pub workload: Workload,
+    /// The incast sweep, when that is the scenario's (only) workload.
+    pub sweep: Option<IncastSweep>,
+    /// Poisson arrivals counted but not drawn (`generate = false`).
+    pub expected_flows: u64,
 }
 
-/// Incast repeated for several sender counts, each in its own run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct IncastSweep {
-    /// Host index of the receiver.
-    #[serde(default)]
-    pub receiver: usize,
-    /// Sender counts, one run each.
-    pub senders: Vec<usize>,
-    /// Bytes each sender returns per round.
-    pub block_bytes: u64,
-    /// Rounds per run.
-    pub rounds: usize,
-}
-
-impl IncastSweep {
-    /// The incast of one sweep point.
-    pub fn point(&self, senders: usize) -> IncastSpec {
-        IncastSpec {
-            receiver: self.receiver,
-            senders,
-            block_bytes: self.block_bytes,
-            rounds: self.rounds,
+impl WorkloadPlan {
+    /// Checks the `[[workload]]` tables `specs` on `topo` and, when `generate`, draws their
+    /// Poisson arrivals in `[0, until)` from `seed` (workload `i` from `mix64(seed ^ i)`);
+    /// without, arrivals are only counted, so checking never generates what it checks. Files
+    /// are read relative to `base_dir`. Error paths are the scenario's (`workload[1].load`).
+    pub fn new(
+        specs: &[WorkloadSpec],
+        topo: &Topology,
+        base_dir: &Path,
+        until: SimTime,
+        seed: u64,
+        generate: bool,
+    ) -> Result<WorkloadPlan, KeyError> {
+        if specs.is_empty() {
+            return Err(err("workload", "list at least one [[workload]] table"));
         }
+        let mut plan = WorkloadPlan::default();
+        let mut next_id = 0u32;
+        let n_hosts = topo.hosts().len();
+        for (i, spec) in specs.iter().enumerate() {
+            let key = format!("workload[{i}]");
+            let at = |e: WorkloadError| match e {
+                WorkloadError::Invalid(e) => e.at(&key),
+                other => err(key.clone(), other.to_string()),
+            };
+            let flows = match spec {
+                WorkloadSpec::Poisson(p) => {
+                    let cdf = Cdf::load(&p.cdf, base_dir)
+                        .map_err(|e| err(format!("{key}.cdf"), e.to_string()))?;
+                    let count = p.check_size(topo, &cdf, until).map_err(at)?;
+                    plan.expected_flows = plan.expected_flows.saturating_add(count);
+                    if generate {
+                        let mut rng = component_rng(mix64(seed ^ i as u64), streams::WORKLOAD);
+                        p.generate(topo, &cdf, until, next_id, &mut rng)
+                            .map_err(at)?
+                    } else {
+                        Vec::new()
+                    }
+                }
+                WorkloadSpec::Incast(inc) => {
+                    inc.validate(n_hosts).map_err(at)?;
+                    plan.workload.incasts.push(inc.clone());
+                    Vec::new()
+                }
+                WorkloadSpec::Flows { flows } => {
+                    explicit_flows(topo, flows, next_id).map_err(at)?
+                }
+                WorkloadSpec::Csv { path } => read_csv(topo, &base_dir.join(path), next_id)
+                    .map_err(|e| err(format!("{key}.path"), e.to_string()))?,
+                WorkloadSpec::IncastSweep(sw) => {
+                    if specs.len() > 1 {
+                        return Err(err(
+                            format!("{key}.kind"),
+                            "an incast-sweep must be the scenario's only workload",
+                        ));
+                    }
+                    sw.validate(n_hosts).map_err(|e| e.at(&key))?;
+                    plan.sweep = Some(sw.clone());
+                    Vec::new()
+                }
+                other => return Err(other.unsupported(WORKLOAD_KINDS).at(&key)),
+            };
+            next_id += flows.len() as u32;
+            plan.workload.flows.extend(flows);
+        }
+        if plan.workload.flows.is_empty()
+            && plan.workload.incasts.is_empty()
+            && plan.sweep.is_none()
+            && (generate || plan.expected_flows == 0)
+        {
+            return Err(err(
+                "workload",
+                "the workloads produce no flows within duration_ms (raise the load or the duration)",
+            ));
+        }
+        Ok(plan)
     }
-
-    /// Checks every point against a fabric of `n_hosts` hosts; errors name the key.
-    pub fn validate(&self, n_hosts: usize) -> Result<(), ConfigError> {
-        if self.senders.is_empty() {
-            return Err(err("senders", "list at least one sender count"));
-        }
-        for &n in &self.senders {
-            self.point(n)
-                .validate(n_hosts)
-                .map_err(|e| err("senders", e.to_string()))?;
-        }
-        Ok(())
-    }
-}
-
-/// The `[output]` table.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OutputSettings {
-    /// Interval of switch-queue samples, us (default 100; 0 disables).
-    #[serde(default)]
-    pub queue_sample_us: Option<f64>,
-    /// Bin of long-lived flows' throughput series, us (default 100; 0 disables).
-    #[serde(default)]
-    pub throughput_bin_us: Option<f64>,
-    /// When set, `summary.json` gives each long-lived flow's (and subflow's) mean rate from
-    /// this time to the end of the run, and their ratios (`mean_rate_mbps`,
-    /// `subflow_mean_rate_mbps`, `rate_ratio_<a>_<b>`), ms.
-    #[serde(default)]
-    pub rate_average_from_ms: Option<f64>,
 }
 
 /// DCTCP's default K: 65 packets of 1500 B with hosts at 10 Gb/s or more, 20 packets below
@@ -401,7 +412,7 @@ mod tests {
             ..TcpKnobs::default()
         };
         assert_eq!(
-            bad.resolve(225_000, "x.tcp").unwrap_err().key,
+            bad.resolve(225_000, "x.tcp").unwrap_err().path,
             "x.tcp.preset"
         );
         assert_eq!(
@@ -421,8 +432,70 @@ mod tests {
             ..TcpKnobs::default()
         };
         assert_eq!(
-            bad.resolve(225_000, "x.tcp").unwrap_err().key,
+            bad.resolve(225_000, "x.tcp").unwrap_err().path,
             "x.tcp.pacing_gbps"
+        );
+    }
+
+    fn specs(src: &str) -> Vec<WorkloadSpec> {
+        #[derive(serde::Deserialize)]
+        struct W {
+            workload: Vec<WorkloadSpec>,
+        }
+        toml::from_str::<W>(src).unwrap().workload
+    }
+
+    #[test]
+    fn workload_plan_names_each_refusal_by_its_key() {
+        let topo = dctc_core::fabric::preset("flowtune-144")
+            .unwrap()
+            .build(std::path::Path::new("."))
+            .unwrap();
+        let plan = |src: &str, generate: bool| {
+            WorkloadPlan::new(
+                &specs(src),
+                &topo,
+                std::path::Path::new("."),
+                SimTime::from_delta(Delta::from_ms(2)),
+                1,
+                generate,
+            )
+        };
+        let poisson = "[[workload]]\nkind = \"poisson\"\ncdf = \"websearch\"\nload = 0.3\n";
+        let counted = plan(poisson, false).unwrap();
+        assert!(counted.workload.flows.is_empty());
+        assert!(counted.expected_flows > 0);
+        let drawn = plan(poisson, true).unwrap();
+        assert!(!drawn.workload.flows.is_empty());
+        let e = plan(
+            &format!("{poisson}[[workload]]\nkind = \"coflow-trace\"\npath = \"t\"\n"),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "workload[1].kind");
+        assert!(e.reason.contains("`coflow-trace`"), "{e}");
+        let sweep = "[[workload]]\nkind = \"incast-sweep\"\nsenders = [4]\nblock_bytes = 1000\nrounds = 1\n";
+        assert!(plan(sweep, false).unwrap().sweep.is_some());
+        let e = plan(&format!("{poisson}{sweep}"), false).unwrap_err();
+        assert_eq!(e.path, "workload[1].kind");
+        let e = plan(&sweep.replace("[4]", "[4, 400]"), false).unwrap_err();
+        assert_eq!(e.path, "workload[0].senders");
+        let e = plan(&poisson.replace("0.3", "-1.0"), true).unwrap_err();
+        assert_eq!(e.path, "workload[0].load");
+        let e = plan(&poisson.replace("websearch", "nope"), false).unwrap_err();
+        assert_eq!(e.path, "workload[0].cdf");
+        assert_eq!(
+            WorkloadPlan::new(
+                &[],
+                &topo,
+                std::path::Path::new("."),
+                SimTime::ZERO,
+                1,
+                true
+            )
+            .unwrap_err()
+            .path,
+            "workload"
         );
     }
 }

@@ -42,10 +42,7 @@ pub struct SubflowPlan {
 }
 
 fn err(key: String, reason: impl Into<String>) -> ConfigError {
-    ConfigError {
-        key,
-        reason: reason.into(),
-    }
+    ConfigError::new(key, reason)
 }
 
 /// Resolves the `subflows` of the scheme table at `key` on `topo`: every node named, every
@@ -207,13 +204,13 @@ mod tests {
         assert_eq!(good[0].paths[0].len(), 3);
         assert_eq!(t.link(good[0].paths[0][0]).from, t.hosts()[0]);
         let e = resolve(&spec(&[&[&h0, s1, &h2]]), &t, "schemes[0]").unwrap_err();
-        assert_eq!(e.key, "schemes[0].subflows[0].paths[0]");
+        assert_eq!(e.path, "schemes[0].subflows[0].paths[0]");
         assert!(e.reason.contains("does not connect"), "{}", e.reason);
         let e = resolve(&spec(&[&[&h0, s0, s1, &h2], &[&h0, "nowhere"]]), &t, "k").unwrap_err();
-        assert_eq!(e.key, "k.subflows[0].paths[1]");
+        assert_eq!(e.path, "k.subflows[0].paths[1]");
         let e = resolve(&spec(&[&[&h0, s0, &h1, s0]]), &t, "k").unwrap_err();
         assert!(e.reason.contains("not a host"), "{}", e.reason);
         let e = resolve(&spec(&[]), &t, "k").unwrap_err();
-        assert_eq!(e.key, "k.subflows[0].paths");
+        assert_eq!(e.path, "k.subflows[0].paths");
     }
 }

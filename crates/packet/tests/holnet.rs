@@ -21,10 +21,7 @@ impl ParseTable for Toml {
         self.0
             .clone()
             .try_into()
-            .map_err(|e: toml::de::Error| ConfigError {
-                key: "schemes[0]".into(),
-                reason: e.to_string(),
-            })
+            .map_err(|e: toml::de::Error| ConfigError::new("schemes[0]", e.to_string()))
     }
 }
 

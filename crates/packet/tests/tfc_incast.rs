@@ -2,10 +2,11 @@
 //! published trend: NewReno's goodput collapses past ~10 senders, DCTCP's holds to a few tens,
 //! TFC's stays at 800-900 Mb/s for every sender count.
 
+use dctc_core::config::WorkloadSpec;
 use dctc_core::fabric::FabricSpec;
 use dctc_core::routing::Routing;
 use dctc_core::units::{Delta, SimTime};
-use dctc_packet::config::{ConfigError, PacketSettings, WorkloadConfig};
+use dctc_packet::config::{ConfigError, PacketSettings};
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{incast_sweep, RunOptions};
 use std::collections::BTreeMap;
@@ -18,10 +19,7 @@ impl ParseTable for Table {
         self.0
             .clone()
             .try_into()
-            .map_err(|e: toml::de::Error| ConfigError {
-                key: "schemes".into(),
-                reason: e.to_string(),
-            })
+            .map_err(|e: toml::de::Error| ConfigError::new("schemes", e.to_string()))
     }
 }
 
@@ -34,7 +32,7 @@ fn tfc_incast_scenario_shows_newreno_collapse_dctcp_holding_and_tfc_flat() {
     let topo = fabric.build(&dir).unwrap();
     let routing = Routing::new(&topo).unwrap();
     let settings: PacketSettings = raw["packet"].clone().try_into().unwrap();
-    let WorkloadConfig::IncastSweep(mut sweep) = raw["workload"][0].clone().try_into().unwrap()
+    let WorkloadSpec::IncastSweep(mut sweep) = raw["workload"][0].clone().try_into().unwrap()
     else {
         panic!("the scenario's workload is an incast sweep");
     };

@@ -31,7 +31,7 @@ use crate::progress::Progress;
 use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
-use dctc_core::config::KeyError;
+use dctc_core::config::{KeyError, WorkloadSpec};
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::units::SimTime;
@@ -110,12 +110,8 @@ struct SchemeConfig {
     gamma: Option<f64>,
 }
 
-/// `[[workload]]`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-enum WorkloadConfig {
-    Poisson(PoissonSpec),
-}
+/// The `[[workload]]` kinds this engine runs.
+const WORKLOAD_KINDS: &[&str] = &["poisson"];
 
 struct Plan {
     settings: Settings,
@@ -278,10 +274,16 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             "list exactly one [[workload]] table (kind = \"poisson\")",
         ));
     }
-    let WorkloadConfig::Poisson(workload) = s.parse(&s.workloads[0], "workload[0]")?;
-    workload
-        .validate()
-        .map_err(|e| s.error("workload[0]", e.to_string()))?;
+    let workload = match s.workload_spec(0, WORKLOAD_KINDS)? {
+        WorkloadSpec::Poisson(w) => w,
+        other => {
+            return Err(s.key_error(other.unsupported(WORKLOAD_KINDS).at("workload[0]")));
+        }
+    };
+    workload.validate().map_err(|e| match e {
+        dctc_core::workload::WorkloadError::Invalid(e) => s.key_error(e.at("workload[0]")),
+        other => s.error("workload[0]", other.to_string()),
+    })?;
     let cdf = Cdf::load(&workload.cdf, &s.base_dir)
         .map_err(|e| s.error("workload[0].cdf", e.to_string()))?;
     let loads = if settings.loads.is_empty() {
@@ -297,9 +299,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         }
         .check_size(&topo, &cdf, SimTime::from_delta(s.duration))
         .map_err(|e| match e {
-            dctc_core::workload::WorkloadError::Invalid { key, reason } => {
-                s.error(&format!("workload[0].{key}"), reason)
-            }
+            dctc_core::workload::WorkloadError::Invalid(e) => s.key_error(e.at("workload[0]")),
             other => s.error("workload[0]", other.to_string()),
         })?;
     }
@@ -517,7 +517,7 @@ fn run_convergence(
     capacity: &[f64],
     progress: &Progress,
 ) -> Result<RunOutput> {
-    use dctc_num::{FlowSpec, Problem, Utility};
+    use dctc_num::{NumFlow, Problem, Utility};
     let n = p.settings.flows.unwrap_or(1000);
     let tolerance = p.settings.tolerance.unwrap_or(0.01);
     let cap = p.settings.max_iterations.unwrap_or(5000);
@@ -542,7 +542,7 @@ fn run_convergence(
             .iter()
             .map(|l| l.index())
             .collect();
-        FlowSpec::new(format!("f{i}"), path, Utility::Log { weight: 1.0 })
+        NumFlow::new(format!("f{i}"), path, Utility::Log { weight: 1.0 })
     };
     for i in 0..n {
         problem

@@ -32,13 +32,14 @@ use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
 use dctc_core::config::KeyError;
+use dctc_core::config::OutputSpec;
 use dctc_core::rng::mix64;
 use dctc_core::units::{Delta, SimTime};
-use dctc_core::workload::{Cdf, PoissonSpec, MAX_FLOWS};
 use dctc_flow::convergence::convergence;
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::policy::ParseTable;
 use dctc_flow::workload::{load_trace, poisson_coflows, SyntheticSpec, TraceSpec};
+use dctc_flow::workload::{FlowWorkload, WORKLOAD_KINDS};
 use dctc_flow::{
     make_policy, CoflowInput, Net, PolicyConfig, RoutingMode, RunResult, SimConfig, Simulator,
 };
@@ -85,29 +86,9 @@ struct FlowSettings {
     track: Option<usize>,
 }
 
-/// `[output]`.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OutputSettings {
-    /// Write `flows.csv` (default true; the full trace has 706,397 flows per run).
-    #[serde(default)]
-    flows_csv: Option<bool>,
-    /// Points per CCT CDF (default 100).
-    #[serde(default)]
-    cdf_points: Option<usize>,
-}
-
-/// `[[workload]]`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-enum WorkloadConfig {
-    /// The Facebook coflow trace.
-    CoflowTrace(TraceSpec),
-    /// Synthetic coflows.
-    SyntheticCoflows(SyntheticSpec),
-    /// Poisson flows from a CDF, one coflow each.
-    Poisson(PoissonSpec),
-}
+/// The `[output]` keys this engine reads: `flows_csv` (write `flows.csv`, default true; the
+/// full trace has 706,397 flows per run) and `cdf_points` (points per CCT CDF, default 100).
+const OUTPUT_KEYS: &[&str] = &["flows_csv", "cdf_points"];
 
 /// A `[[schemes]]` table's policy keys (`name`, `label` and `routing` taken out), read with
 /// the scenario's errors (paths relative to the table; the caller prefixes its place).
@@ -137,10 +118,10 @@ struct Scheme {
 struct Plan {
     net: Net,
     schemes: Vec<Scheme>,
-    workloads: Vec<WorkloadConfig>,
+    workloads: Vec<FlowWorkload>,
     loads: Vec<Option<f64>>,
     settings: FlowSettings,
-    output: OutputSettings,
+    output: OutputSpec,
     convergence: bool,
 }
 
@@ -170,7 +151,7 @@ fn routing_mode(
 
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let settings: FlowSettings = s.parse(&s.settings, "flow")?;
-    let output: OutputSettings = s.parse(&s.output, "output")?;
+    let output = s.output_spec(OUTPUT_KEYS)?;
     if let Some(n) = output.cdf_points {
         if n as u64 > crate::limits::MAX_SAMPLES {
             return Err(s.error(
@@ -255,25 +236,9 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         return Err(s.error("workload", "list at least one [[workload]] table"));
     }
     let mut workloads = Vec::new();
-    for (i, v) in s.workloads.iter().enumerate() {
-        let key = format!("workload[{i}]");
-        let w: WorkloadConfig = s.parse(v, &key)?;
-        match &w {
-            WorkloadConfig::CoflowTrace(t) => {
-                t.validate().map_err(|e| flow_error(s, &key, e))?;
-                let path = s.base_dir.join(&t.path);
-                if !path.is_file() {
-                    return Err(s.error(
-                        &format!("{key}.path"),
-                        format!("no such file: {}", path.display()),
-                    ));
-                }
-                // Parse it now so a malformed line fails `validate` too.
-                load_trace(&path).map_err(|e| s.error(&format!("{key}.path"), e.to_string()))?;
-            }
-            WorkloadConfig::Poisson(p) => p.validate().map_err(|e| s.error(&key, e.to_string()))?,
-            WorkloadConfig::SyntheticCoflows(_) => {}
-        }
+    for (i, spec) in s.workload_specs(WORKLOAD_KINDS)?.iter().enumerate() {
+        let w = FlowWorkload::new(spec, &s.base_dir)
+            .map_err(|e| s.key_error(e.at(&format!("workload[{i}]"))))?;
         workloads.push(w);
     }
     for (k, &l) in settings.loads.iter().enumerate() {
@@ -288,35 +253,8 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     // counted at every load the run sweeps, synthetic coflows by their widest size.
     let until = SimTime::from_delta(s.duration);
     for (i, w) in workloads.iter().enumerate() {
-        let key = format!("workload[{i}]");
-        match w {
-            WorkloadConfig::Poisson(p) => {
-                let cdf = Cdf::load(&p.cdf, &s.base_dir)
-                    .map_err(|e| s.error(&format!("{key}.cdf"), e.to_string()))?;
-                for &load in std::iter::once(&p.load).chain(&settings.loads) {
-                    let spec = PoissonSpec { load, ..p.clone() };
-                    spec.check_size(&net.topo, &cdf, until)
-                        .map_err(|e| match e {
-                            dctc_core::workload::WorkloadError::Invalid { key: k, reason } => {
-                                s.error(&format!("{key}.{k}"), reason)
-                            }
-                            other => s.error(&key, other.to_string()),
-                        })?;
-                }
-            }
-            WorkloadConfig::SyntheticCoflows(sp) => {
-                if (sp.coflows as u64).saturating_mul(sp.width_max as u64) > MAX_FLOWS {
-                    return Err(s.error(
-                        &format!("{key}.coflows"),
-                        format!(
-                            "{} coflows of up to {} flows are more than the {MAX_FLOWS} flows dctc generates",
-                            sp.coflows, sp.width_max
-                        ),
-                    ));
-                }
-            }
-            WorkloadConfig::CoflowTrace(_) => {}
-        }
+        w.check_size(&net, &s.base_dir, until, &settings.loads)
+            .map_err(|e| s.key_error(e.at(&format!("workload[{i}]"))))?;
     }
     let loads = if settings.loads.is_empty() {
         vec![None]
@@ -374,36 +312,12 @@ fn build_coflows(
     for (i, w) in p.workloads.iter().enumerate() {
         let key = format!("workload[{i}]");
         let seed = mix64(s.seed ^ i as u64);
-        let map_err = |e: dctc_flow::FlowError| flow_error(s, &key, e);
-        let mut cf = match w {
-            WorkloadConfig::CoflowTrace(t) => {
-                let mut t = t.clone();
-                if let Some(l) = load {
-                    t.load = l;
-                }
-                let trace = load_trace(&s.base_dir.join(&t.path))
-                    .map_err(|e| s.error(&format!("{key}.path"), e.to_string()))?;
-                let b = t.build_counted(&trace, &p.net, seed).map_err(map_err)?;
-                if b.dropped_flows > 0 {
-                    dropped.push((key.clone(), b.dropped_flows, b.dropped_coflows));
-                }
-                b.coflows
-            }
-            WorkloadConfig::SyntheticCoflows(sp) => {
-                let mut sp = sp.clone();
-                if let Some(l) = load {
-                    sp.load = l;
-                }
-                sp.build(&p.net, &s.base_dir, seed).map_err(map_err)?
-            }
-            WorkloadConfig::Poisson(sp) => {
-                let mut sp = sp.clone();
-                if let Some(l) = load {
-                    sp.load = l;
-                }
-                poisson_coflows(&sp, &p.net, &s.base_dir, until, seed).map_err(map_err)?
-            }
-        };
+        let (mut cf, dropped_flows, dropped_coflows) = w
+            .coflows(&p.net, &s.base_dir, until, load, seed)
+            .map_err(|e| flow_error(s, &key, e))?;
+        if dropped_flows > 0 {
+            dropped.push((key.clone(), dropped_flows, dropped_coflows));
+        }
         let base = all.len() as u32;
         if p.workloads.len() > 1 {
             for (k, c) in cf.iter_mut().enumerate() {

@@ -9,16 +9,11 @@ use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
 use dctc_core::fabric::FabricSize;
-use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::stats::{min_samples_for, BucketSlowdown, Percentiles, SizeBucket, SlowdownSummary};
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
-use dctc_core::workload::list::{explicit_flows, read_csv};
-use dctc_core::workload::{Cdf, WorkloadError};
-use dctc_packet::config::{
-    ConfigError, IncastSweep, OutputSettings, PacketSettings, WorkloadConfig,
-};
+use dctc_packet::config::{ConfigError, IncastSweep, PacketSettings, WorkloadPlan, WORKLOAD_KINDS};
 use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
@@ -37,10 +32,9 @@ struct SchemeTable<'a> {
 
 impl ParseTable for SchemeTable<'_> {
     fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-        self.s.parse(self.value, self.key).map_err(|e| ConfigError {
-            key: e.key,
-            reason: e.reason,
-        })
+        self.s
+            .parse(self.value, self.key)
+            .map_err(|e| ConfigError::new(e.key, e.reason))
     }
 }
 
@@ -57,12 +51,12 @@ struct Plan {
     rate_from: Option<SimTime>,
 }
 
-fn workload_error(s: &Scenario, i: usize, e: WorkloadError) -> ScenarioError {
-    match e {
-        WorkloadError::Invalid { key, reason } => s.error(&format!("workload[{i}].{key}"), reason),
-        other => s.error(&format!("workload[{i}]"), other.to_string()),
-    }
-}
+/// The `[output]` keys this engine reads.
+const OUTPUT_KEYS: &[&str] = &[
+    "queue_sample_us",
+    "throughput_bin_us",
+    "rate_average_from_ms",
+];
 
 fn micros(
     s: &Scenario,
@@ -84,7 +78,7 @@ fn micros(
 /// counted (so `validate` never generates the workload it checks).
 fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     let settings: PacketSettings = s.parse(&s.settings, "packet")?;
-    let output: OutputSettings = s.parse(&s.output, "output")?;
+    let output = s.output_spec(OUTPUT_KEYS)?;
     let mut topo = s
         .fabric
         .build(&s.base_dir)
@@ -103,8 +97,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             value: v,
             key: &key,
         };
-        let scheme = resolve_scheme(&table, &settings, &topo, &key)
-            .map_err(|e| s.error(&e.key, e.reason))?;
+        let scheme = resolve_scheme(&table, &settings, &topo, &key).map_err(|e| s.key_error(e))?;
         if schemes.iter().any(|x| x.label == scheme.label) {
             return Err(s.error(
                 &format!("{key}.label"),
@@ -141,75 +134,13 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         }
     };
     let arrivals_until = SimTime::from_delta(s.duration);
-    let mut workload = Workload::default();
-    let mut next_id = 0u32;
-    let mut sweep = None;
-    let mut expected_flows = 0u64;
-    let n_hosts = topo.hosts().len();
-    if s.workloads.is_empty() {
-        return Err(s.error("workload", "list at least one [[workload]] table"));
-    }
-    for (i, v) in s.workloads.iter().enumerate() {
-        let key = format!("workload[{i}]");
-        let cfg: WorkloadConfig = s.parse(v, &key)?;
-        let flows = match cfg {
-            WorkloadConfig::Poisson(spec) => {
-                let cdf = Cdf::load(&spec.cdf, &s.base_dir)
-                    .map_err(|e| s.error(&format!("{key}.cdf"), e.to_string()))?;
-                let count = spec
-                    .check_size(&topo, &cdf, arrivals_until)
-                    .map_err(|e| workload_error(s, i, e))?;
-                expected_flows = expected_flows.saturating_add(count);
-                if generate {
-                    let mut rng = component_rng(mix64(s.seed ^ i as u64), streams::WORKLOAD);
-                    spec.generate(&topo, &cdf, arrivals_until, next_id, &mut rng)
-                        .map_err(|e| workload_error(s, i, e))?
-                } else {
-                    Vec::new()
-                }
-            }
-            WorkloadConfig::Incast(spec) => {
-                spec.validate(n_hosts)
-                    .map_err(|e| workload_error(s, i, e))?;
-                workload.incasts.push(spec);
-                Vec::new()
-            }
-            WorkloadConfig::Flows { flows } => {
-                explicit_flows(&topo, &flows, next_id).map_err(|e| match e {
-                    WorkloadError::Invalid { key: k, reason } => {
-                        s.error(&format!("{key}.{k}"), reason)
-                    }
-                    other => s.error(&key, other.to_string()),
-                })?
-            }
-            WorkloadConfig::Csv { path } => read_csv(&topo, &s.base_dir.join(&path), next_id)
-                .map_err(|e| s.error(&format!("{key}.path"), e.to_string()))?,
-            WorkloadConfig::IncastSweep(sw) => {
-                if s.workloads.len() > 1 {
-                    return Err(s.error(
-                        &format!("{key}.kind"),
-                        "an incast-sweep must be the scenario's only workload",
-                    ));
-                }
-                sw.validate(n_hosts)
-                    .map_err(|e| s.error(&format!("{key}.{}", e.key), e.reason))?;
-                sweep = Some(sw);
-                Vec::new()
-            }
-        };
-        next_id += flows.len() as u32;
-        workload.flows.extend(flows);
-    }
-    if workload.flows.is_empty()
-        && workload.incasts.is_empty()
-        && sweep.is_none()
-        && (generate || expected_flows == 0)
-    {
-        return Err(s.error(
-            "workload",
-            "the workloads produce no flows within duration_ms (raise the load or the duration)",
-        ));
-    }
+    let specs = s.workload_specs(WORKLOAD_KINDS)?;
+    let WorkloadPlan {
+        workload,
+        sweep,
+        expected_flows,
+    } = WorkloadPlan::new(&specs, &topo, &s.base_dir, arrivals_until, s.seed, generate)
+        .map_err(|e| s.key_error(e))?;
     for (i, scheme) in schemes.iter().enumerate() {
         // A subflow path must join its flow's endpoints (known once the workload is).
         dctc_packet::multipath::check_endpoints(
@@ -218,7 +149,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             &topo,
             &format!("schemes[{i}]"),
         )
-        .map_err(|e| s.error(&e.key, e.reason))?;
+        .map_err(|e| s.key_error(e))?;
     }
     let until = arrivals_until + drain;
     let mut opts = RunOptions::new(s.seed, until);

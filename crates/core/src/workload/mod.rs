@@ -3,12 +3,16 @@
 //! - [`cdf`]: empirical flow-size distributions (built-in names and files).
 //! - [`poisson`]: open-loop Poisson arrivals at a target load.
 //! - [`list`]: explicit flow lists (long-lived flows with start/stop, CSV files).
-//! - [`IncastSpec`]: the closed-loop incast pattern; engines drive its rounds.
+//! - [`coflow`]: coflow traces and synthetic coflows (the flow engine builds them).
+//! - [`IncastSpec`]: the closed-loop incast pattern; engines drive its rounds; [`IncastSweep`]
+//!   repeats it for several sender counts.
 
 pub mod cdf;
+pub mod coflow;
 pub mod list;
 pub mod poisson;
 
+use crate::config::KeyError;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::Path;
@@ -49,14 +53,9 @@ pub fn read_input_file(path: &Path) -> std::io::Result<String> {
 /// Why a workload cannot be built.
 #[derive(Debug, Error, PartialEq)]
 pub enum WorkloadError {
-    /// A parameter is out of range.
-    #[error("{key}: {reason}")]
-    Invalid {
-        /// The parameter.
-        key: String,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// A parameter is out of range; the path is relative to the workload's table.
+    #[error("{0}")]
+    Invalid(#[from] KeyError),
     /// A line of a data file is malformed.
     #[error("{file}:{line}: {reason}")]
     BadLine {
@@ -80,10 +79,7 @@ pub enum WorkloadError {
 impl WorkloadError {
     /// An `Invalid` error for `key`.
     pub fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        WorkloadError::Invalid {
-            key: key.into(),
-            reason: reason.into(),
-        }
+        WorkloadError::Invalid(KeyError::new(key, reason))
     }
 }
 
@@ -149,5 +145,46 @@ impl IncastSpec {
         (1..=self.senders)
             .map(|i| (self.receiver + i) % n_hosts)
             .collect()
+    }
+}
+
+/// Incast repeated for several sender counts, each in its own run (TFC Fig. 12a).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IncastSweep {
+    /// Host index of the receiver.
+    #[serde(default)]
+    pub receiver: usize,
+    /// Sender counts, one run each.
+    pub senders: Vec<usize>,
+    /// Bytes each sender returns per round.
+    pub block_bytes: u64,
+    /// Rounds per run.
+    pub rounds: usize,
+}
+
+impl IncastSweep {
+    /// The incast of one sweep point.
+    pub fn point(&self, senders: usize) -> IncastSpec {
+        IncastSpec {
+            receiver: self.receiver,
+            senders,
+            block_bytes: self.block_bytes,
+            rounds: self.rounds,
+        }
+    }
+
+    /// Checks every point against a fabric of `n_hosts` hosts; paths are relative to the
+    /// workload's table.
+    pub fn validate(&self, n_hosts: usize) -> Result<(), KeyError> {
+        if self.senders.is_empty() {
+            return Err(KeyError::new("senders", "list at least one sender count"));
+        }
+        for &n in &self.senders {
+            self.point(n)
+                .validate(n_hosts)
+                .map_err(|e| KeyError::new("senders", e.to_string()))?;
+        }
+        Ok(())
     }
 }

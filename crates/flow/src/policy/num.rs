@@ -33,7 +33,7 @@ use crate::alloc::WaterFill;
 use crate::FlowError;
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, State};
 use dctc_num::spec::UtilitySpec;
-use dctc_num::{FlowSpec, Problem, Utility};
+use dctc_num::{NumFlow, Problem, Utility};
 use serde::Deserialize;
 
 /// `dctc list`'s line.
@@ -167,7 +167,7 @@ impl NumPolicy {
                 }
                 path.push(self.slot[l] as usize);
             }
-            flows.push(FlowSpec::new(format!("f{f}"), path, self.utility));
+            flows.push(NumFlow::new(format!("f{f}"), path, self.utility));
         }
         let result = (|| {
             for spec in flows {

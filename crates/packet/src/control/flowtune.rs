@@ -9,7 +9,7 @@ use crate::transport::flowtune::AllocatorSpec;
 use dctc_core::topology::Topology;
 use dctc_core::units::Rate;
 use dctc_num::normalize::Notifier;
-use dctc_num::problem::{FlowKey, FlowSpec, Problem};
+use dctc_num::problem::{FlowKey, NumFlow, Problem};
 use dctc_num::solver::{Ned, Solver, State};
 
 /// Lowest rate sent to an endpoint, b/s: NED gives every flowlet a positive rate, but a rate
@@ -82,7 +82,7 @@ impl Allocator {
         let path = path.iter().map(|&l| l as usize).collect();
         let key = self
             .problem
-            .add_flow(FlowSpec::new(String::new(), path, self.spec.utility))
+            .add_flow(NumFlow::new(String::new(), path, self.spec.utility))
             .expect("paths are fabric links and the utility was validated");
         debug_assert_eq!(key.0 as usize, self.flow_of_key.len());
         self.flow_of_key.push(flow);

@@ -59,10 +59,7 @@ pub struct LbParams {
 }
 
 fn err(key: &str, reason: impl Into<String>) -> ConfigError {
-    ConfigError {
-        key: format!("packet.{key}"),
-        reason: reason.into(),
-    }
+    ConfigError::new(format!("packet.{key}"), reason)
 }
 
 impl LbParams {
@@ -195,10 +192,10 @@ mod tests {
         let ok = LbParams::resolve(None, Some(&knobs(vec![1.0 / 6.0; 6])), &topo).unwrap();
         assert_eq!(ok.percentage.initial.unwrap().len(), 6);
         let e = LbParams::resolve(None, Some(&knobs(vec![0.2; 6])), &topo).unwrap_err();
-        assert_eq!(e.key, "packet.percentage_lb.initial");
+        assert_eq!(e.path, "packet.percentage_lb.initial");
         assert!(e.reason.contains("sum to 1"), "{}", e.reason);
         let e = LbParams::resolve(None, Some(&knobs(vec![0.5, 0.5])), &topo).unwrap_err();
-        assert_eq!(e.key, "packet.percentage_lb.initial");
+        assert_eq!(e.path, "packet.percentage_lb.initial");
         assert!(e.reason.contains("6 uplinks"), "{}", e.reason);
         let e = LbParams::resolve(
             None,
@@ -254,14 +251,14 @@ mod tests {
         ];
         for (k, key) in cases {
             let e = LbParams::resolve(None, Some(&k), &topo).unwrap_err();
-            assert_eq!(e.key, format!("packet.percentage_lb.{key}"));
+            assert_eq!(e.path, format!("packet.percentage_lb.{key}"));
         }
         let d = DrillKnobs {
             samples: Some(0),
             memory: None,
         };
         assert_eq!(
-            LbParams::resolve(Some(&d), None, &topo).unwrap_err().key,
+            LbParams::resolve(Some(&d), None, &topo).unwrap_err().path,
             "packet.drill.samples"
         );
         let d = DrillKnobs {
@@ -269,7 +266,7 @@ mod tests {
             memory: Some(99),
         };
         assert_eq!(
-            LbParams::resolve(Some(&d), None, &topo).unwrap_err().key,
+            LbParams::resolve(Some(&d), None, &topo).unwrap_err().path,
             "packet.drill.memory"
         );
     }

@@ -67,10 +67,10 @@ mod tests {
 
     impl ParseTable for Toml {
         fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError {
-                key: "schemes[0]".into(),
-                reason: e.to_string(),
-            })
+            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(
+                "schemes[0]",
+                e.to_string(),
+            ))
         }
     }
 
@@ -103,9 +103,9 @@ mod tests {
         let Cc::Cubic(c) = s.cc else { unreachable!() };
         assert_eq!((c.beta, c.hystart, c.fast_convergence), (0.8, false, true));
         let e = resolve("name = \"cubic\"\ncubic_beta = 1.0").unwrap_err();
-        assert_eq!(e.key, "schemes[0].cubic_beta");
+        assert_eq!(e.path, "schemes[0].cubic_beta");
         let e = resolve("name = \"cubic\"\ncubic_c = -1.0").unwrap_err();
-        assert_eq!(e.key, "schemes[0].cubic_c");
+        assert_eq!(e.path, "schemes[0].cubic_c");
         let e = resolve("name = \"cubic\"\ndctcp_g = 0.5").unwrap_err();
         assert!(e.reason.contains("unknown field `dctcp_g`"), "{e}");
     }

@@ -144,10 +144,10 @@ mod tests {
 
     impl ParseTable for Toml {
         fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError {
-                key: "schemes[0]".into(),
-                reason: e.to_string(),
-            })
+            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(
+                "schemes[0]",
+                e.to_string(),
+            ))
         }
     }
 
@@ -196,7 +196,7 @@ mod tests {
             ("allocator_gbps = 1e9", "allocator_gbps"),
         ] {
             let e = resolve(src).unwrap_err();
-            assert_eq!(e.key, format!("schemes[0].{key}"), "{src}: {e:?}");
+            assert_eq!(e.path, format!("schemes[0].{key}"), "{src}: {e:?}");
         }
         let e = resolve("dctcp_g = 0.5").unwrap_err();
         assert!(e.reason.contains("unknown field `dctcp_g`"), "{e:?}");

@@ -202,10 +202,10 @@ mod tests {
 
     impl ParseTable for Toml {
         fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError {
-                key: "schemes[0]".into(),
-                reason: e.to_string(),
-            })
+            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(
+                "schemes[0]",
+                e.to_string(),
+            ))
         }
     }
 
@@ -257,24 +257,24 @@ mod tests {
             "name = \"holnet-cc\"\nflows = [{{ flow = 0, min_bps = 5e8, utility = {NRE} }}]"
         ))
         .unwrap_err();
-        assert_eq!(e.key, "schemes[0].flows[0].min_bps");
+        assert_eq!(e.path, "schemes[0].flows[0].min_bps");
         assert!(e.reason.contains("above the flow's saturated rate"), "{}", e.reason);
         let e = resolve(
             "name = \"holnet-cc\"\nflows = [{ flow = 0, utility = { kind = \"alpha\", alpha = 0.0 } }]",
         )
         .unwrap_err();
-        assert_eq!(e.key, "schemes[0].flows[0].utility.alpha");
+        assert_eq!(e.path, "schemes[0].flows[0].utility.alpha");
         let e = resolve(
             "name = \"holnet-cc\"\nflows = [{ flow = 0, utility = { kind = \"holnet\", alpha = -1.0, saturated_bps = 1e8, user = { kind = \"log1p\" } } }]",
         )
         .unwrap_err();
-        assert_eq!(e.key, "schemes[0].flows[0].utility.alpha");
+        assert_eq!(e.path, "schemes[0].flows[0].utility.alpha");
         let e = resolve("name = \"holnet-cc\"\nr_max = 0.5").unwrap_err();
-        assert_eq!(e.key, "schemes[0].r_max");
+        assert_eq!(e.path, "schemes[0].r_max");
         let e = resolve(&format!(
             "name = \"holnet-cc\"\nflows = [{{ flow = 0, utility = {NRE} }}, {{ flow = 0, utility = {NRE} }}]"
         ))
         .unwrap_err();
-        assert_eq!(e.key, "schemes[0].flows[1].flow");
+        assert_eq!(e.path, "schemes[0].flows[1].flow");
     }
 }

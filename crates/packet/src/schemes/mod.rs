@@ -520,10 +520,7 @@ pub struct Context<'a> {
 impl Context<'_> {
     /// An error at `<key>.<field>`.
     pub fn error(&self, field: &str, reason: impl Into<String>) -> ConfigError {
-        ConfigError {
-            key: format!("{}.{field}", self.key),
-            reason: reason.into(),
-        }
+        ConfigError::new(format!("{}.{field}", self.key), reason)
     }
 }
 
@@ -746,10 +743,10 @@ pub fn resolve_scheme(
         }
     };
     if s.nic_buffer_bytes < 1500 {
-        return Err(ConfigError {
-            key: "packet.nic_buffer_bytes".into(),
-            reason: "must hold at least one 1500 B packet".into(),
-        });
+        return Err(ConfigError::new(
+            "packet.nic_buffer_bytes",
+            "must hold at least one 1500 B packet",
+        ));
     }
     Ok(s)
 }

@@ -18,10 +18,7 @@ impl ParseTable for Toml {
         self.0
             .clone()
             .try_into()
-            .map_err(|e: toml::de::Error| ConfigError {
-                key: "schemes[1]".into(),
-                reason: e.to_string(),
-            })
+            .map_err(|e: toml::de::Error| ConfigError::new("schemes[1]", e.to_string()))
     }
 }
 
@@ -69,23 +66,23 @@ fn pfabric_tuned_is_the_default_and_overrides_apply() {
 #[test]
 fn bad_names_and_values_are_named() {
     let e = resolve(r#"name = "dctpc""#).unwrap_err();
-    assert_eq!(e.key, "schemes[1].name");
+    assert_eq!(e.path, "schemes[1].name");
     assert!(e.reason.contains("did you mean `dctcp`"), "{e}");
     let e = resolve("name = \"newreno\"\ntcp = { min_rto_us = -1.0 }").unwrap_err();
-    assert_eq!(e.key, "schemes[1].tcp.min_rto_us");
+    assert_eq!(e.path, "schemes[1].tcp.min_rto_us");
     let e = resolve("name = \"newreno\"\ntcp = { preset = \"bsd\" }").unwrap_err();
-    assert_eq!(e.key, "schemes[1].tcp.preset");
+    assert_eq!(e.path, "schemes[1].tcp.preset");
     let e = resolve("name = \"newreno\"\necn_k_bytes = 1000").unwrap_err();
-    assert_eq!(e.key, "schemes[1].ecn_k_bytes");
+    assert_eq!(e.path, "schemes[1].ecn_k_bytes");
     let e = resolve("name = \"dctcp\"\ndctcp_g = 1.5").unwrap_err();
-    assert_eq!(e.key, "schemes[1].dctcp_g");
+    assert_eq!(e.path, "schemes[1].dctcp_g");
     let e = resolve("name = \"dctcp\"\necn_k_bytes = 0").unwrap_err();
-    assert_eq!(e.key, "schemes[1].ecn_k_bytes");
+    assert_eq!(e.path, "schemes[1].ecn_k_bytes");
     let e = resolve("name = \"dctcp\"\ntransport = \"dctpc\"").unwrap_err();
-    assert_eq!(e.key, "schemes[1].transport");
+    assert_eq!(e.path, "schemes[1].transport");
     assert!(e.reason.contains("did you mean `dctcp`"), "{e}");
     let e = resolve("name = \"dctcp\"\nqueue = \"red\"").unwrap_err();
-    assert_eq!(e.key, "schemes[1].queue");
+    assert_eq!(e.path, "schemes[1].queue");
 }
 
 #[test]
@@ -175,27 +172,27 @@ fn codel_family_schemes_resolve_with_datacenter_defaults() {
 fn bad_codel_family_keys_name_the_key() {
     let err = |src: &str| resolve(src).unwrap_err();
     let e = err("name = \"fq-codel\"\nfq_buckets = 0");
-    assert_eq!(e.key, "schemes[1].fq_buckets");
+    assert_eq!(e.path, "schemes[1].fq_buckets");
     assert!(e.reason.contains("at least 1"), "{e}");
     let e = err("name = \"fq-codel\"\nfq_buckets = 70000");
-    assert_eq!(e.key, "schemes[1].fq_buckets");
+    assert_eq!(e.path, "schemes[1].fq_buckets");
     let e = err("name = \"codel\"\ncodel_target_us = -5.0");
-    assert_eq!(e.key, "schemes[1].codel_target_us");
+    assert_eq!(e.path, "schemes[1].codel_target_us");
     // QueueParamError's names map to the scenario keys.
     let e = err("name = \"codel\"\ncodel_target_us = 200.0");
-    assert_eq!(e.key, "schemes[1].codel_target_us");
+    assert_eq!(e.path, "schemes[1].codel_target_us");
     assert!(e.reason.contains("shorter than interval"), "{e}");
     let e = err("name = \"fq-codel\"\nfq_quantum_bytes = -1");
-    assert_eq!(e.key, "schemes[1].fq_quantum_bytes");
+    assert_eq!(e.path, "schemes[1].fq_quantum_bytes");
     // Keys a queue does not use.
     let e = err("name = \"sfqcodel-cubic\"\nfq_drop_batch = 8");
-    assert_eq!(e.key, "schemes[1].fq_drop_batch");
+    assert_eq!(e.path, "schemes[1].fq_drop_batch");
     let e = err("name = \"newreno\"\ncodel_target_us = 5.0");
-    assert_eq!(e.key, "schemes[1].codel_target_us");
+    assert_eq!(e.path, "schemes[1].codel_target_us");
     let e = err("name = \"codel\"\necn_k_bytes = 5000");
-    assert_eq!(e.key, "schemes[1].ecn_k_bytes");
+    assert_eq!(e.path, "schemes[1].ecn_k_bytes");
     let e = err("name = \"dctcp\"\nqueue = \"fq_codel\"");
-    assert_eq!(e.key, "schemes[1].queue");
+    assert_eq!(e.path, "schemes[1].queue");
     assert!(e.reason.contains("did you mean `fq-codel`"), "{e}");
 }
 
@@ -227,7 +224,7 @@ fn buffer_packets_sets_the_switch_buffers_and_the_max_cwnd() {
     assert_eq!(p.limit_bytes, 30_000);
     for bad in ["0", "-5"] {
         let e = resolve(&format!("name = \"dctcp\"\nbuffer_packets = {bad}")).unwrap_err();
-        assert_eq!(e.key, "schemes[1].buffer_packets");
+        assert_eq!(e.path, "schemes[1].buffer_packets");
         assert!(e.reason.contains("at least one 1500 B packet"), "{e}");
     }
 }
@@ -291,7 +288,7 @@ fn pfabric_starts_at_the_fabric_bdp_with_a_fixed_rto_and_no_fast_retransmit() {
     assert_eq!(s.tcp.probe_after_timeouts, Some(5));
     assert!(!s.tcp.ecn);
     let e = resolve("name = \"pfabric\"\nfq_buckets = 8").unwrap_err();
-    assert_eq!(e.key, "schemes[1].fq_buckets");
+    assert_eq!(e.path, "schemes[1].fq_buckets");
 }
 
 #[test]
@@ -303,6 +300,6 @@ fn nic_queue_switch_puts_the_switch_discipline_and_buffer_on_host_nics() {
     assert_eq!(s.host_queue, QueueSpec::DropTail);
     assert_eq!(s.nic_buffer_bytes, DEFAULT_NIC_BUFFER);
     let e = resolve("name = \"dctcp\"\nnic_queue = \"swich\"").unwrap_err();
-    assert_eq!(e.key, "schemes[1].nic_queue");
+    assert_eq!(e.path, "schemes[1].nic_queue");
     assert!(e.reason.contains("did you mean `switch`"), "{e}");
 }

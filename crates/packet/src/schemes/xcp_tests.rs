@@ -15,10 +15,10 @@ struct Toml(toml::Value);
 
 impl ParseTable for Toml {
     fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-        self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError {
-            key: "schemes[0]".into(),
-            reason: e.to_string(),
-        })
+        self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(
+            "schemes[0]",
+            e.to_string(),
+        ))
     }
 }
 
@@ -71,7 +71,7 @@ fn keys_resolve_and_bad_values_are_named() {
         ("codel_target_us = 5.0", "schemes[0].codel_target_us"),
     ] {
         let e = resolve(&format!("name = \"xcp\"\n{src}")).unwrap_err();
-        assert_eq!(e.key, key, "{src}: {e}");
+        assert_eq!(e.path, key, "{src}: {e}");
     }
     let e = resolve("name = \"xcp\"\nxcp_gamma = 0.2").unwrap_err();
     assert!(e.reason.contains("unknown field `xcp_gamma`"), "{e}");

@@ -272,7 +272,7 @@ impl<'a> Simulation<'a> {
                 &format!("subflows[{i}]"),
             )
             .map_err(|e| SimError::BadSubflows {
-                key: e.key,
+                key: e.path,
                 reason: e.reason,
             })?;
             let lead = arrivals
