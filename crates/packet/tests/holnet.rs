@@ -414,7 +414,7 @@ fn send_jitter_breaks_droptail_phase_lock_and_is_seeded() {
         let e = with_jitter(&t, "name = \"newreno\"", Some(bad))
             .err()
             .unwrap();
-        assert_eq!(e.key, "packet.send_jitter_us", "{bad}");
+        assert_eq!(e.path, "packet.send_jitter_us", "{bad}");
     }
 }
 

@@ -38,7 +38,6 @@ use dctc_core::units::{Delta, SimTime};
 use dctc_flow::convergence::convergence;
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::policy::ParseTable;
-use dctc_flow::workload::{load_trace, poisson_coflows, SyntheticSpec, TraceSpec};
 use dctc_flow::workload::{FlowWorkload, WORKLOAD_KINDS};
 use dctc_flow::{
     make_policy, CoflowInput, Net, PolicyConfig, RoutingMode, RunResult, SimConfig, Simulator,

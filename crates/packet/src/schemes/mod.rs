@@ -736,10 +736,10 @@ pub fn resolve_scheme(
         None => Delta::ZERO,
         Some(us) if us.is_finite() && (0.0..=1e6).contains(&us) => Delta::from_us_f64(us),
         Some(us) => {
-            return Err(ConfigError {
-                key: "packet.send_jitter_us".into(),
-                reason: format!("must be between 0 and 1000000 us, got {us}"),
-            })
+            return Err(ConfigError::new(
+                "packet.send_jitter_us",
+                format!("must be between 0 and 1000000 us, got {us}"),
+            ))
         }
     };
     if s.nic_buffer_bytes < 1500 {
