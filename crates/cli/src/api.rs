@@ -7,8 +7,9 @@ use crate::progress::Progress;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
+pub use crate::records::{Column, Records, Values};
 pub use crate::scenario::{Scenario, ScenarioError};
-pub use crate::sweep::Plan;
+pub use crate::sweep::{Plan, Wording};
 
 /// Reads and checks a scenario file, as `dctc run FILE [--seed S]` does.
 pub fn load(path: &Path, seed: Option<u64>) -> Result<Scenario, ScenarioError> {
@@ -79,8 +80,9 @@ impl Scenario {
 pub struct Run {
     /// `summary.json`.
     pub summary: serde_json::Value,
-    /// The tables by file name (`flows.csv`, `ports.csv`, `queues.csv`, ...), as written.
-    pub tables: Vec<(String, Vec<u8>)>,
+    /// The tables by file name (`flows.csv`, `ports.csv`, `queues.csv`, ...) as typed
+    /// columns; [`Records::to_csv`] gives the bytes `dctc run` writes.
+    pub tables: Vec<(String, Records)>,
     /// `report.html`.
     pub report_html: String,
 }
@@ -98,16 +100,20 @@ pub fn run(s: &Scenario) -> Result<Run> {
     let report_html = output::final_report(s, &out, &summary).to_html();
     Ok(Run {
         summary,
-        tables: out.files,
+        tables: out.tables,
         report_html,
     })
 }
 
 /// Plans a sweep of `base` over `grid` (key path and values, as `dctc sweep --set`), building
-/// and validating every point. `flag` introduces a setting in error messages (`--set ` on the
-/// command line; may be empty).
-pub fn plan(base: &Scenario, grid: Vec<(String, Vec<toml::Value>)>, flag: &str) -> Result<Plan> {
-    Plan::new(base, grid, flag)
+/// and validating every point. Errors name the keys and values in `wording` (the command
+/// line's `--set KEY=VALUE`, or Python's `grid["KEY"] = VALUE`).
+pub fn plan(
+    base: &Scenario,
+    grid: Vec<(String, Vec<toml::Value>)>,
+    wording: Wording,
+) -> Result<Plan> {
+    Plan::new(base, grid, wording)
 }
 
 /// One scheme's metrics in a sweep table: its label and the numeric leaves of
@@ -181,7 +187,7 @@ name = "newreno"
                 "workload[0].load".into(),
                 vec![toml::Value::Float(0.2), toml::Value::Float(0.4)],
             )],
-            "grid: ",
+            Wording::Python,
         )
         .unwrap();
         assert_eq!(plan.len(), 2);
@@ -208,8 +214,11 @@ name = "newreno"
     fn a_bad_point_keeps_its_scenario_error_under_the_setting() {
         let e = plan(
             &tiny(),
-            vec![("duration_ms".into(), vec![toml::Value::Float(-2.0)])],
-            "grid ",
+            vec![
+                ("seed".into(), vec![toml::Value::Integer(1)]),
+                ("duration_ms".into(), vec![toml::Value::Float(-2.0)]),
+            ],
+            Wording::Python,
         )
         .err()
         .unwrap();
@@ -217,7 +226,10 @@ name = "newreno"
         assert_eq!(se.key, "duration_ms");
         let text = format!("{e:#}");
         assert!(
-            text.starts_with("grid duration_ms=-2.0 (point `duration_ms=-2.0`): <string>: "),
+            text.starts_with(
+                "grid[\"seed\"] = 1, grid[\"duration_ms\"] = -2.0 \
+                 (point `seed=1,duration_ms=-2.0`): <string>: "
+            ),
             "{text}"
         );
     }

@@ -31,6 +31,7 @@ mod output;
 mod paper;
 mod progress;
 mod provenance;
+pub mod records;
 mod scenario;
 mod sweep;
 

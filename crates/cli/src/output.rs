@@ -3,6 +3,7 @@
 //! interrupted or failed run never leaves a directory that looks finished.
 
 use crate::paper;
+use crate::records::Records;
 use crate::scenario::Scenario;
 use anyhow::{Context, Result};
 use dctc_report::Report;
@@ -13,8 +14,10 @@ use std::path::{Path, PathBuf};
 /// wall time in `summary.json`, so everything written is byte-identical for one seed.
 pub(crate) const WALL_COLUMN: &str = "wall s";
 
-/// A CSV file built in memory with the csv crate: fields are quoted only where they need it
-/// (a comma, quote or line break), lines end in `\n`. Every engine writes its tables with it.
+/// A CSV file of text fields built in memory with the csv crate: fields are quoted only where
+/// they need it (a comma, quote or line break), lines end in `\n`, as [`Records::to_csv`]
+/// writes the engines' tables. `sweep.csv`, whose fields are text as the summaries and the
+/// swept values write them, is written with it.
 pub(crate) struct CsvOut {
     w: csv::Writer<Vec<u8>>,
 }
@@ -47,17 +50,12 @@ impl CsvOut {
     }
 }
 
-/// A CSV field for an optional number: the number as Rust prints it, empty when absent.
-pub(crate) fn csv_opt(v: Option<f64>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_default()
-}
-
 /// An engine's results for one scenario.
 pub(crate) struct RunOutput {
     /// Engine summary; the frame adds `scenario` (the echoed input) and `paper`.
     pub(crate) summary: serde_json::Value,
-    /// Extra files (name, bytes), e.g. `flows.csv`.
-    pub(crate) files: Vec<(String, Vec<u8>)>,
+    /// Tables by file name, e.g. `flows.csv`, written with [`Records::to_csv`].
+    pub(crate) tables: Vec<(String, Records)>,
     /// The report; rendered to `report.html` and one SVG per chart.
     pub(crate) report: Report,
     /// Printed to stdout after the run (a comparison table).
@@ -129,7 +127,11 @@ pub(crate) fn write_run(
         ),
         ("report.html".into(), report.to_html().into_bytes()),
     ];
-    files.extend(out.files.iter().cloned());
+    files.extend(
+        out.tables
+            .iter()
+            .map(|(name, t)| (name.clone(), t.to_csv())),
+    );
     for (name, svg) in dctc_report::write_svg_files(&report) {
         files.push((format!("charts/{name}"), svg.into_bytes()));
     }

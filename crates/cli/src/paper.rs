@@ -15,10 +15,54 @@ pub(crate) fn lookup<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
     })
 }
 
+/// Checks a row's own keys: a range runs upwards, and a factor reads a relative figure.
+/// Returns the offending key and why.
+pub(crate) fn check(r: &PaperRow) -> Result<(), (&'static str, String)> {
+    if !r.value.is_finite() {
+        return Err(("value", format!("must be a finite number, got {}", r.value)));
+    }
+    if let Some(top) = r.up_to {
+        if !(top.is_finite() && top >= r.value) {
+            return Err((
+                "up_to",
+                format!("the top of the paper's range must be a number at least `value` ({}), got {top}", r.value),
+            ));
+        }
+        if r.claim.is_some() {
+            return Err((
+                "up_to",
+                "a claim (`claim`) has one bound, not a range".into(),
+            ));
+        }
+    }
+    if r.factor && !r.metric.starts_with("relative.") {
+        return Err((
+            "factor",
+            format!(
+                "a factor reads a relative figure (`relative.<a>_vs_<b>.<figure>`), not `{}`",
+                r.metric
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Our figure for row `r`: the metric it names, read as a factor a / b when the row says so.
+pub(crate) fn ours(r: &PaperRow, summary: &Value) -> Option<f64> {
+    let v = lookup(summary, &r.metric).and_then(Value::as_f64)?;
+    Some(if r.factor { v + 1.0 } else { v })
+}
+
+/// The paper's value for a chart: the middle of its range when it gives one.
+fn paper_value(r: &PaperRow) -> f64 {
+    r.up_to.map_or(r.value, |top| 0.5 * (r.value + top))
+}
+
 /// How a figure of ours compares with the paper's.
 ///
 /// The rule (also printed in the report):
-/// - **holds**: ours is within 25% of the paper's value, `|ours - paper| <= 0.25 |paper|`;
+/// - **holds**: ours is within 25% of the paper's value, `|ours - paper| <= 0.25 |paper|`
+///   (for a range, ours lies in it or within 25% of its nearer end);
 /// - **direction only**: not within 25%, but on the same side of zero (`ours * paper > 0`) and at
 ///   least a tenth of the paper's size (`|ours| >= 0.1 |paper|`), so for a relative figure
 ///   ("DBA 37% below Varys") the same scheme wins, by another but still visible margin;
@@ -46,13 +90,14 @@ pub(crate) const RULE: &str = "Verdict: \"holds\" when ours is within 25% of the
      as \"DBA 37% below Varys\", the same scheme wins by another but visible margin); \"misses\" \
      otherwise (the other side of zero, or next to zero). A row marked \"< x\" or \"> x\" is a claim the \
      paper makes without a number (one scheme beats another): it holds when ours lies on that side \
-     of x and misses otherwise.";
+     of x and misses otherwise. A range \"a-b\" is graded against its nearer end (inside it holds); \
+     \"x\" marks a factor, scheme B's figure over scheme A's (\"A's p99 is 8.6x below B's\").";
 
 impl Verdict {
     /// The verdict for row `r` against our `ours`: a claim's side, else [`Verdict::of`].
     pub(crate) fn of_row(r: &PaperRow, ours: Option<f64>) -> Verdict {
         let Some(claim) = r.claim else {
-            return Verdict::of(r.value, ours);
+            return Verdict::in_range(r.value, r.up_to.unwrap_or(r.value), ours);
         };
         let Some(o) = ours.filter(|o| o.is_finite()) else {
             return Verdict::Missing;
@@ -69,10 +114,21 @@ impl Verdict {
     }
 
     /// The verdict for the paper's `paper` against our `ours`.
+    #[cfg(test)]
     pub(crate) fn of(paper: f64, ours: Option<f64>) -> Verdict {
+        Verdict::in_range(paper, paper, ours)
+    }
+
+    /// The verdict for the paper's range `low ..= high` against our `ours`: inside it holds,
+    /// outside it is [`Verdict::of`] the nearer end.
+    pub(crate) fn in_range(low: f64, high: f64, ours: Option<f64>) -> Verdict {
         let Some(o) = ours.filter(|o| o.is_finite()) else {
             return Verdict::Missing;
         };
+        if (low..=high).contains(&o) {
+            return Verdict::Holds;
+        }
+        let paper = if o < low { low } else { high };
         if (o - paper).abs() <= HOLDS_WITHIN * paper.abs() {
             Verdict::Holds
         } else if o * paper > 0.0 && o.abs() >= DIRECTION_AT_LEAST * paper.abs() {
@@ -99,9 +155,10 @@ pub(crate) fn compare(rows: &[PaperRow], summary: &Value) -> Value {
     Value::Array(
         rows.iter()
             .map(|r| {
-                let ours = lookup(summary, &r.metric).and_then(Value::as_f64);
+                let ours = ours(r, summary);
                 json!({
                     "label": r.label, "metric": r.metric, "paper": r.value, "ours": ours,
+                    "paper_up_to": r.up_to, "factor": r.factor,
                     "verdict": Verdict::of_row(r, ours).label(),
                     "claim": r.claim.map(|c| match c { Claim::Below => "below", Claim::Above => "above" }),
                     "note": r.note,
@@ -124,14 +181,17 @@ pub(crate) fn table(rows: &[PaperRow], summary: &Value) -> Option<Table> {
         rows: Vec::new(),
     };
     for (i, r) in rows.iter().enumerate() {
-        let ours = lookup(summary, &r.metric).and_then(Value::as_f64);
+        let ours = ours(r, summary);
+        let x = if r.factor { "x" } else { "" };
         t.rows.push(vec![
             Cell::Num((i + 1) as f64),
             Cell::Text(r.label.clone()),
-            match r.claim {
-                None => Cell::Num(r.value),
-                Some(Claim::Below) => Cell::Text(format!("< {}", r.value)),
-                Some(Claim::Above) => Cell::Text(format!("> {}", r.value)),
+            match (r.claim, r.up_to) {
+                (None, Some(top)) => Cell::Text(format!("{}{x}-{top}{x}", r.value)),
+                (None, None) if r.factor => Cell::Text(format!("{}x", r.value)),
+                (None, None) => Cell::Num(r.value),
+                (Some(Claim::Below), _) => Cell::Text(format!("< {}{x}", r.value)),
+                (Some(Claim::Above), _) => Cell::Text(format!("> {}{x}", r.value)),
             },
             ours.map(Cell::Num)
                 .unwrap_or_else(|| Cell::Text(format!("missing: {}", r.metric))),
@@ -159,15 +219,16 @@ pub(crate) fn section(rows: &[PaperRow], summary: &Value) -> Option<Section> {
 
 /// The paper's values drawn beside ours: bars per table row (numbered as in the table), the
 /// paper's value and ours side by side on a linear axis with zero, so a sign (who wins) and
-/// a margin read at a glance. Rows whose paper value lies within [-1, 1] (relative changes and
-/// fractions) share one chart; every other row gets its own, since its unit is its own.
+/// a margin read at a glance (a range drawn at its middle). Rows whose paper value lies within
+/// [-1, 1] (relative changes and fractions) share one chart; every other row gets its own,
+/// since its unit is its own.
 pub(crate) fn charts(rows: &[PaperRow], summary: &Value) -> Vec<Chart> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     // A claim has no paper value to draw.
     let numeric = |i: &usize| rows[*i].claim.is_none();
     let small: Vec<usize> = (0..rows.len())
         .filter(numeric)
-        .filter(|&i| rows[i].value.abs() <= 1.0)
+        .filter(|&i| paper_value(&rows[i]).abs() <= 1.0)
         .collect();
     if !small.is_empty() {
         groups.push(small);
@@ -175,7 +236,7 @@ pub(crate) fn charts(rows: &[PaperRow], summary: &Value) -> Vec<Chart> {
     groups.extend(
         (0..rows.len())
             .filter(numeric)
-            .filter(|&i| rows[i].value.abs() > 1.0)
+            .filter(|&i| paper_value(&rows[i]).abs() > 1.0)
             .map(|i| vec![i]),
     );
     groups
@@ -197,16 +258,12 @@ pub(crate) fn charts(rows: &[PaperRow], summary: &Value) -> Vec<Chart> {
             let paper: Vec<(f64, f64)> = g
                 .iter()
                 .enumerate()
-                .map(|(k, &i)| (k as f64, rows[i].value))
+                .map(|(k, &i)| (k as f64, paper_value(&rows[i])))
                 .collect();
             let ours: Vec<(f64, f64)> = g
                 .iter()
                 .enumerate()
-                .filter_map(|(k, &i)| {
-                    lookup(summary, &rows[i].metric)
-                        .and_then(Value::as_f64)
-                        .map(|o| (k as f64, o))
-                })
+                .filter_map(|(k, &i)| ours(&rows[i], summary).map(|o| (k as f64, o)))
                 .collect();
             ch.push_series(Series::new("paper", paper));
             ch.push_series(Series::new("dctc", ours));
@@ -253,6 +310,8 @@ mod tests {
                 value: 3.0,
                 note: String::new(),
                 claim: None,
+                up_to: None,
+                factor: false,
             },
             PaperRow {
                 label: "y".into(),
@@ -260,6 +319,8 @@ mod tests {
                 value: 1.0,
                 note: String::new(),
                 claim: None,
+                up_to: None,
+                factor: false,
             },
         ];
         let c = compare(&rows, &v);
@@ -291,6 +352,8 @@ mod tests {
             value,
             note: String::new(),
             claim: Some(claim),
+            up_to: None,
+            factor: false,
         };
         assert_eq!(
             Verdict::of_row(&row(Claim::Below, 0.0), Some(-0.3)),
@@ -318,5 +381,74 @@ mod tests {
         assert_eq!(t.rows[0][4], Cell::Text("holds".into()));
         assert_eq!(compare(&rows, &v)[0]["claim"], json!("below"));
         assert!(charts(&rows, &v).is_empty());
+    }
+
+    #[test]
+    fn a_factor_row_reads_a_relative_figure_against_a_range() {
+        // DCTCP's p99 is 9.8 times Flowtune's: relative = 8.8.
+        let v = json!({"relative": {"DCTCP_vs_Flowtune": {"p99": 8.8}}});
+        let row = |value, up_to| PaperRow {
+            label: "Flowtune p99 below DCTCP's".into(),
+            metric: "relative.DCTCP_vs_Flowtune.p99".into(),
+            value,
+            note: String::new(),
+            claim: None,
+            up_to,
+            factor: true,
+        };
+        let inside = row(8.6, Some(10.9));
+        assert_eq!(ours(&inside, &v), Some(9.8));
+        assert_eq!(Verdict::of_row(&inside, Some(9.8)), Verdict::Holds);
+        // Outside the range: graded against the nearer end.
+        assert_eq!(Verdict::of_row(&inside, Some(13.6)), Verdict::Holds);
+        assert_eq!(Verdict::of_row(&inside, Some(13.7)), Verdict::DirectionOnly);
+        assert_eq!(Verdict::of_row(&inside, Some(6.5)), Verdict::Holds);
+        assert_eq!(Verdict::of_row(&inside, Some(6.4)), Verdict::DirectionOnly);
+        assert_eq!(Verdict::of_row(&inside, Some(0.8)), Verdict::Misses);
+        let single = row(2.35, None);
+        assert_eq!(
+            Verdict::of_row(&single, ours(&single, &v)),
+            Verdict::DirectionOnly
+        );
+        let rows = vec![inside, single];
+        let t = table(&rows, &v).unwrap();
+        assert_eq!(t.rows[0][2], Cell::Text("8.6x-10.9x".into()));
+        assert_eq!(t.rows[0][3], Cell::Num(9.8));
+        assert_eq!(t.rows[1][2], Cell::Text("2.35x".into()));
+        let c = compare(&rows, &v);
+        assert_eq!(c[0]["ours"], json!(9.8));
+        assert_eq!(c[0]["paper_up_to"], json!(10.9));
+        assert_eq!(c[0]["verdict"], json!("holds"));
+        // A range is drawn at its middle.
+        assert_eq!(charts(&rows, &v)[0].series[0].points, vec![(0.0, 9.75)]);
+    }
+
+    #[test]
+    fn bad_rows_name_their_key() {
+        let ok = PaperRow {
+            label: "x".into(),
+            metric: "relative.a_vs_b.p99".into(),
+            value: 2.0,
+            note: String::new(),
+            claim: None,
+            up_to: Some(3.0),
+            factor: true,
+        };
+        assert!(check(&ok).is_ok());
+        let down = PaperRow {
+            up_to: Some(1.0),
+            ..ok.clone()
+        };
+        assert_eq!(check(&down).unwrap_err().0, "up_to");
+        let claim = PaperRow {
+            claim: Some(Claim::Below),
+            ..ok.clone()
+        };
+        assert_eq!(check(&claim).unwrap_err().0, "up_to");
+        let plain = PaperRow {
+            metric: "schemes.a.p99".into(),
+            ..ok
+        };
+        assert_eq!(check(&plain).unwrap_err().0, "factor");
     }
 }

@@ -39,6 +39,14 @@ pub(crate) struct PaperRow {
     /// (e.g. a relative figure below 0: "A beats B").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) claim: Option<Claim>,
+    /// The top of the paper's range when it gives one (`value` ..= `up_to`, e.g. "8.6x-10.9x").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) up_to: Option<f64>,
+    /// The metric is a relative figure (`relative.<a>_vs_<b>.<figure>` = a / b - 1) and the
+    /// paper's numbers are the factor a / b ("Flowtune's p99 is 8.6x below DCTCP's" reads
+    /// `relative.DCTCP_vs_Flowtune.p99_slowdown_1pkt` as a factor): ours is a / b.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) factor: bool,
 }
 
 /// The side of `value` a paper's numberless claim puts ours on.
@@ -216,6 +224,11 @@ impl Scenario {
             || name.starts_with('.')
         {
             return Err(err("name", format!("`{name}` must be letters, digits, '-', '_' or '.' (it names the output directory)")));
+        }
+        for (i, row) in r.paper.iter().enumerate() {
+            if let Err((key, reason)) = crate::paper::check(row) {
+                return Err(err(&format!("paper[{i}].{key}"), reason));
+            }
         }
         for (i, s) in r.schemes.iter().enumerate() {
             if !s.is_table() {

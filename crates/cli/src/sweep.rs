@@ -331,9 +331,72 @@ fn name_axes(parsed: Vec<(String, Vec<Seg>, Vec<toml::Value>)>) -> Vec<Axis> {
     axes
 }
 
+/// How error messages name a swept key and one of its values: as the front end that took
+/// them writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wording {
+    /// The command line's: `--set KEY` and `--set KEY=VALUE`.
+    Cli,
+    /// Python's `dctc.sweep(grid=...)`: `grid["KEY"]` and `grid["KEY"] = VALUE`, the value
+    /// as Python writes it (`True`, `'text'`).
+    Python,
+}
+
+impl Wording {
+    /// The key as the user gave it.
+    fn key(self, key: &str) -> String {
+        match self {
+            Wording::Cli => format!("--set {key}"),
+            Wording::Python => format!("grid[{}]", python_str(key)),
+        }
+    }
+
+    /// The key set to `v`, as the user gave it.
+    fn set(self, key: &str, v: &toml::Value) -> String {
+        match self {
+            Wording::Cli => format!("--set {key}={}", value_text(v)),
+            Wording::Python => {
+                let value = match v {
+                    toml::Value::String(s) => python_str(s),
+                    toml::Value::Boolean(true) => "True".into(),
+                    toml::Value::Boolean(false) => "False".into(),
+                    other => other.to_string(),
+                };
+                format!("grid[{}] = {value}", python_str(key))
+            }
+        }
+    }
+
+    /// Separates the settings of one point.
+    fn separator(self) -> &'static str {
+        match self {
+            Wording::Cli => " ",
+            Wording::Python => ", ",
+        }
+    }
+}
+
+/// `s` as a Python string literal in double quotes.
+fn python_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Builds and validates every point of the sweep, in order (the last axis varies fastest).
-/// `flag` introduces a setting in error messages (`--set ` on the command line).
-fn points(s: &Scenario, axes: &[Axis], flag: &str) -> Result<Vec<Point>> {
+/// Errors name the settings in `wording`.
+fn points(s: &Scenario, axes: &[Axis], wording: Wording) -> Result<Vec<Point>> {
     let total = axes
         .iter()
         .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
@@ -355,10 +418,10 @@ fn points(s: &Scenario, axes: &[Axis], flag: &str) -> Result<Vec<Point>> {
         for (a, &p) in axes.iter().zip(&picks) {
             let v = &a.values[p];
             set_path(&mut doc, &a.path, v)
-                .map_err(|reason| anyhow!("{flag}{}={}: {reason}", a.key, value_text(v)))?;
+                .map_err(|reason| anyhow!("{}: {reason}", wording.set(&a.key, v)))?;
             name_parts.push(format!("{}={}", a.label, file_safe(&value_text(v))));
             cells.push(value_text(v));
-            sets.push(format!("{flag}{}={}", a.key, value_text(v)));
+            sets.push(wording.set(&a.key, v));
         }
         let name = name_parts.join(",");
         if name.len() > MAX_NAME {
@@ -372,7 +435,7 @@ fn points(s: &Scenario, axes: &[Axis], flag: &str) -> Result<Vec<Point>> {
         let point = Scenario::from_source(&text, &s.path, &s.base_dir, None, Some(&s.name))
             .map_err(anyhow::Error::from)
             .and_then(|p| crate::validate(&p).map(|()| p))
-            .with_context(|| format!("{} (point `{name}`)", sets.join(" ")))?;
+            .with_context(|| format!("{} (point `{name}`)", sets.join(wording.separator())))?;
         out.push(Point {
             name,
             cells,
@@ -431,7 +494,7 @@ pub(crate) fn run(args: &SweepArgs) -> Result<()> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let points = points(&base, &axes, "--set ")?;
+    let points = points(&base, &axes, Wording::Cli)?;
     let dir = args
         .out
         .clone()
@@ -794,11 +857,11 @@ pub struct Plan {
 
 impl Plan {
     /// Plans the cartesian product of `grid` (key path, values; the last key varies fastest)
-    /// over `base`. `flag` introduces a setting in error messages.
+    /// over `base`. Errors name the keys and values in `wording`.
     pub(crate) fn new(
         base: &Scenario,
         grid: Vec<(String, Vec<toml::Value>)>,
-        flag: &str,
+        wording: Wording,
     ) -> Result<Plan> {
         if grid.is_empty() {
             bail!("no keys to sweep: give at least one key path and its values");
@@ -806,23 +869,24 @@ impl Plan {
         let mut parsed: Vec<(String, Vec<Seg>, Vec<toml::Value>)> = Vec::new();
         for (key, values) in grid {
             let key = key.trim().to_string();
-            let path = parse_path(&key).map_err(|reason| anyhow!("{flag}{key}: {reason}"))?;
+            let named = wording.key(&key);
+            let path = parse_path(&key).map_err(|reason| anyhow!("{named}: {reason}"))?;
             if values.is_empty() {
-                bail!("{flag}{key}: no values");
+                bail!("{named}: no values");
             }
             if values.len() as u64 > MAX_VALUES {
-                bail!("{flag}{key}: more than the {MAX_VALUES} values one key may take");
+                bail!("{named}: more than the {MAX_VALUES} values one key may take");
             }
             if let Some(v) = values.iter().find(|v| v.is_table() || v.is_array()) {
-                bail!("{flag}{key}: `{v}` is not a single value (a number, a string or a boolean)");
+                bail!("{named}: `{v}` is not a single value (a number, a string or a boolean)");
             }
             if parsed.iter().any(|(_, p, _)| *p == path) {
-                bail!("{flag}{key}: the key is swept twice");
+                bail!("{named}: the key is swept twice");
             }
             parsed.push((key, path, values));
         }
         let axes = name_axes(parsed);
-        let points = points(base, &axes, flag)?;
+        let points = points(base, &axes, wording)?;
         Ok(Plan { axes, points })
     }
 
@@ -921,6 +985,29 @@ mod tests {
         assert_eq!(series("dba"), vec![(1.0, 11.5), (2.0, 21.5)]);
         assert_eq!(series("dba min"), vec![(1.0, 11.0), (2.0, 21.0)]);
         assert_eq!(series("dba max"), vec![(1.0, 12.0), (2.0, 22.0)]);
+    }
+
+    #[test]
+    fn wordings_name_a_setting_as_each_front_end_takes_it() {
+        let text = toml::Value::String("a\"b".into());
+        assert_eq!(
+            Wording::Cli.set("schemes[0].name", &text),
+            "--set schemes[0].name=a\"b"
+        );
+        assert_eq!(
+            Wording::Python.set("schemes[0].name", &text),
+            "grid[\"schemes[0].name\"] = \"a\\\"b\""
+        );
+        assert_eq!(
+            Wording::Python.set("x", &toml::Value::Boolean(false)),
+            "grid[\"x\"] = False"
+        );
+        assert_eq!(
+            Wording::Python.set("x", &toml::Value::Float(0.5)),
+            "grid[\"x\"] = 0.5"
+        );
+        assert_eq!(Wording::Cli.key("seed"), "--set seed");
+        assert_eq!(Wording::Python.key("seed"), "grid[\"seed\"]");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! names the key inside its table, the cli prefixes the table's place in the scenario.
 
 mod common;
-use common::{assert_key_error, validate_in as validate};
+use common::{assert_key_error, assert_refused, run_in, validate_in as validate};
 
 use std::path::Path;
 
@@ -64,4 +64,33 @@ fn a_workload_key_is_named_below_its_workload() {
         dir.path(),
     );
     assert_key_error(&o, "workload[0].size_scale", "must be > 0");
+}
+
+#[test]
+fn a_key_the_policy_does_not_have_is_refused_at_that_key() {
+    // `epsilon` is dba's and dba-ideal's; maxmin has no keys, varys neither, baraat others.
+    for (scheme, key, policy) in [
+        ("name = \"maxmin\"\nepsilon = 0.5", "epsilon", "maxmin"),
+        (
+            "name = \"varys\"\nheavy_bytes = 1e6",
+            "heavy_bytes",
+            "varys",
+        ),
+        (
+            "name = \"baraat\"\nmomentum = \"none\"",
+            "momentum",
+            "baraat",
+        ),
+        ("name = \"dba\"\nepsilom = 0.5", "epsilom", "dba"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = validate(&scenario("", scheme), dir.path());
+        assert_key_error(
+            &o,
+            &format!("schemes[1].{key}"),
+            &format!("does not apply to policy `{policy}`"),
+        );
+        let o = run_in(&scenario("", scheme), dir.path());
+        assert_refused(&o, &format!("schemes[1].{key}"), dir.path(), scheme);
+    }
 }

@@ -59,6 +59,14 @@ fn bad_holnet_and_subflow_keys_exit_2_naming_the_key() {
             "schemes[0].flows[0].utility.alpha",
         ),
         (
+            "name = \"newreno\"\n[packet]\nsend_jitter_us = -1.0".to_string(),
+            "packet.send_jitter_us",
+        ),
+        (
+            "name = \"newreno\"\n[packet]\nsend_jitter_us = 2e6".to_string(),
+            "packet.send_jitter_us",
+        ),
+        (
             "name = \"newreno\"\n[output]\nrate_average_from_ms = 5.0".to_string(),
             "output.rate_average_from_ms",
         ),

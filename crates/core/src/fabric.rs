@@ -152,7 +152,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
     (
         "fq-codel-32",
-        "FQ-CoDel: 4 racks x 8 hosts, 2 spines, pFabric rates and delays (10/40 Gb/s)",
+        "FQ-CoDel: 4 racks x 8 hosts, 2 spines, 10/40 Gb/s, pFabric's 0.2 us links, 2.5 us per host",
     ),
     (
         "dba-144",
@@ -189,7 +189,12 @@ pub fn preset(name: &str) -> Option<FabricSpec> {
         // pFabric's DCTCP runs used 225 KB per port.
         "flowtune-144" => ls(9, 16, 4, 10.0, 40.0, 1.5, 1.5, 2.0, 225_000, None),
         "tfc-360" => ls(18, 20, 1, 1.0, 10.0, 20.0, 20.0, 0.0, 512_000, None),
-        "fq-codel-32" => ls(4, 8, 2, 10.0, 40.0, 1.5, 1.5, 2.0, 225_000, None),
+        // pFabric's delays (the FQ-CoDel paper keeps them, §4.1): 0.2 us per link and 2.5 us
+        // of host processing at each end, 5 us per one-way trip ("10 us spent in the hosts"
+        // of pFabric's RTT): 11.6 us of propagation RTT across the spine (the FQ-CoDel
+        // paper's "12 us"), 14.68 us with a full packet out and its ACK back (pFabric's
+        // "~14.6 us"; ~13.3 us under one leaf).
+        "fq-codel-32" => ls(4, 8, 2, 10.0, 40.0, 0.2, 0.2, 5.0, 225_000, None),
         "dba-144" => ls(12, 12, 3, 10.0, 40.0, 1.0, 1.0, 0.0, 1_000_000, None),
         "holnet-6x6" => ls(
             6,
@@ -919,6 +924,54 @@ mod tests {
             assert!(!t.hosts().is_empty(), "{name}");
         }
         assert!(preset("nope").is_none());
+    }
+
+    #[test]
+    fn fq_codel_32_has_pfabrics_round_trip_times() {
+        use crate::routing::Routing;
+        use crate::stats::{ideal_fct, HEADER_BYTES, MSS_BYTES};
+        let t = preset("fq-codel-32")
+            .unwrap()
+            .build(Path::new("."))
+            .unwrap();
+        assert_eq!(t.hosts().len(), 32);
+        let routing = Routing::new(&t).unwrap();
+        let hops = |a: usize, b: usize| -> Vec<(Rate, Delta)> {
+            let (a, b) = (t.hosts()[a], t.hosts()[b]);
+            routing
+                .ecmp_path(&t, a, b, 0)
+                .iter()
+                .map(|&l| (t.link(l).rate, t.link(l).delay))
+                .collect()
+        };
+        // Propagation only: host delays and link delays, out and back.
+        let prop = |a, b| {
+            t.host_delay.0 * 2
+                + hops(a, b)
+                    .iter()
+                    .chain(&hops(b, a))
+                    .map(|h| h.1 .0)
+                    .sum::<u64>()
+        };
+        // A full packet out and a header-only ACK back, on empty links.
+        let rtt = |a, b| {
+            ideal_fct(
+                &hops(a, b),
+                MSS_BYTES,
+                MSS_BYTES,
+                HEADER_BYTES,
+                t.host_delay,
+            ) + ideal_fct(&hops(b, a), 0, MSS_BYTES, HEADER_BYTES, t.host_delay)
+        };
+        // Hosts 0 and 31 sit under different leaves (4 hops), 0 and 1 under one (2 hops).
+        // FQ-CoDel paper §4.2: "the RTT propagation delay between any two host ... is 12 us";
+        // pFabric's fabric: 11.6 us (10 us in the hosts, eight 0.2 us link crossings).
+        assert_eq!(prop(0, 31), Delta::from_ns(11_600).0);
+        assert_eq!(prop(0, 1), Delta::from_ns(10_800).0);
+        // pFabric §5: "~14.6 us" across the spine, "~13.3 us" under a leaf, transmission
+        // included: 1.2 us per 1500 B packet at 10 Gb/s, 0.3 us at 40 Gb/s.
+        assert_eq!(rtt(0, 31), Delta::from_ns(14_680));
+        assert_eq!(rtt(0, 1), Delta::from_ns(13_264));
     }
 
     #[test]

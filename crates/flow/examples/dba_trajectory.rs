@@ -16,10 +16,11 @@ use dctc_core::rng::mix64;
 use dctc_core::units::{Delta, SimTime};
 use dctc_flow::engine::{SimConfig, Simulator};
 use dctc_flow::policy::dba::Dba;
+use dctc_flow::policy::dba::DbaConfig;
 use dctc_flow::policy::dba_ideal::DbaIdeal;
 use dctc_flow::policy::{Coupling, RatePolicy, View};
 use dctc_flow::workload::{parse_trace, Placement, TraceSpec};
-use dctc_flow::{CoflowInput, Net, PolicyConfig};
+use dctc_flow::{CoflowInput, Net};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
@@ -151,7 +152,7 @@ struct Trajectory {
     on_link: Vec<Vec<usize>>,
 }
 
-fn trajectory(net: &Net, cf: Vec<CoflowInput>, cfg: &PolicyConfig, iters: usize) -> Trajectory {
+fn trajectory(net: &Net, cf: Vec<CoflowInput>, cfg: &DbaConfig, iters: usize) -> Trajectory {
     let log: Log = Rc::new(RefCell::new(Vec::new()));
     let zero = Rc::new(RefCell::new(Vec::new()));
     let probe = Probe {
@@ -305,8 +306,8 @@ fn print_fig7_price_trajectory(opt: &Opts) {
     }
 }
 
-fn variants(only: Option<&str>) -> Vec<(&'static str, PolicyConfig)> {
-    let g = |gamma: f64, momentum: &str, lag: usize| PolicyConfig {
+fn variants(only: Option<&str>) -> Vec<(&'static str, DbaConfig)> {
+    let g = |gamma: f64, momentum: &str, lag: usize| DbaConfig {
         gamma: Some(gamma),
         ..v(0.0, false, momentum, lag, true)
     };
@@ -336,14 +337,14 @@ fn variants(only: Option<&str>) -> Vec<(&'static str, PolicyConfig)> {
         ("gamma1e-11 none lag1", g(1e-11, "none", 1)),
         (
             "defaults dev_step 0.5",
-            PolicyConfig {
+            DbaConfig {
                 dev_step: Some(0.5),
                 ..v(1.0, true, "none", 0, true)
             },
         ),
         (
             "defaults dev_step 0.2",
-            PolicyConfig {
+            DbaConfig {
                 dev_step: Some(0.2),
                 ..v(1.0, true, "none", 0, true)
             },
@@ -354,13 +355,13 @@ fn variants(only: Option<&str>) -> Vec<(&'static str, PolicyConfig)> {
         .collect()
 }
 
-fn v(gamma_rel: f64, clamp: bool, momentum: &str, lag: usize, exact: bool) -> PolicyConfig {
-    PolicyConfig {
+fn v(gamma_rel: f64, clamp: bool, momentum: &str, lag: usize, exact: bool) -> DbaConfig {
+    DbaConfig {
         remaining_time: Some(if exact { "exact" } else { "learned" }.into()),
         gamma_rel: Some(gamma_rel),
         clamp_unsaturated: Some(clamp),
         momentum: Some(momentum.into()),
         lag: Some(lag),
-        ..PolicyConfig::named("dba")
+        ..DbaConfig::default()
     }
 }

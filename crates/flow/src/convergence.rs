@@ -5,7 +5,7 @@
 use crate::engine::{CoflowInput, SimConfig, Simulator};
 use crate::net::Net;
 use crate::policy::dba_ideal::DbaIdeal;
-use crate::policy::{make_policy, PolicyConfig, RatePolicy, View};
+use crate::policy::{make_policy, PolicyConfig, PolicyKeys, RatePolicy, View};
 use crate::FlowError;
 use dctc_core::units::SimTime;
 
@@ -56,12 +56,12 @@ pub fn convergence(
     iterations: usize,
     within: f64,
 ) -> Result<Convergence, FlowError> {
-    if cfg.name != "dba" {
+    let PolicyKeys::Dba(keys) = &cfg.keys else {
         return Err(FlowError::invalid(
             "name",
             "convergence runs need policy `dba`",
         ));
-    }
+    };
     for c in &mut coflows {
         c.arrival = SimTime::ZERO;
     }
@@ -70,7 +70,7 @@ pub fn convergence(
         .map(|c| c.flows.iter().map(|f| f.bytes).sum())
         .collect();
     let policy = make_policy(cfg, net, &sizes)?;
-    let period = cfg
+    let period = keys
         .rtt_us
         .map(dctc_core::units::Delta::from_us_f64)
         .unwrap_or(net.rtt);
@@ -93,7 +93,7 @@ pub fn convergence(
             ),
         ));
     }
-    let mut ideal_policy = DbaIdeal::with_epsilon(cfg.epsilon.unwrap_or(0.5), net.links());
+    let mut ideal_policy = DbaIdeal::with_epsilon(keys.epsilon.unwrap_or(0.5), net.links());
     let v = View {
         now: sim.now(),
         net,

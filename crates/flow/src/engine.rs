@@ -13,7 +13,7 @@ use crate::heap::IndexedHeap;
 use crate::metrics::{CoflowRecord, FlowRecordOut, RunResult};
 use crate::net::{Hop, Net};
 use crate::policy::{Coupling, RatePolicy, View};
-use crate::routing::{self, RoutingMode, PATH_LIMIT};
+use crate::routing::{self, Reroute, RoutingMode};
 pub use crate::state::{CoflowInput, Coflows, FlowInput, Flows};
 use dctc_core::event::EventQueue;
 use dctc_core::units::{Delta, SimTime};
@@ -139,6 +139,8 @@ pub struct Simulator<'n> {
     defer: Option<Deferred>,
     /// While a tick applies its rates: the next tick's time, if one will follow.
     tick_horizon: Option<u64>,
+    /// The routing mode's rerouting hook (Hedera's), run every period while flows are active.
+    reroute: Option<Box<dyn Reroute>>,
     reroute_pending: bool,
     arrivals_left: usize,
     comp: Vec<u32>,
@@ -231,6 +233,7 @@ impl<'n> Simulator<'n> {
         cfg: SimConfig,
     ) -> Simulator<'n> {
         coflows.sort_by_key(|c| (c.arrival, c.id));
+        let cfg_reroute = cfg.routing.reroute_hook(net.links());
         let mut fl = Flows::default();
         let mut co = Coflows::default();
         for (ci, c) in coflows.iter().enumerate() {
@@ -325,6 +328,7 @@ impl<'n> Simulator<'n> {
                 at: vec![0; n],
             }),
             tick_horizon: None,
+            reroute: cfg_reroute,
             reroute_pending: false,
             arrivals_left: coflows.len(),
             comp: Vec::new(),
@@ -448,7 +452,7 @@ impl<'n> Simulator<'n> {
             }
             if reroute {
                 self.reroute_pending = false;
-                self.hedera_round();
+                self.reroute_round();
             }
             if tick {
                 self.tick_pending = false;
@@ -469,7 +473,7 @@ impl<'n> Simulator<'n> {
                 self.tick_at = next;
             }
         }
-        if let RoutingMode::Hedera { period, .. } = self.cfg.routing {
+        if let Some(period) = self.reroute.as_ref().map(|h| h.period()) {
             if !self.reroute_pending {
                 let p = period.ps().max(1);
                 let next = (self.now.ps() / p + 1) * p;
@@ -1585,10 +1589,12 @@ impl<'n> Simulator<'n> {
         self.active_list = comp;
     }
 
-    fn hedera_round(&mut self) {
-        let RoutingMode::Hedera { threshold, .. } = self.cfg.routing else {
+    /// One round of the routing mode's rerouting hook: settle the active flows, move the
+    /// flows it names, re-solve if any moved.
+    fn reroute_round(&mut self) {
+        if self.reroute.is_none() {
             return;
-        };
+        }
         self.compact_active();
         if self.active_list.is_empty() {
             return;
@@ -1598,67 +1604,23 @@ impl<'n> Simulator<'n> {
         for &f in &active {
             self.settle(f as usize);
         }
-        // Hedera's demand estimation: each flow's natural demand is its max-min fair rate
-        // when only the host NICs limit it.
-        let edge_hops: Vec<Vec<Hop>> = active
-            .iter()
-            .map(|&f| {
-                self.flows
-                    .hops(f as usize)
-                    .iter()
-                    .filter(|h| self.net.is_edge[h.link as usize])
-                    .copied()
-                    .collect()
-            })
-            .collect();
-        let mut demands = vec![0.0f64; active.len()];
-        let mut avail = self.net.cap.clone();
-        crate::alloc::WaterFill::new(self.net.links()).fill(
-            &mut avail,
-            active.len(),
-            |k| &edge_hops[k],
-            |_| 1.0,
-            |_| f64::INFINITY,
-            &mut demands,
-        );
-        let mut reserved = vec![0.0f64; self.net.links()];
-        let mut moved = false;
-        for (k, &f) in active.iter().enumerate() {
-            let fu = f as usize;
-            let (src, dst) = (self.flows.src[fu], self.flows.dst[fu]);
-            let host_rate = self.net.cap[self.net.host_up[src as usize] as usize];
-            let demand = demands[k];
-            if demand <= threshold * host_rate {
-                continue;
-            }
-            let paths = self.net.paths(src, dst, PATH_LIMIT);
-            let fits = paths.iter().position(|p| {
-                p.iter().all(|l| {
-                    reserved[l.index()] + demand <= self.net.cap[l.index()] * (1.0 + 1e-12)
-                })
-            });
-            let current: Vec<u32> = self.flows.hops(fu).iter().map(|h| h.link).collect();
-            let chosen: Vec<u32> = match fits {
-                Some(k) => paths[k].iter().map(|l| l.0).collect(),
-                None => current.clone(),
-            };
-            for &l in &chosen {
-                reserved[l as usize] += demand;
-            }
-            if chosen != current {
-                let r = self.flows.rate[fu];
-                self.set_rate(fu, 0.0);
-                let (a, n) = self.flows.route[fu];
-                for h in &self.flows.arena[a as usize..(a + n) as usize] {
-                    self.nact[h.link as usize] -= 1;
-                }
-                let hops: Vec<Hop> = chosen.iter().map(|&l| Hop { link: l, coef: 1.0 }).collect();
-                self.set_route(fu, &hops);
-                self.set_rate(fu, r);
-                moved = true;
-            }
+        let mut moves = Vec::new();
+        if let Some(hook) = self.reroute.as_mut() {
+            hook.reroute(self.net, &self.flows, &active, &mut moves);
         }
-        if moved {
+        for (f, chosen) in &moves {
+            let fu = *f as usize;
+            let r = self.flows.rate[fu];
+            self.set_rate(fu, 0.0);
+            let (a, n) = self.flows.route[fu];
+            for h in &self.flows.arena[a as usize..(a + n) as usize] {
+                self.nact[h.link as usize] -= 1;
+            }
+            let hops: Vec<Hop> = chosen.iter().map(|&l| Hop { link: l, coef: 1.0 }).collect();
+            self.set_route(fu, &hops);
+            self.set_rate(fu, r);
+        }
+        if !moves.is_empty() {
             let comp = active;
             let mut rates = vec![0.0; comp.len()];
             let v = View {

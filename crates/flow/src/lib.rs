@@ -7,10 +7,11 @@
 //! and links it touches (closed under "same coflow" for coflow-aware policies).
 //!
 //! - [`net`]: capacities, edge links, equal-cost paths, base RTT.
-//! - [`routing`]: flow-level ECMP, Hedera-like, CONGA-like and DRILL-like path choice.
+//! - [`routing`]: flow-level ECMP, Hedera-like, CONGA-like and DRILL-like path choice; Hedera
+//!   as a rerouting hook ([`routing::Reroute`]) the loop runs every period.
 //! - [`workload`]: the Facebook coflow trace (parse, place, scale), synthetic coflows, Poisson
 //!   flows as single-flow coflows.
-//! - [`alloc`]: weighted max-min water-filling and greedy priority kernels.
+//! - [`alloc`]: dctc-num's weighted max-min water-filling and greedy priority kernels.
 //! - [`state`]: flow and coflow inputs and the per-flow / per-coflow state arrays.
 //! - [`engine`]: the event loop and per-flow / per-coflow records.
 //! - [`policy`]: `maxmin`, `varys`, `varys-no-backfill`, `coflow-fifo`, `baraat`, `fastpass-f`, `fastpass-c`, `dba-ideal`, `dba`, `num` (any dctc-num utility).
@@ -39,7 +40,7 @@ use thiserror::Error;
 pub use engine::{CoflowInput, FlowInput, SimConfig, Simulator};
 pub use metrics::RunResult;
 pub use net::Net;
-pub use policy::{make_policy, PolicyConfig, RatePolicy, POLICIES};
+pub use policy::{make_policy, PolicyConfig, PolicyKeys, RatePolicy, POLICIES};
 pub use routing::{RoutingMode, ROUTINGS};
 
 /// Why a flow-level run cannot be set up.

@@ -7,15 +7,7 @@ use dctc_core::topology::Topology;
 use dctc_core::units::Delta;
 use dctc_core::{LinkId, NodeId};
 
-/// One hop of a route: a link and the fraction of the flow's rate it carries (1 for a single
-/// path; `k / n` when the rate is spread over `n` equal-cost paths of which `k` use the link).
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Hop {
-    /// Directed link index.
-    pub link: u32,
-    /// Share of the flow's rate on this link, in (0, 1].
-    pub coef: f64,
-}
+pub use dctc_num::waterfill::Hop;
 
 /// A fabric prepared for the fluid simulator.
 #[derive(Clone, Debug)]

@@ -12,6 +12,7 @@
 //! - `drill`: per-packet load balancing in the fluid limit: the flow's rate is spread evenly
 //!   over all equal-cost paths (each link carries the fraction of paths through it).
 
+use crate::alloc::WaterFill;
 use crate::net::{Hop, Net};
 use crate::FlowError;
 use dctc_core::rng::mix64;
@@ -131,6 +132,120 @@ pub fn route(
                     coef: 1.0,
                 })
                 .collect()
+        }
+    }
+}
+
+/// A periodic rerouting hook (a routing mode that moves flows while they run): every
+/// `period` the loop settles the active flows and asks the hook which to move; it applies the
+/// moves and re-solves the rates.
+pub trait Reroute {
+    /// How often it runs.
+    fn period(&self) -> Delta;
+    /// For the active flows `active` (sorted flow numbers, remaining bytes current), pushes
+    /// `(flow, links of its new route)` for each flow to move, in the order to apply them.
+    fn reroute(
+        &mut self,
+        net: &Net,
+        flows: &crate::state::Flows,
+        active: &[u32],
+        moves: &mut Vec<(u32, Vec<u32>)>,
+    );
+}
+
+/// Hedera's scheduler (Al-Fares et al., NSDI 2010) in fluid form: each flow's natural demand
+/// is its max-min fair rate when only the host links limit it; flows whose demand exceeds
+/// `threshold` of their host's link rate are placed by global first fit on the first
+/// equal-cost path with room for the demand (reserved in flow order), others stay.
+#[derive(Clone, Debug)]
+pub struct Hedera {
+    period: Delta,
+    threshold: f64,
+    wf: WaterFill,
+}
+
+impl Hedera {
+    /// Every `period`, for flows above `threshold` of their host's link rate.
+    pub fn new(period: Delta, threshold: f64, links: usize) -> Hedera {
+        Hedera {
+            period,
+            threshold,
+            wf: WaterFill::new(links),
+        }
+    }
+}
+
+impl Reroute for Hedera {
+    fn period(&self) -> Delta {
+        self.period
+    }
+
+    fn reroute(
+        &mut self,
+        net: &Net,
+        flows: &crate::state::Flows,
+        active: &[u32],
+        moves: &mut Vec<(u32, Vec<u32>)>,
+    ) {
+        // Demand estimation: max-min over the host (edge) links only.
+        let edge_hops: Vec<Vec<Hop>> = active
+            .iter()
+            .map(|&f| {
+                flows
+                    .hops(f as usize)
+                    .iter()
+                    .filter(|h| net.is_edge[h.link as usize])
+                    .copied()
+                    .collect()
+            })
+            .collect();
+        let mut demands = vec![0.0f64; active.len()];
+        let mut avail = net.cap.clone();
+        self.wf.fill(
+            &mut avail,
+            active.len(),
+            |k| &edge_hops[k],
+            |_| 1.0,
+            |_| f64::INFINITY,
+            &mut demands,
+        );
+        let mut reserved = vec![0.0f64; net.links()];
+        for (k, &f) in active.iter().enumerate() {
+            let fu = f as usize;
+            let (src, dst) = (flows.src[fu], flows.dst[fu]);
+            let host_rate = net.cap[net.host_up[src as usize] as usize];
+            let demand = demands[k];
+            if demand <= self.threshold * host_rate {
+                continue;
+            }
+            let paths = net.paths(src, dst, PATH_LIMIT);
+            let fits = paths.iter().position(|p| {
+                p.iter()
+                    .all(|l| reserved[l.index()] + demand <= net.cap[l.index()] * (1.0 + 1e-12))
+            });
+            let current: Vec<u32> = flows.hops(fu).iter().map(|h| h.link).collect();
+            let chosen: Vec<u32> = match fits {
+                Some(k) => paths[k].iter().map(|l| l.0).collect(),
+                None => current.clone(),
+            };
+            for &l in &chosen {
+                reserved[l as usize] += demand;
+            }
+            if chosen != current {
+                moves.push((f, chosen));
+            }
+        }
+    }
+}
+
+impl RoutingMode {
+    /// The rerouting hook this mode runs while flows are active, if any (Hedera's).
+    pub fn reroute_hook(&self, links: usize) -> Option<Box<dyn Reroute>> {
+        match *self {
+            RoutingMode::Hedera { period, threshold } => {
+                Some(Box::new(Hedera::new(period, threshold, links)))
+            }
+            _ => None,
         }
     }
 }

@@ -37,8 +37,12 @@ fn static_set() -> Vec<CoflowInput> {
 #[test]
 fn dba_converges_to_dba_ideal_rates_on_a_static_flow_set() {
     let net = dba144();
-    let mut cfg = PolicyConfig::named("dba");
-    cfg.remaining_time = Some("exact".into());
+    let cfg = PolicyConfig::new(dctc_flow::PolicyKeys::Dba(
+        dctc_flow::policy::dba::DbaConfig {
+            remaining_time: Some("exact".into()),
+            ..Default::default()
+        },
+    ));
     let c = convergence(&net, static_set(), &cfg, 60, 0.01).unwrap();
     let last = c.rates.last().unwrap();
     for (i, (&r, &o)) in last.iter().zip(&c.ideal).enumerate() {

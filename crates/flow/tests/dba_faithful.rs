@@ -5,7 +5,7 @@ use common::star;
 use dctc_core::units::{Delta, SimTime};
 use dctc_flow::policy::dba::{eq10_weight, Dba};
 use dctc_flow::policy::{Coupling, RatePolicy, View};
-use dctc_flow::{CoflowInput, FlowInput, PolicyConfig, SimConfig, Simulator};
+use dctc_flow::{CoflowInput, FlowInput, SimConfig, Simulator};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -80,8 +80,10 @@ fn eq12_applies_the_deviations_computed_one_iteration_earlier() {
             }],
         })
         .collect();
-    let mut cfg = PolicyConfig::named("dba");
-    cfg.remaining_time = Some("exact".into());
+    let cfg = dctc_flow::policy::dba::DbaConfig {
+        remaining_time: Some("exact".into()),
+        ..Default::default()
+    };
     let log = Rc::new(RefCell::new(TickLog::default()));
     let probe = Probe {
         inner: Dba::new(&cfg, &net).unwrap(),

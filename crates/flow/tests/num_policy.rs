@@ -4,9 +4,11 @@
 use dctc_core::fabric::{leaf_spine, preset, LeafSpineSpec};
 use dctc_core::units::SimTime;
 use dctc_flow::engine::simulate;
-use dctc_flow::policy::num::UtilityConfig;
+use dctc_flow::policy::num::{NumConfig, UtilityConfig};
 use dctc_flow::workload::SyntheticSpec;
-use dctc_flow::{make_policy, CoflowInput, FlowError, FlowInput, Net, PolicyConfig, SimConfig};
+use dctc_flow::{
+    make_policy, CoflowInput, FlowError, FlowInput, Net, PolicyConfig, PolicyKeys, SimConfig,
+};
 use dctc_num::spec::UtilitySpec;
 use std::path::Path;
 
@@ -52,10 +54,10 @@ fn line_flows() -> Vec<CoflowInput> {
 }
 
 fn num_cfg(utility: UtilitySpec) -> PolicyConfig {
-    PolicyConfig {
+    PolicyConfig::new(PolicyKeys::Num(NumConfig {
         utility: Some(UtilityConfig(utility)),
-        ..PolicyConfig::named("num")
-    }
+        ..NumConfig::default()
+    }))
 }
 
 fn ccts(net: &Net, cfg: &PolicyConfig, cf: Vec<CoflowInput>) -> Vec<f64> {
@@ -163,20 +165,12 @@ fn configuration_errors_name_the_key() {
         Err(FlowError::Invalid(e)) => assert_eq!(e.path, "utility.alpha"),
         other => panic!("{:?}", other.err()),
     }
-    let cfg = PolicyConfig {
+    let cfg = PolicyConfig::new(PolicyKeys::Num(NumConfig {
         tolerance: Some(0.0),
-        ..PolicyConfig::named("num")
-    };
+        ..NumConfig::default()
+    }));
     assert!(
         matches!(make_policy(&cfg, &net, &[]), Err(FlowError::Invalid(e)) if e.path == "tolerance")
-    );
-    // `utility` does not apply to other policies.
-    let cfg = PolicyConfig {
-        utility: Some(UtilityConfig(UtilitySpec::default())),
-        ..PolicyConfig::named("maxmin")
-    };
-    assert!(
-        matches!(make_policy(&cfg, &net, &[]), Err(FlowError::Invalid(e)) if e.path == "utility")
     );
 }
 

@@ -11,7 +11,10 @@
 mod common;
 use common::{fig1_fabric, parking_lot, star};
 use dctc_core::units::SimTime;
-use dctc_flow::{make_policy, CoflowInput, FlowInput, Net, PolicyConfig, SimConfig, Simulator};
+use dctc_flow::policy::dba::DbaConfig;
+use dctc_flow::{
+    make_policy, CoflowInput, FlowInput, Net, PolicyConfig, PolicyKeys, SimConfig, Simulator,
+};
 
 fn cf(id: u32, flows: &[(u32, u32, f64)]) -> CoflowInput {
     CoflowInput {
@@ -26,8 +29,16 @@ fn cf(id: u32, flows: &[(u32, u32, f64)]) -> CoflowInput {
 
 fn cfg(name: &str, eps: Option<f64>) -> PolicyConfig {
     let mut c = PolicyConfig::named(name);
-    c.epsilon = eps;
+    match &mut c.keys {
+        PolicyKeys::Dba(k) => k.epsilon = eps,
+        PolicyKeys::DbaIdeal(k) => k.epsilon = eps,
+        _ => panic!("{name} has no epsilon"),
+    }
     c
+}
+
+fn dba(keys: DbaConfig) -> PolicyConfig {
+    PolicyConfig::new(PolicyKeys::Dba(keys))
 }
 
 /// Rates (b/s) right after t = 0 under `cfg`.
@@ -269,8 +280,10 @@ fn dba_converges_with_a_price_lag_and_another_epsilon() {
     // swings between 0 and 0.1 Gb/s after 300 RTTs). And the optimum moves with epsilon.
     let net = parking_lot(1.0, 2.0);
     let opt = lot_optimum(0.5);
-    let mut c = PolicyConfig::named("dba");
-    c.lag = Some(1);
+    let c = dba(DbaConfig {
+        lag: Some(1),
+        ..DbaConfig::default()
+    });
     let r = dba_rates(&net, &c, lot_workload(), 80);
     let s = settled(&r, &opt, &[0, 1, 2]);
     assert!(
@@ -278,12 +291,17 @@ fn dba_converges_with_a_price_lag_and_another_epsilon() {
         "lag 1: {s:?}, last {:?} vs {opt:?}",
         r[80]
     );
-    c.lag = Some(3);
+    let c = dba(DbaConfig {
+        lag: Some(3),
+        ..DbaConfig::default()
+    });
     let r = dba_rates(&net, &c, lot_workload(), 120);
     let s = settled(&r, &opt, &[0, 1, 2]);
     assert!(s.is_none_or(|k| k > 100), "lag 3 settled at {s:?}");
-    let mut c = PolicyConfig::named("dba");
-    c.epsilon = Some(0.2);
+    let c = dba(DbaConfig {
+        epsilon: Some(0.2),
+        ..DbaConfig::default()
+    });
     let r = dba_rates(&net, &c, lot_workload(), 60);
     let opt = lot_optimum(0.2);
     let s = settled(&r, &opt, &[0, 1, 2]);

@@ -63,14 +63,16 @@ fn lot_error(cfg: &PolicyConfig, iters: u64) -> (Vec<f64>, f64) {
 
 /// Eq. (12) as printed (no departures, exact remaining times) with a given gamma.
 fn printed(gamma: f64) -> PolicyConfig {
-    PolicyConfig {
-        gamma: Some(gamma),
-        gamma_rel: Some(0.0),
-        clamp_unsaturated: Some(false),
-        momentum: Some("none".into()),
-        remaining_time: Some("exact".into()),
-        ..PolicyConfig::named("dba")
-    }
+    PolicyConfig::new(dctc_flow::PolicyKeys::Dba(
+        dctc_flow::policy::dba::DbaConfig {
+            gamma: Some(gamma),
+            gamma_rel: Some(0.0),
+            clamp_unsaturated: Some(false),
+            momentum: Some("none".into()),
+            remaining_time: Some("exact".into()),
+            ..Default::default()
+        },
+    ))
 }
 
 #[test]
@@ -99,7 +101,7 @@ fn with_the_papers_gamma_eq12_as_printed_misses_the_optimum() {
 fn nu_and_lambda_updates_follow_eq_12_and_14() {
     use dctc_flow::policy::dba::{lambda_update, nu_update};
     // Eq. (12): empty 10 Gb/s link, the paper's gamma: 5e-18 * 1e10 = 5e-8.
-    let nu = nu_update(1.0, 0.25, 5e-18, 1e10, 0.0);
+    let nu = nu_update(1.0, 0.25, dctc_num::dba::Gamma::per_bps(5e-18), 1e10, 0.0);
     assert!((nu - (1.25 - 5e-8)).abs() < 1e-15, "{nu}");
     // Eq. (14): momentum and the projection at 0.
     assert!((lambda_update(2.0, 1.0, 0.5) - 2.5).abs() < 1e-15);

@@ -2,11 +2,16 @@
 //! allocator, DBA's rate allocation and HOLNET's objective.
 //!
 //! - [`csr`]: flow -> link incidence in compressed rows, the layout every solver iterates over.
-//! - [`maxmin`]: exact (weighted) max-min fair rates by water-filling.
+//! - [`waterfill`]: the water-filling kernel (weighted max-min with caps and fractional link
+//!   shares, scratch reused between calls) and greedy strict priority; the flow engine's
+//!   policies and [`maxmin`] run on it.
+//! - [`maxmin`]: exact (weighted) max-min fair rates: plain, with minimum rates, multipath.
 //! - [`utility`]: log, alpha-fair, DBA, TCP-Reno utilities and HOLNET's center-of-utility
 //!   weights, each with `U'`, `(U')^-1` and its derivative in closed form.
 //! - [`problem`]: links, (multipath) flows, weights and min/max rates in structure-of-arrays
 //!   form, editable online, with typed validation errors.
+//! - [`dba`]: DBA's eq. (10)-(14) (weights, deviations, price update with explicit units and
+//!   momentum), shared by the `dba` solver and dctc-flow's `dba` policy.
 //! - [`solver`]: NED, Gradient, FGM, Newton-like and DBA behind one iteration interface; the
 //!   module docs list the safeguards the papers leave open (rate caps at line rate, `H_ll` for
 //!   clamped flows, links with no flows, multipath splits).
@@ -18,19 +23,19 @@
 //! - [`churn`]: Flowtune §6.6, an allocator under flowlet churn (over-allocation, F-NORM and
 //!   U-NORM throughput against the optimum).
 //! - [`convergence`]: iterations to within 1% of the optimum, cold and after an arrival.
-//! - [`fast`]: the benchmarked allocator: Flowtune's §6.1 iteration on a 2-tier Clos, f64 and
-//!   f32, single-threaded and FlowBlock/LinkBlock-parallel; [`fast::bench_table`].
+//!
+//! The benchmarked allocator (Flowtune's §6.1 iteration on SIMD layouts and threads) is the
+//! crate dctc-num-fast, which alone needs `unsafe`; its tests check it against [`solver`]'s
+//! NED + F-NORM.
 
-// Only the fast path's SIMD kernels and shared-buffer threads use `unsafe` (allowed on
-// those modules in `fast.rs`, each block with its SAFETY argument).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 // Index loops over several parallel arrays read better than zipped iterators here.
 #![allow(clippy::needless_range_loop)]
 
 pub mod churn;
 pub mod convergence;
 pub mod csr;
-pub mod fast;
+pub mod dba;
 pub mod kkt;
 mod lp;
 pub mod maxmin;
@@ -40,6 +45,7 @@ pub mod reference;
 pub mod solver;
 pub mod spec;
 pub mod utility;
+pub mod waterfill;
 
 pub use csr::Csr;
 pub use problem::{FlowKey, FlowSpec, Problem, ProblemError};

@@ -1,4 +1,6 @@
-//! `cargo run --release -p dctc-packet --example bench -- [MS]`: the `dctc bench` workload.
+//! `cargo run --release -p dctc-packet --example bench -- [MS] [SCHEME]`: the `dctc bench`
+//! workload for MS simulated milliseconds (default 100) under SCHEME, one of
+//! `dctc_packet::bench::BENCH_SCHEMES` (default `dctcp`, the reference row).
 use dctc_core::units::Delta;
 
 fn main() {
@@ -6,9 +8,17 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(100);
-    let r = dctc_packet::bench::bench(Delta::from_ms(ms), 1);
+    let scheme = std::env::args().nth(2).unwrap_or_else(|| "dctcp".into());
+    if !dctc_packet::bench::BENCH_SCHEMES.contains(&scheme.as_str()) {
+        eprintln!(
+            "no bench scheme `{scheme}`; one of: {}",
+            dctc_packet::bench::BENCH_SCHEMES.join(", ")
+        );
+        std::process::exit(2);
+    }
+    let r = dctc_packet::bench::bench_scheme(Delta::from_ms(ms), 1, &scheme);
     println!(
-        "{ms} ms simulated, {} flows: {} events, {} packet-hops in {:.3} s: {:.2} M events/s, {:.2} M packet-hops/s; CPU {:.3} s: {:.2} M packet-hops/CPU-s; peak RSS {:.1} MB, drops {}, completed {}",
+        "{scheme}: {ms} ms simulated, {} flows: {} events, {} packet-hops in {:.3} s: {:.2} M events/s, {:.2} M packet-hops/s; CPU {:.3} s: {:.2} M packet-hops/CPU-s; peak RSS {:.1} MB, drops {}, completed {}",
         r.flows,
         r.events,
         r.packet_hops,

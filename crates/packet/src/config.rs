@@ -5,6 +5,7 @@
 //! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6, timestamps = false, limited_transmit = false, pacing_gbps = 2.5 }
 //! load_balancer = "ecmp"         # or "spray", "drill", "holnet-percentage" (lb::keys)
 //! nic_buffer_bytes = 1500000
+//! send_jitter_us = 0             # each host packet leaves up to this much later (seeded; 0: off)
 //! drain_ms = 0                   # run on after arrivals stop, so flows can finish
 //!
 //! [[schemes]]
@@ -256,6 +257,11 @@ pub struct PacketSettings {
     /// Host NIC queue, bytes (default 1.5 MB).
     #[serde(default)]
     pub nic_buffer_bytes: Option<u64>,
+    /// Per-host send jitter, us: every packet a host puts on its link reaches the first
+    /// switch up to this much later (uniform, seeded, order kept), which breaks the phase
+    /// lock of deterministic long-lived flows on DropTail. Default 0: off.
+    #[serde(default)]
+    pub send_jitter_us: Option<f64>,
     /// DCTCP's K for every DCTCP scheme, bytes.
     #[serde(default)]
     pub ecn_k_bytes: Option<u64>,

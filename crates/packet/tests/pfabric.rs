@@ -83,10 +83,11 @@ fn a_short_flow_behind_a_long_one_finishes_near_its_ideal_fct() {
 }
 
 /// The FQ-CoDel paper's setup, short: fq-codel-32, load 0.6, its tweaked data-mining
-/// workload with single-packet flows carrying 10% of the bytes (enough single-packet flows
-/// in 10 ms of arrivals to compare means; in the original workload they are 0.01% of the
-/// bytes), host NICs running the scheme's discipline, 5 ms to drain.
-fn paper_run(src: &str) -> PacketRun {
+/// workload with single-packet flows carrying 10% of the bytes (enough single-packet flows to
+/// compare means: about 1,600 per ms of arrivals; in the original workload they are 0.01% of
+/// the bytes), host NICs running the scheme's discipline, `arrivals_ms` of arrivals from
+/// `seed`'s workload stream and 5 ms to drain.
+fn paper_run(src: &str, seed: u64, arrivals_ms: u64) -> PacketRun {
     let t = preset("fq-codel-32")
         .unwrap()
         .build(std::path::Path::new("."))
@@ -101,8 +102,8 @@ fn paper_run(src: &str) -> PacketRun {
         pairs: Default::default(),
         max_flows: None,
     };
-    let until = SimTime::from_delta(dctc_core::units::Delta::from_ms(10));
-    let mut rng = component_rng(1, dctc_core::rng::streams::WORKLOAD);
+    let until = SimTime::from_delta(dctc_core::units::Delta::from_ms(arrivals_ms));
+    let mut rng = component_rng(seed, dctc_core::rng::streams::WORKLOAD);
     let flows = spec.generate(&t, &cdf, until, 0, &mut rng).unwrap();
     let wl = Workload {
         flows,
@@ -110,7 +111,8 @@ fn paper_run(src: &str) -> PacketRun {
     };
     let s = scheme(&t, &format!("{src}\nnic_queue = \"switch\""));
     let routing = Routing::new(&t).unwrap();
-    let opts = RunOptions::new(1, SimTime::from_delta(dctc_core::units::Delta::from_ms(15)));
+    let end = dctc_core::units::Delta::from_ms(arrivals_ms + 5);
+    let opts = RunOptions::new(seed, SimTime::from_delta(end));
     let r = dctc_packet::Simulation::new(&t, &routing, &s, &wl, opts)
         .unwrap()
         .run(&mut |_| {});
@@ -125,28 +127,39 @@ fn mean_one_packet_slowdown(r: &PacketRun) -> f64 {
         .filter(|x| x.size > 0 && SizeBucket::of(x.size) == SizeBucket::One)
         .map(|x| x.slowdown.expect("single-packet flows finish"))
         .collect();
-    assert!(s.len() >= 1000, "{} single-packet flows", s.len());
+    assert!(s.len() >= 10_000, "{} single-packet flows", s.len());
     s.iter().sum::<f64>() / s.len() as f64
 }
 
-/// The paper's ordering, pFabric < FQ-CoDel < DCTCP on the mean single-packet slowdown, with
-/// what this engine can resolve: DCTCP is far behind both (its single-packet flows wait in
-/// FIFO queues of long flows' packets), while pFabric and FQ-CoDel both send a single packet
-/// right after the packet on the wire at each hop, so their means differ by under 0.1% (the
-/// paper: "very close"), in either direction from one arrival sample to the next (pFabric
-/// ahead at seeds 1-4 of the shipped tweaked-10 scenario, 0.02% behind here). The test asks
-/// pFabric to be no worse than FQ-CoDel beyond 0.5%, and both to be an order of magnitude
-/// closer to ideal than DCTCP.
+/// The paper's ordering, pFabric < FQ-CoDel < DCTCP on the mean single-packet slowdown, at
+/// each of the first four workload seeds, on the same arrivals for the three schemes.
+///
+/// FQ-CoDel's penalty against pFabric (a single packet finding other new flows ahead of it in
+/// FQ-CoDel's new-flows list, where pFabric would have served it first) grows as the long
+/// flows of the data-mining workload build up at the ports, so the run has to be long enough
+/// for it to stand clear of the sample noise: with 10 ms of arrivals the gap was +0.08% on
+/// average over seeds 1-16 of the shipped tweaked-10 scenario and reversed at one of them
+/// (-0.01%), a coin flip per seed; with 40 ms this run gives +0.19%, +0.17%, +0.60% and
+/// +0.49% at seeds 1-4, and seeds 5-8 (run once to check, not tested for time) +0.42%,
+/// +0.07%, +0.16% and +0.10%: positive at every seed tried. The full 200 ms run gives +1.3%.
+/// DCTCP's single-packet flows wait in FIFO queues behind long flows' packets: an order of
+/// magnitude more excess delay than either.
 #[test]
 fn mean_single_packet_slowdown_orders_pfabric_fq_codel_dctcp() {
-    let pf = mean_one_packet_slowdown(&paper_run("name = \"pfabric\"\nbuffer_packets = 32"));
-    let fq = mean_one_packet_slowdown(&paper_run("name = \"fq-codel\""));
-    let dctcp = mean_one_packet_slowdown(&paper_run("name = \"dctcp\"\nbuffer_packets = 100"));
-    eprintln!("mean 1-packet slowdown: pFabric {pf:.5}, FQ-CoDel {fq:.5}, DCTCP-100 {dctcp:.5}");
-    assert!(pf <= fq * 1.005, "pFabric {pf} vs FQ-CoDel {fq}");
-    assert!(fq < dctcp, "FQ-CoDel {fq} vs DCTCP {dctcp}");
-    assert!(
-        dctcp - 1.0 > 10.0 * (fq - 1.0).max(pf - 1.0),
-        "excess delay: DCTCP {dctcp}, FQ-CoDel {fq}, pFabric {pf}"
-    );
+    for seed in 1..=4 {
+        let run = |src: &str| mean_one_packet_slowdown(&paper_run(src, seed, 40));
+        let pf = run("name = \"pfabric\"\nbuffer_packets = 24");
+        let fq = run("name = \"fq-codel\"");
+        let dctcp = run("name = \"dctcp\"\nbuffer_packets = 100");
+        eprintln!(
+            "seed {seed}: mean 1-packet slowdown: pFabric {pf:.5}, FQ-CoDel {fq:.5} ({:+.3}%), DCTCP-100 {dctcp:.5}",
+            100.0 * (fq / pf - 1.0)
+        );
+        assert!(pf < fq, "seed {seed}: pFabric {pf} vs FQ-CoDel {fq}");
+        assert!(fq < dctcp, "seed {seed}: FQ-CoDel {fq} vs DCTCP {dctcp}");
+        assert!(
+            dctcp - 1.0 > 10.0 * (fq - 1.0),
+            "seed {seed}: excess delay: DCTCP {dctcp}, FQ-CoDel {fq}"
+        );
+    }
 }

@@ -31,128 +31,34 @@ fn batch(columns: Vec<(String, ArrayRef)>) -> Result<RecordBatch> {
     Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)?)
 }
 
-/// One column of a table as text: every cell's bytes end to end, and where each one ends.
-struct TextColumn {
-    data: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-/// One column of a table whose cells are text: integers when every non-empty cell is one,
-/// else floats when every one is a number, else booleans, else strings; an empty cell is
-/// null (a column of empty cells is floats, as pandas reads it). The engines write numbers
-/// with Rust's shortest round-trip formatting, so the values are exactly those computed.
-/// Each candidate type is one pass that stops at the first cell it cannot hold.
-fn typed_column(name: &str, col: &TextColumn) -> Result<ArrayRef> {
-    let text = std::str::from_utf8(&col.data)
-        .with_context(|| format!("column `{name}` of a table is not UTF-8"))?;
-    // Cells end at field delimiters, which are ASCII: every slice is on a char boundary.
-    let cells = || {
-        col.ends.iter().scan(0usize, move |start, &end| {
-            let cell = &text[*start..end];
-            *start = end;
-            Some(cell)
-        })
-    };
-    // Some cell holds text (the ends of empty cells add nothing to `data`).
-    let present = !col.data.is_empty();
-    if present {
-        if let Some(v) = parse_all(cells(), parse_int) {
-            return Ok(Arc::new(Int64Array::from(v)));
-        }
-    }
-    if let Some(v) = parse_all(cells(), |c| c.parse::<f64>().ok()) {
-        return Ok(Arc::new(Float64Array::from(v)));
-    }
-    let boolean = |c: &str| match c {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
-    };
-    if let Some(v) = parse_all(cells(), boolean) {
-        return Ok(Arc::new(BooleanArray::from(v)));
-    }
-    Ok(Arc::new(StringArray::from_iter(
-        cells().map(|c| (!c.is_empty()).then_some(c)),
-    )))
-}
-
-/// A decimal integer as Rust's `i64::from_str` reads it (an optional sign, then digits), in
-/// one pass over the bytes.
-fn parse_int(c: &str) -> Option<i64> {
-    let b = c.as_bytes();
-    let (negative, digits) = match b.first()? {
-        b'-' => (true, &b[1..]),
-        b'+' => (false, &b[1..]),
-        _ => (false, b),
-    };
-    if digits.is_empty() {
-        return None;
-    }
-    let mut v: i64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        let d = i64::from(d - b'0');
-        v = v.checked_mul(10)?;
-        v = if negative {
-            v.checked_sub(d)?
-        } else {
-            v.checked_add(d)?
+/// A table of a run (`flows.csv`, ...) as a batch, column by column from the engine's typed
+/// values: integers as `Int64`, numbers as `Float64` (null where absent; the values
+/// themselves, also where the CSV rounds them), booleans, text as `Utf8`.
+pub(crate) fn records_batch(t: &api::Records) -> Result<RecordBatch> {
+    let mut columns: Vec<(String, ArrayRef)> = Vec::with_capacity(t.columns().len());
+    for c in t.columns() {
+        let array: ArrayRef = match &c.values {
+            api::Values::UInt(v) => {
+                let mut out = Vec::with_capacity(v.len());
+                for &x in v {
+                    out.push(i64::try_from(x).with_context(|| {
+                        format!(
+                            "column `{}` holds {x}, beyond a 64-bit signed integer",
+                            c.name
+                        )
+                    })?);
+                }
+                Arc::new(Int64Array::from(out))
+            }
+            api::Values::Float { values, .. } => {
+                Arc::new(Float64Array::from_iter(values.iter().copied()))
+            }
+            api::Values::Bool(v) => Arc::new(BooleanArray::from(v.clone())),
+            api::Values::Text(v) => Arc::new(StringArray::from_iter_values(v)),
         };
+        columns.push((c.name.clone(), array));
     }
-    Some(v)
-}
-
-/// Every cell through `parse` (an empty cell is `None`), or `None` at the first cell that
-/// does not parse.
-fn parse_all<'a, T>(
-    cells: impl Iterator<Item = &'a str>,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Option<Vec<Option<T>>> {
-    let mut out = Vec::with_capacity(cells.size_hint().0);
-    for c in cells {
-        if c.is_empty() {
-            out.push(None);
-        } else {
-            out.push(Some(parse(c)?));
-        }
-    }
-    Some(out)
-}
-
-/// A table of a run (`flows.csv`, ...) as the engine formatted it, as a typed batch: one pass
-/// over the records into a text buffer per column, then each column typed.
-pub(crate) fn csv_batch(bytes: &[u8]) -> Result<RecordBatch> {
-    let mut reader = csv::ReaderBuilder::new().from_reader(bytes);
-    let header: Vec<String> = reader.headers()?.iter().map(String::from).collect();
-    let mut columns: Vec<TextColumn> = header
-        .iter()
-        .map(|_| TextColumn {
-            data: Vec::new(),
-            ends: Vec::new(),
-        })
-        .collect();
-    let mut record = csv::ByteRecord::new();
-    while reader
-        .read_byte_record(&mut record)
-        .context("an engine wrote a malformed table")?
-    {
-        for (i, col) in columns.iter_mut().enumerate() {
-            col.data
-                .extend_from_slice(record.get(i).unwrap_or_default());
-            col.ends.push(col.data.len());
-        }
-    }
-    let typed = header
-        .into_iter()
-        .zip(&columns)
-        .map(|(name, col)| {
-            let array = typed_column(&name, col)?;
-            Ok((name, array))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    batch(typed)
+    batch(columns)
 }
 
 /// A sweep point's rows: `scheme`, then each metric (floats; null where the summary holds

@@ -14,7 +14,7 @@ use dctc_cli::api;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -151,27 +151,49 @@ fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> PyResult<toml::Value> {
     )))
 }
 
-/// A table of a run as the engine wrote it, turned into Arrow only when asked for.
-#[pyclass(frozen, module = "dctc._dctc")]
-struct RawTable {
-    bytes: Vec<u8>,
-}
-
-#[pymethods]
-impl RawTable {
-    /// The table as a `pyarrow.RecordBatch` (built with the GIL released).
-    fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let batch = py
-            .detach(|| arrow::csv_batch(&self.bytes))
-            .map_err(|e| py_err(py, &e))?;
-        arrow::to_py(py, &batch)
+/// A grid value as TOML: a number, a string or a boolean; else what it is.
+fn to_scalar(v: &Bound<'_, PyAny>) -> Result<toml::Value, String> {
+    let shown = v
+        .repr()
+        .map_or_else(|_| "a value".into(), |r| r.to_string());
+    match to_toml(v, "") {
+        Ok(x) if !x.is_table() && !x.is_array() => Ok(x),
+        _ => Err(format!(
+            "{shown} is not a single value (a number, a string or a boolean)"
+        )),
     }
 }
 
-/// What [`run`] returns: summary JSON, (table name, raw table) pairs, report HTML.
-type RunTuple = (String, Vec<(String, RawTable)>, String);
+/// A table of a run as the engine's typed columns, turned into Arrow only when asked for.
+#[pyclass(frozen, module = "dctc._dctc")]
+struct Table {
+    records: api::Records,
+}
 
-/// Runs `scenario` with the GIL released; returns `(summary JSON, [(table name, raw table)],
+#[pymethods]
+impl Table {
+    /// The table as a `pyarrow.RecordBatch` (built with the GIL released).
+    fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let batch = py
+            .detach(|| arrow::records_batch(&self.records))
+            .map_err(|e| py_err(py, &e))?;
+        arrow::to_py(py, &batch)
+    }
+
+    /// The table as `dctc run` writes it (CSV bytes).
+    fn to_csv<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &py.detach(|| self.records.to_csv()))
+    }
+
+    fn __len__(&self) -> usize {
+        self.records.rows()
+    }
+}
+
+/// What [`run`] returns: summary JSON, (table name, table) pairs, report HTML.
+type RunTuple = (String, Vec<(String, Table)>, String);
+
+/// Runs `scenario` with the GIL released; returns `(summary JSON, [(table name, table)],
 /// report HTML)`.
 #[pyfunction]
 fn run(py: Python<'_>, scenario: &Scenario) -> PyResult<RunTuple> {
@@ -180,9 +202,9 @@ fn run(py: Python<'_>, scenario: &Scenario) -> PyResult<RunTuple> {
     let tables = run
         .tables
         .into_iter()
-        .filter_map(|(name, bytes)| {
+        .filter_map(|(name, records)| {
             let stem = name.strip_suffix(".csv")?.to_string();
-            Some((stem, RawTable { bytes }))
+            Some((stem, Table { records }))
         })
         .collect();
     Ok((run.summary.to_string(), tables, run.report_html))
@@ -203,19 +225,19 @@ fn plan(
 ) -> PyResult<Plan> {
     let mut axes = Vec::new();
     for (key, values) in grid {
+        let named = format!("grid[\"{key}\"]");
         let values = values
             .iter()
-            .map(|v| match to_toml(v, &key)? {
-                x if x.is_table() || x.is_array() => Err(DctcError::new_err(format!(
-                    "{key}: `{x}` is not a single value (a number, a string or a boolean)"
-                ))),
-                x => Ok(x),
+            .map(|v| {
+                let x = to_scalar(v)
+                    .map_err(|what| PyTypeError::new_err(format!("{named}: {what}")))?;
+                Ok(x)
             })
             .collect::<PyResult<Vec<_>>>()?;
         axes.push((key, values));
     }
     let inner = py
-        .detach(|| api::plan(&scenario.inner, axes, ""))
+        .detach(|| api::plan(&scenario.inner, axes, api::Wording::Python))
         .map_err(|e| py_err(py, &e))?;
     Ok(Plan { inner })
 }
@@ -355,7 +377,7 @@ fn _dctc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add_class::<Scenario>()?;
     m.add_class::<Plan>()?;
-    m.add_class::<RawTable>()?;
+    m.add_class::<Table>()?;
     m.add_function(wrap_pyfunction!(load_path, m)?)?;
     m.add_function(wrap_pyfunction!(load_text, m)?)?;
     m.add_function(wrap_pyfunction!(load_dict, m)?)?;

@@ -26,8 +26,9 @@
 //! Summary: `schemes.<label>.load_<pct>.{max_over_allocation_gbps, mean_over_allocation_gbps,
 //! f_norm_fraction, u_norm_fraction, raw_fraction, completed, notifications_per_flowlet}`.
 
-use crate::output::{csv_opt, CsvOut, RunOutput};
+use crate::output::RunOutput;
 use crate::progress::Progress;
+use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
 use dctc_core::config::KeyError;
@@ -396,17 +397,8 @@ fn output(
             "notifications / flowlet",
         ],
     );
-    let mut csv = CsvOut::new(&[
-        "scheme",
-        "load",
-        "time_us",
-        "flows",
-        "over_allocation_gbps",
-        "raw_gbps",
-        "f_norm_gbps",
-        "u_norm_gbps",
-        "optimal_gbps",
-    ]);
+    // steps.csv: (scheme, load, step), in the order of the schemes, then of the loads.
+    let mut steps: Vec<(&str, f64, &dctc_num::churn::StepRecord)> = Vec::new();
     let mut over_chart = Chart::line(
         "Max over-allocation without normalization (Flowtune Fig. 12)",
         "load (fraction of capacity)",
@@ -455,19 +447,7 @@ fn output(
             over.push((*load, r.max_over_allocation_bps / 1e9));
             fnorm.push((*load, r.f_norm_fraction));
             unorm.push((*load, r.u_norm_fraction));
-            for st in &r.steps {
-                csv.row([
-                    label.clone(),
-                    load.to_string(),
-                    format!("{:.1}", st.time_s * 1e6),
-                    st.flows.to_string(),
-                    (st.over_allocation_bps / 1e9).to_string(),
-                    (st.raw_bps / 1e9).to_string(),
-                    (st.f_norm_bps / 1e9).to_string(),
-                    (st.u_norm_bps / 1e9).to_string(),
-                    csv_opt((!st.optimal_bps.is_nan()).then(|| st.optimal_bps / 1e9)),
-                ]);
-            }
+            steps.extend(r.steps.iter().map(|st| (label.as_str(), *load, st)));
             if *load == top {
                 series_chart.series.push(Series::new(
                     label.clone(),
@@ -503,9 +483,26 @@ fn output(
         .with_chart(series_chart)
         .with_chart(frac_chart);
     let report = Report::new(s.name.clone(), s.description.clone()).with_section(section);
+    let gbps = |f: fn(&dctc_num::churn::StepRecord) -> f64| steps.iter().map(move |s| f(s.2) / 1e9);
+    let steps = Records::new()
+        .text("scheme", steps.iter().map(|s| s.0))
+        .float("load", steps.iter().map(|s| s.1))
+        .fixed("time_us", 1, steps.iter().map(|s| s.2.time_s * 1e6))
+        .uint("flows", steps.iter().map(|s| s.2.flows as u64))
+        .float("over_allocation_gbps", gbps(|st| st.over_allocation_bps))
+        .float("raw_gbps", gbps(|st| st.raw_bps))
+        .float("f_norm_gbps", gbps(|st| st.f_norm_bps))
+        .float("u_norm_gbps", gbps(|st| st.u_norm_bps))
+        .opt_float(
+            "optimal_gbps",
+            steps.iter().map(|s| {
+                let o = s.2.optimal_bps;
+                (!o.is_nan()).then(|| o / 1e9)
+            }),
+        );
     RunOutput {
         summary: json!({ "schemes": schemes }),
-        files: vec![("steps.csv".into(), csv.into_bytes())],
+        tables: vec![("steps.csv".into(), steps)],
         report,
         console: table.to_text(),
     }
@@ -620,7 +617,7 @@ fn run_convergence(
         .with_chart(chart);
     Ok(RunOutput {
         summary: json!({ "schemes": schemes }),
-        files: Vec::new(),
+        tables: Vec::new(),
         report: Report::new(s.name.clone(), s.description.clone()).with_section(section),
         console: table.to_text(),
     })
@@ -631,7 +628,7 @@ fn run_convergence(
 /// beside ours (see `crates/num/BENCHMARKS.md`).
 pub(crate) fn bench() -> Result<()> {
     let threads = 2;
-    let rows = dctc_num::fast::bench_table(threads, 2000);
+    let rows = dctc_num_fast::bench_table(threads, 2000);
     let kernel = rows.first().map_or("-", |r| r.kernel.name());
     outln!(
         "Flowtune §6.1 allocator iteration, medians over 2000 iterations (us); pull layout, \

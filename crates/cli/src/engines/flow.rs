@@ -26,15 +26,18 @@
 //! for a sweep (`load_100` = load 1.0); `relative.<a>_vs_<b>.avg_cct` (= a / b - 1; likewise
 //! `p99_cct`, `throughput`) per load (`relative.load_<pct>....` in a sweep).
 
-use crate::output::{csv_opt, CsvOut, RunOutput};
+use crate::output::RunOutput;
 use crate::progress::Progress;
+use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
+use dctc_core::config::KeyError;
 use dctc_core::rng::mix64;
 use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::{Cdf, PoissonSpec, MAX_FLOWS};
 use dctc_flow::convergence::convergence;
 use dctc_flow::metrics::CctSummary;
+use dctc_flow::policy::ParseTable;
 use dctc_flow::workload::{load_trace, poisson_coflows, SyntheticSpec, TraceSpec};
 use dctc_flow::{
     make_policy, CoflowInput, Net, PolicyConfig, RoutingMode, RunResult, SimConfig, Simulator,
@@ -104,6 +107,25 @@ enum WorkloadConfig {
     SyntheticCoflows(SyntheticSpec),
     /// Poisson flows from a CDF, one coflow each.
     Poisson(PoissonSpec),
+}
+
+/// A `[[schemes]]` table's policy keys (`name`, `label` and `routing` taken out), read with
+/// the scenario's errors (paths relative to the table; the caller prefixes its place).
+struct PolicyTable<'a> {
+    value: &'a toml::Value,
+}
+
+impl ParseTable for PolicyTable<'_> {
+    fn keys(&self) -> Vec<String> {
+        self.value
+            .as_table()
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
+        crate::scenario::parse_value(self.value, "", "").map_err(|e| KeyError::new(e.key, e.reason))
+    }
 }
 
 struct Scheme {
@@ -191,16 +213,26 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, v) in s.schemes.iter().enumerate() {
         let key = format!("schemes[{i}]");
         let mut table = v.clone();
-        let routing = match table.as_table_mut().and_then(|t| t.remove("routing")) {
-            Some(toml::Value::String(r)) => {
-                routing_mode(s, &format!("{key}.routing"), &r, &settings)?
-            }
-            Some(_) => return Err(s.error(&format!("{key}.routing"), "must be a string")),
+        let Some(keys) = table.as_table_mut() else {
+            return Err(s.error(&key, "must be a table"));
+        };
+        let mut string_key = |name: &str| match keys.remove(name) {
+            Some(toml::Value::String(x)) => Ok(Some(x)),
+            Some(_) => Err(s.error(&format!("{key}.{name}"), "must be a string")),
+            None => Ok(None),
+        };
+        let routing = match string_key("routing")? {
+            Some(r) => routing_mode(s, &format!("{key}.routing"), &r, &settings)?,
             None => default_routing.clone(),
         };
-        let cfg: PolicyConfig = s.parse(&table, &key)?;
+        let Some(name) = string_key("name")? else {
+            return Err(s.error(&key, "missing field `name`"));
+        };
+        let label = string_key("label")?;
+        let cfg = PolicyConfig::parse(&name, label, &PolicyTable { value: &table })
+            .map_err(|e| flow_error(s, &key, e))?;
         make_policy(&cfg, &net, &[]).map_err(|e| flow_error(s, &key, e))?;
-        if convergence && cfg.name != "dba" {
+        if convergence && cfg.name() != "dba" {
             return Err(s.error(
                 &format!("{key}.name"),
                 "convergence mode runs policy `dba` only",
@@ -582,56 +614,39 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     });
 
     // CSV files.
-    let mut coflows = CsvOut::new(&[
-        "scheme",
-        "load",
-        "id",
-        "arrival_s",
-        "finish_s",
-        "cct_s",
-        "ideal_s",
-        "flows",
-        "bytes",
-    ]);
-    for r in runs {
-        for c in &r.result.coflows {
-            coflows.row([
-                r.label.clone(),
-                csv_opt(r.load),
-                c.id.to_string(),
-                c.arrival_s.to_string(),
-                csv_opt(c.finish_s),
-                csv_opt(c.cct_s),
-                c.ideal_s.to_string(),
-                c.flows.to_string(),
-                c.bytes.to_string(),
-            ]);
-        }
-    }
-    let mut files = vec![("coflows.csv".to_string(), coflows.into_bytes())];
+    let rows: Vec<_> = runs
+        .iter()
+        .flat_map(|r| r.result.coflows.iter().map(move |c| (r, c)))
+        .collect();
+    let coflows = Records::new()
+        .text("scheme", rows.iter().map(|(r, _)| r.label.as_str()))
+        .opt_float("load", rows.iter().map(|(r, _)| r.load))
+        .uint("id", rows.iter().map(|(_, c)| u64::from(c.id)))
+        .float("arrival_s", rows.iter().map(|(_, c)| c.arrival_s))
+        .opt_float("finish_s", rows.iter().map(|(_, c)| c.finish_s))
+        .opt_float("cct_s", rows.iter().map(|(_, c)| c.cct_s))
+        .float("ideal_s", rows.iter().map(|(_, c)| c.ideal_s))
+        .uint("flows", rows.iter().map(|(_, c)| u64::from(c.flows)))
+        .float("bytes", rows.iter().map(|(_, c)| c.bytes));
+    let mut tables = vec![("coflows.csv".to_string(), coflows)];
     if p.output.flows_csv.unwrap_or(true) {
-        let mut flows = CsvOut::new(&[
-            "scheme", "load", "id", "coflow", "src", "dst", "bytes", "start_s", "finish_s",
-            "fct_s", "ideal_s",
-        ]);
-        for r in runs {
-            for f in &r.result.flows {
-                flows.row([
-                    r.label.clone(),
-                    csv_opt(r.load),
-                    f.id.to_string(),
-                    f.coflow.to_string(),
-                    f.src.to_string(),
-                    f.dst.to_string(),
-                    f.bytes.to_string(),
-                    f.start_s.to_string(),
-                    csv_opt(f.finish_s),
-                    csv_opt(f.fct_s),
-                    f.ideal_s.to_string(),
-                ]);
-            }
-        }
-        files.push(("flows.csv".to_string(), flows.into_bytes()));
+        let rows: Vec<_> = runs
+            .iter()
+            .flat_map(|r| r.result.flows.iter().map(move |f| (r, f)))
+            .collect();
+        let flows = Records::new()
+            .text("scheme", rows.iter().map(|(r, _)| r.label.as_str()))
+            .opt_float("load", rows.iter().map(|(r, _)| r.load))
+            .uint("id", rows.iter().map(|(_, f)| u64::from(f.id)))
+            .uint("coflow", rows.iter().map(|(_, f)| u64::from(f.coflow)))
+            .uint("src", rows.iter().map(|(_, f)| u64::from(f.src)))
+            .uint("dst", rows.iter().map(|(_, f)| u64::from(f.dst)))
+            .float("bytes", rows.iter().map(|(_, f)| f.bytes))
+            .float("start_s", rows.iter().map(|(_, f)| f.start_s))
+            .opt_float("finish_s", rows.iter().map(|(_, f)| f.finish_s))
+            .opt_float("fct_s", rows.iter().map(|(_, f)| f.fct_s))
+            .float("ideal_s", rows.iter().map(|(_, f)| f.ideal_s));
+        tables.push(("flows.csv".to_string(), flows));
     }
 
     // Console / report table.
@@ -747,7 +762,7 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     report.push_section(sec);
     RunOutput {
         summary,
-        files,
+        tables,
         report,
         console,
     }
@@ -768,7 +783,8 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
         }
     }
     let mut schemes = Map::new();
-    let mut csv = CsvOut::new(&["scheme", "iteration", "flow", "rate_gbps", "ideal_gbps"]);
+    // convergence.csv: (scheme, iteration, flow, rate Gb/s, optimum Gb/s).
+    let mut conv: Vec<(&str, usize, usize, f64, f64)> = Vec::new();
     let mut report = Report::new(
         format!("{} (flow engine, convergence)", s.name),
         format!(
@@ -832,13 +848,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
         ]);
         for (k, rates) in c.rates.iter().enumerate() {
             for (i, r) in rates.iter().enumerate() {
-                csv.row([
-                    sc.label.clone(),
-                    k.to_string(),
-                    i.to_string(),
-                    (r / 1e9).to_string(),
-                    (c.ideal[i] / 1e9).to_string(),
-                ]);
+                conv.push((&sc.label, k, i, r / 1e9, c.ideal[i] / 1e9));
             }
         }
         // Chart: the tracked flows (spread over the flow list) and their optimum.
@@ -871,6 +881,12 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
     report
         .sections
         .insert(0, Section::new("Convergence").with_table(table));
+    let conv_table = Records::new()
+        .text("scheme", conv.iter().map(|r| r.0))
+        .uint("iteration", conv.iter().map(|r| r.1 as u64))
+        .uint("flow", conv.iter().map(|r| r.2 as u64))
+        .float("rate_gbps", conv.iter().map(|r| r.3))
+        .float("ideal_gbps", conv.iter().map(|r| r.4));
     Ok(RunOutput {
         summary: json!({
             "engine": "flow",
@@ -879,7 +895,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
             "base_rtt_us": p.net.rtt.as_us_f64(),
             "schemes": Value::Object(schemes),
         }),
-        files: vec![("convergence.csv".to_string(), csv.into_bytes())],
+        tables: vec![("convergence.csv".to_string(), conv_table)],
         report,
         console,
     })

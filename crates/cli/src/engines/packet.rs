@@ -3,8 +3,9 @@
 //! `summary.json`, CSV tables, a console comparison and report sections.
 
 use crate::limits;
-use crate::output::{csv_opt, CsvOut, RunOutput};
+use crate::output::RunOutput;
 use crate::progress::Progress;
+use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
 use dctc_core::fabric::FabricSize;
@@ -365,6 +366,14 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
     let qd = &r.queue_delay;
     let us = |ps: u64| ps as f64 / 1e6;
     let c = &r.counters;
+    // Flowtune §6.5 Fig. 10: dropped bytes over the bytes hosts put on the wire.
+    let frac = |part: u64, whole: u64| {
+        if whole == 0 {
+            0.0
+        } else {
+            part as f64 / whole as f64
+        }
+    };
     let incasts: Vec<Value> = r
         .incasts
         .iter()
@@ -406,7 +415,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "long_lived_flows": r.records.iter().filter(|x| x.size == 0).count(),
         "fct_slowdown": { "overall": pct_json(&slow.overall, slow.unfinished), "by_size": Value::Object(by_size) },
         "queue_delay_us": { "p50": us(qd.quantile(0.5)), "p99": us(qd.quantile(0.99)), "max": us(qd.max()), "mean": qd.mean() / 1e6 },
-        "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes },
+        "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes, "fraction_of_sent": frac(c.dropped_bytes, c.sent_bytes) },
         "ecn_marks": c.ecn_marks,
         "goodput_gbps": c.goodput_bytes as f64 * 8.0 / secs / 1e9,
         "long_flow_throughput_gbps": long_flow_throughput_gbps(&r.records),
@@ -523,49 +532,36 @@ fn mean_rates(r: &PacketRun, from: SimTime, out: &mut Map<String, Value>) {
 }
 
 /// `flows.csv`: one row per flow (the columns), plus the sender count for incast
-/// sweeps. Written with the csv crate so that a scheme label holding a comma or a quote stays
-/// one field.
-fn flows_csv<'a>(
+/// sweeps (`senders`, when given for every row).
+fn flows_table<'a>(
     rows: impl Iterator<Item = (&'a dctc_core::stats::FlowRecord, Option<usize>)>,
     senders_column: bool,
-) -> Vec<u8> {
-    let mut header = vec![
-        "id",
-        "src",
-        "dst",
-        "size",
-        "start_us",
-        "finish_us",
-        "fct_us",
-        "ideal_fct_us",
-        "slowdown",
-        "retransmitted_bytes",
-        "timeouts",
-        "scheme",
-    ];
+) -> Records {
+    let rows: Vec<_> = rows.collect();
+    let table = Records::new()
+        .uint("id", rows.iter().map(|(f, _)| u64::from(f.id)))
+        .uint("src", rows.iter().map(|(f, _)| f.src as u64))
+        .uint("dst", rows.iter().map(|(f, _)| f.dst as u64))
+        .uint("size", rows.iter().map(|(f, _)| f.size))
+        .float("start_us", rows.iter().map(|(f, _)| f.start_us))
+        .opt_float("finish_us", rows.iter().map(|(f, _)| f.finish_us))
+        .opt_float("fct_us", rows.iter().map(|(f, _)| f.fct_us))
+        .float("ideal_fct_us", rows.iter().map(|(f, _)| f.ideal_fct_us))
+        .opt_float("slowdown", rows.iter().map(|(f, _)| f.slowdown))
+        .uint(
+            "retransmitted_bytes",
+            rows.iter().map(|(f, _)| f.retransmitted_bytes),
+        )
+        .uint("timeouts", rows.iter().map(|(f, _)| u64::from(f.timeouts)))
+        .text("scheme", rows.iter().map(|(f, _)| f.scheme.as_str()));
     if senders_column {
-        header.push("senders");
+        table.uint(
+            "senders",
+            rows.iter().map(|(_, n)| n.unwrap_or_default() as u64),
+        )
+    } else {
+        table
     }
-    let mut w = CsvOut::new(&header);
-    for (f, senders) in rows {
-        let mut record = vec![
-            f.id.to_string(),
-            f.src.to_string(),
-            f.dst.to_string(),
-            f.size.to_string(),
-            f.start_us.to_string(),
-            csv_opt(f.finish_us),
-            csv_opt(f.fct_us),
-            f.ideal_fct_us.to_string(),
-            csv_opt(f.slowdown),
-            f.retransmitted_bytes.to_string(),
-            f.timeouts.to_string(),
-            f.scheme.clone(),
-        ];
-        record.extend(senders.map(|n| n.to_string()));
-        w.row(&record);
-    }
-    w.into_bytes()
 }
 
 fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
@@ -586,77 +582,87 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
         "relative": relative(&schemes),
     });
 
-    let flows = flows_csv(
+    let flows = flows_table(
         results
             .iter()
             .flat_map(|r| r.records.iter().map(|f| (f, None))),
         false,
     );
-    let mut ports = CsvOut::new(&[
-        "scheme",
-        "from",
-        "to",
-        "switch",
-        "buffer_bytes",
-        "max_queue_bytes",
-        "mean_queue_bytes",
-        "utilization",
-        "drops",
-        "ecn_marks",
-    ]);
-    for r in results {
-        for x in &r.ports {
-            ports.row([
-                r.label.clone(),
-                x.from.to_string(),
-                x.to.to_string(),
-                x.switch.to_string(),
-                x.buffer_bytes.to_string(),
-                x.max_queue_bytes.to_string(),
-                format!("{:.1}", x.mean_queue_bytes),
-                format!("{:.6}", x.utilization),
-                x.drops.to_string(),
-                x.ecn_marks.to_string(),
-            ]);
-        }
-    }
-    let mut files = vec![
+    let port_rows: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.ports.iter().map(move |x| (r.label.as_str(), x)))
+        .collect();
+    let ports = Records::new()
+        .text("scheme", port_rows.iter().map(|(l, _)| *l))
+        .text("from", port_rows.iter().map(|(_, x)| x.from.as_str()))
+        .text("to", port_rows.iter().map(|(_, x)| x.to.as_str()))
+        .flag("switch", port_rows.iter().map(|(_, x)| x.switch))
+        .uint(
+            "buffer_bytes",
+            port_rows.iter().map(|(_, x)| x.buffer_bytes),
+        )
+        .uint(
+            "max_queue_bytes",
+            port_rows.iter().map(|(_, x)| x.max_queue_bytes),
+        )
+        .fixed(
+            "mean_queue_bytes",
+            1,
+            port_rows.iter().map(|(_, x)| x.mean_queue_bytes),
+        )
+        .fixed(
+            "utilization",
+            6,
+            port_rows.iter().map(|(_, x)| x.utilization),
+        )
+        .uint("drops", port_rows.iter().map(|(_, x)| x.drops))
+        .uint("ecn_marks", port_rows.iter().map(|(_, x)| x.ecn_marks));
+    let mut tables = vec![
         ("flows.csv".to_string(), flows),
-        ("ports.csv".to_string(), ports.into_bytes()),
+        ("ports.csv".to_string(), ports),
     ];
     if results.iter().any(|r| !r.queue_samples.is_empty()) {
-        let mut q = CsvOut::new(&["scheme", "time_us", "from", "to", "bytes"]);
-        for r in results {
-            for x in &r.queue_samples {
-                let port = &r.ports[x.link as usize];
-                q.row([
-                    r.label.clone(),
-                    (x.time_ps as f64 / 1e6).to_string(),
-                    port.from.to_string(),
-                    port.to.to_string(),
-                    x.bytes.to_string(),
-                ]);
-            }
-        }
-        files.push(("queues.csv".into(), q.into_bytes()));
+        let rows: Vec<_> = results
+            .iter()
+            .flat_map(|r| {
+                r.queue_samples
+                    .iter()
+                    .map(move |x| (r.label.as_str(), x, &r.ports[x.link as usize]))
+            })
+            .collect();
+        let q = Records::new()
+            .text("scheme", rows.iter().map(|(l, _, _)| *l))
+            .float(
+                "time_us",
+                rows.iter().map(|(_, x, _)| x.time_ps as f64 / 1e6),
+            )
+            .text("from", rows.iter().map(|(_, _, p)| p.from.as_str()))
+            .text("to", rows.iter().map(|(_, _, p)| p.to.as_str()))
+            .uint("bytes", rows.iter().map(|(_, x, _)| x.bytes));
+        tables.push(("queues.csv".into(), q));
     }
     let has_long = results.iter().any(|r| !r.throughput.is_empty());
     if has_long {
-        let mut t = CsvOut::new(&["scheme", "flow", "bin_start_us", "gbps"]);
+        // (label, flow, bin start ps, bin, bytes in the bin)
+        let mut rows = Vec::new();
         for r in results {
             let bin = r.throughput_bin.unwrap_or(Delta::from_us(100));
             for (id, bins) in &r.throughput {
                 for (k, b) in bins.iter().enumerate() {
-                    t.row([
-                        r.label.clone(),
-                        id.to_string(),
-                        ((k as u64 * bin.0) as f64 / 1e6).to_string(),
-                        (*b as f64 * 8.0 / bin.as_secs_f64() / 1e9).to_string(),
-                    ]);
+                    rows.push((r.label.as_str(), *id, k as u64 * bin.0, bin, *b));
                 }
             }
         }
-        files.push(("throughput.csv".into(), t.into_bytes()));
+        let t = Records::new()
+            .text("scheme", rows.iter().map(|r| r.0))
+            .uint("flow", rows.iter().map(|r| u64::from(r.1)))
+            .float("bin_start_us", rows.iter().map(|r| r.2 as f64 / 1e6))
+            .float(
+                "gbps",
+                rows.iter()
+                    .map(|r| r.4 as f64 * 8.0 / r.3.as_secs_f64() / 1e9),
+            );
+        tables.push(("throughput.csv".into(), t));
     }
 
     // Comparison table (console and report).
@@ -1003,7 +1009,7 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
     }
     RunOutput {
         summary,
-        files,
+        tables,
         report,
         console,
     }
@@ -1197,28 +1203,33 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
         "engine": "packet", "fabric": p.topo.name, "hosts": p.topo.hosts().len(),
         "block_bytes": sw.block_bytes, "rounds": sw.rounds, "schemes": Value::Object(schemes),
     });
-    let mut csv = CsvOut::new(&[
-        "scheme",
-        "senders",
-        "rounds_completed",
-        "goodput_gbps",
-        "timeouts",
-        "drops",
-    ]);
-    for (scheme, points) in p.schemes.iter().zip(&per_scheme) {
-        for (n, r) in points {
-            let inc = &r.incasts[0];
-            csv.row([
-                scheme.label.clone(),
-                n.to_string(),
-                inc.rounds_completed.to_string(),
-                inc.goodput_gbps.to_string(),
-                inc.timeouts.to_string(),
-                r.counters.dropped_packets.to_string(),
-            ]);
-        }
-    }
-    let flows = flows_csv(
+    let rows: Vec<_> = p
+        .schemes
+        .iter()
+        .zip(&per_scheme)
+        .flat_map(|(scheme, points)| points.iter().map(move |(n, r)| (scheme, *n, r)))
+        .collect();
+    let incast = Records::new()
+        .text("scheme", rows.iter().map(|(s, _, _)| s.label.as_str()))
+        .uint("senders", rows.iter().map(|(_, n, _)| *n as u64))
+        .uint(
+            "rounds_completed",
+            rows.iter()
+                .map(|(_, _, r)| r.incasts[0].rounds_completed as u64),
+        )
+        .float(
+            "goodput_gbps",
+            rows.iter().map(|(_, _, r)| r.incasts[0].goodput_gbps),
+        )
+        .uint(
+            "timeouts",
+            rows.iter().map(|(_, _, r)| r.incasts[0].timeouts),
+        )
+        .uint(
+            "drops",
+            rows.iter().map(|(_, _, r)| r.counters.dropped_packets),
+        );
+    let flows = flows_table(
         per_scheme
             .iter()
             .flat_map(|points| points.iter())
@@ -1237,10 +1248,7 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
     );
     Ok(RunOutput {
         summary,
-        files: vec![
-            ("incast.csv".into(), csv.into_bytes()),
-            ("flows.csv".into(), flows),
-        ],
+        tables: vec![("incast.csv".into(), incast), ("flows.csv".into(), flows)],
         report,
         console,
     })
@@ -1306,13 +1314,22 @@ fn long_flow_throughput_gbps(records: &[dctc_core::stats::FlowRecord]) -> Value 
 }
 
 /// Every ordered pair of schemes, `relative.<a>_vs_<b>.<figure>` = a / b - 1 (null when
-/// either is missing or b is 0): mean and p99 slowdown of 1-packet flows, overall mean
-/// slowdown, long-flow throughput, and HOLNET's mean / p99 / small / huge FCT. The papers'
-/// "A beats B" claims read from these.
+/// either is missing or b is 0): mean and p99 slowdown of 1-packet flows, p99 slowdown of the
+/// 1-10, 10-100 and 100-1000 packet buckets, overall mean slowdown, long-flow throughput, p99
+/// switch queueing delay, and HOLNET's mean / p99 / small / huge FCT. The papers' "A beats B"
+/// claims read from these (a `[[paper]]` row with `factor = true` reads one as a / b).
 fn relative(schemes: &Map<String, Value>) -> Value {
-    let figures: [(&str, &str); 8] = [
+    let figures: [(&str, &str); 12] = [
         ("mean_slowdown_1pkt", "fct_slowdown.by_size.1.mean"),
         ("p99_slowdown_1pkt", "fct_slowdown.by_size.1.p99"),
+        // Flowtune §6.5's buckets (Fig. 8).
+        ("p99_slowdown_1_10pkt", "fct_slowdown.by_size.1-10.p99"),
+        ("p99_slowdown_10_100pkt", "fct_slowdown.by_size.10-100.p99"),
+        (
+            "p99_slowdown_100_1000pkt",
+            "fct_slowdown.by_size.100-1000.p99",
+        ),
+        ("p99_queue_delay", "queue_delay_us.p99"),
         ("mean_slowdown", "fct_slowdown.overall.mean"),
         ("long_flow_throughput", "long_flow_throughput_gbps"),
         // HOLNET §V's figures (see `fct::fct_json`).
@@ -1345,7 +1362,8 @@ fn relative(schemes: &Map<String, Value>) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::flows_csv;
+    use super::flows_table;
+    use crate::records::Values;
     use dctc_core::stats::FlowRecord;
 
     #[test]
@@ -1364,7 +1382,19 @@ mod tests {
             timeouts: 0,
             scheme: "DCTCP, K=65 \"tuned\"".into(),
         };
-        let bytes = flows_csv(std::iter::once((&f, Some(8))), true);
+        let table = flows_table(std::iter::once((&f, Some(8))), true);
+        assert_eq!(
+            table.column("finish_us").map(|c| &c.values),
+            Some(&Values::Float {
+                values: vec![None],
+                decimals: None
+            })
+        );
+        assert_eq!(
+            table.column("size").map(|c| &c.values),
+            Some(&Values::UInt(vec![1460]))
+        );
+        let bytes = table.to_csv();
         let mut r = csv::Reader::from_reader(bytes.as_slice());
         assert_eq!(r.headers().unwrap().len(), 13);
         let row = r.records().next().unwrap().unwrap();

@@ -8,10 +8,37 @@
 //! percentile of the workload's coflow sizes (Baraat sets it from the size distribution).
 //! Heaviness is re-evaluated at every event (arrival, completion).
 
-use super::{Coupling, PolicyConfig, RatePolicy, View};
+use super::{BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
 use crate::FlowError;
 use dctc_core::stats::percentile_sorted;
+use serde::Deserialize;
+
+/// `dctc list`'s line.
+pub const ABOUT: &str =
+    "Baraat: FIFO across coflows with limited multiplexing once a coflow turns heavy";
+
+/// `baraat`'s keys.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaraatConfig {
+    /// A coflow turns heavy after sending this many bytes (default: the `heavy_percentile` of
+    /// the workload's coflow sizes).
+    #[serde(default)]
+    pub heavy_bytes: Option<f64>,
+    /// Percentile of coflow sizes used as the heavy threshold (default 0.8).
+    #[serde(default)]
+    pub heavy_percentile: Option<f64>,
+}
+
+/// The registry's constructor.
+pub fn build(cfg: &BaraatConfig, ctx: &BuildContext<'_>) -> Result<Box<dyn RatePolicy>, FlowError> {
+    Ok(Box::new(Baraat::new(
+        cfg,
+        ctx.net.links(),
+        ctx.coflow_sizes,
+    )?))
+}
 
 /// FIFO with limited multiplexing.
 #[derive(Clone, Debug)]
@@ -24,7 +51,7 @@ pub struct Baraat {
 impl Baraat {
     /// From a scheme config and the workload's coflow sizes.
     pub fn new(
-        cfg: &PolicyConfig,
+        cfg: &BaraatConfig,
         links: usize,
         coflow_sizes: &[f64],
     ) -> Result<Baraat, FlowError> {

@@ -20,10 +20,35 @@
 //! point (every flow of the optimum crosses a saturated link, so water-filling with weights
 //! `b*` gives back `b*`).
 
-use super::{coflow_remaining_times, Coupling, PolicyConfig, RatePolicy, View};
+use super::{coflow_remaining_times, BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
 use crate::FlowError;
 use dctc_core::units::Delta;
+use serde::Deserialize;
+
+/// `dctc list`'s line.
+pub const ABOUT: &str = "optimum of DBA's problem (2), weights 1/T_k, re-solved at every event";
+
+/// `dba-ideal`'s keys.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbaIdealConfig {
+    /// The power epsilon of problem (2) (default 0.5).
+    #[serde(default)]
+    pub epsilon: Option<f64>,
+    /// Also re-solve between events whenever the smallest remaining time may have shrunk by
+    /// this fraction (default: only at events).
+    #[serde(default)]
+    pub resolve_fraction: Option<f64>,
+}
+
+/// The registry's constructor.
+pub fn build(
+    cfg: &DbaIdealConfig,
+    ctx: &BuildContext<'_>,
+) -> Result<Box<dyn RatePolicy>, FlowError> {
+    Ok(Box::new(DbaIdeal::new(cfg, ctx.net.links())?))
+}
 
 /// Most dual iterations per solve.
 const MAX_ITERS: usize = 4000;
@@ -47,7 +72,7 @@ pub struct DbaIdeal {
 
 impl DbaIdeal {
     /// From a scheme config.
-    pub fn new(cfg: &PolicyConfig, links: usize) -> Result<DbaIdeal, FlowError> {
+    pub fn new(cfg: &DbaIdealConfig, links: usize) -> Result<DbaIdeal, FlowError> {
         let eps = cfg.epsilon.unwrap_or(0.5);
         if !(eps > 0.0 && eps < 1.0) {
             return Err(FlowError::invalid(

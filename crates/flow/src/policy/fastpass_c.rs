@@ -14,7 +14,17 @@
 //! 53 coflows within 1%), at most 5.5% on small random traces (`tests/coflow_fifo.rs`).
 
 use super::priority::PriorityGreedy;
-use super::{coflow_remaining_times, Coupling, RatePolicy, View};
+use super::{coflow_remaining_times, BuildContext, Coupling, NoKeys, RatePolicy, View};
+use crate::FlowError;
+
+/// `dctc list`'s line.
+pub const ABOUT: &str =
+    "coflow minimum-remaining-time-first aware of every link (greedy priority); sorted at arrivals, completions re-run the greedy only where it changes";
+
+/// The registry's constructor.
+pub fn build(_: &NoKeys, ctx: &BuildContext<'_>) -> Result<Box<dyn RatePolicy>, FlowError> {
+    Ok(Box::new(FastpassC::new(ctx.net.links())))
+}
 
 /// Coflow MRTF.
 #[derive(Clone, Debug)]

@@ -14,7 +14,17 @@
 //! 1%), at most 10.6% on small random traces (`tests/coflow_fifo.rs`).
 
 use super::priority::PriorityGreedy;
-use super::{Coupling, RatePolicy, View};
+use super::{BuildContext, Coupling, NoKeys, RatePolicy, View};
+use crate::FlowError;
+
+/// `dctc list`'s line.
+pub const ABOUT: &str =
+    "flow minimum-remaining-time-first aware of every link (greedy priority); sorted at arrivals, completions re-run the greedy only where it changes";
+
+/// The registry's constructor.
+pub fn build(_: &NoKeys, ctx: &BuildContext<'_>) -> Result<Box<dyn RatePolicy>, FlowError> {
+    Ok(Box::new(FastpassF::new(ctx.net.links())))
+}
 
 /// Flow MRTF.
 #[derive(Clone, Debug)]

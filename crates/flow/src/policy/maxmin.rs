@@ -1,8 +1,17 @@
 //! `maxmin`: per-flow max-min fairness over every link, the fluid idealization of TCP-like
 //! sharing.
 
-use super::{Coupling, RatePolicy, View};
+use super::{BuildContext, Coupling, NoKeys, RatePolicy, View};
 use crate::alloc::WaterFill;
+use crate::FlowError;
+
+/// `dctc list`'s line.
+pub const ABOUT: &str = "per-flow max-min fairness over every link (idealized TCP-like sharing)";
+
+/// The registry's constructor.
+pub fn build(_: &NoKeys, ctx: &BuildContext<'_>) -> Result<Box<dyn RatePolicy>, FlowError> {
+    Ok(Box::new(MaxMin::new(ctx.net.links())))
+}
 
 /// Max-min fair rates.
 #[derive(Clone, Debug)]

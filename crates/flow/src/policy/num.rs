@@ -28,13 +28,39 @@
 //! with fractions `a_il < 1`; the NUM problem counts it fully on each of them (single-path
 //! problem, conservative), and F-NORM uses the true fractions.
 
-use super::{maxmin_with_caps, Coupling, PolicyConfig, RatePolicy, View};
+use super::{maxmin_with_caps, BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
 use crate::FlowError;
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, State};
 use dctc_num::spec::UtilitySpec;
 use dctc_num::{FlowSpec, Problem, Utility};
 use serde::Deserialize;
+
+/// `dctc list`'s line.
+pub const ABOUT: &str =
+    "NUM optimum of any dctc-num utility (utility = { kind = \"alpha\", alpha = 2 }), NED \
+     to convergence warm-started per event, F-NORM";
+
+/// `num`'s keys.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NumConfig {
+    /// Every flow's utility, `dctc-num`'s utility spec (default `{ kind = "log" }`).
+    #[serde(default)]
+    pub utility: Option<UtilityConfig>,
+    /// NED stops when no rate or price changes by more than this (relative) in one iteration
+    /// (default 1e-6).
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    /// Most NED iterations per solve (default 20000).
+    #[serde(default)]
+    pub max_iterations: Option<u64>,
+}
+
+/// The registry's constructor.
+pub fn build(cfg: &NumConfig, ctx: &BuildContext<'_>) -> Result<Box<dyn RatePolicy>, FlowError> {
+    Ok(Box::new(NumPolicy::new(cfg, &ctx.net.cap)?))
+}
 
 /// Price a link starts from before any solve priced it (Flowtune §3).
 const INITIAL_PRICE: f64 = 1.0;
@@ -73,7 +99,7 @@ pub struct NumPolicy {
 
 impl NumPolicy {
     /// From a scheme config, for a fabric with capacities `cap` (b/s).
-    pub fn new(cfg: &PolicyConfig, cap: &[f64]) -> Result<NumPolicy, FlowError> {
+    pub fn new(cfg: &NumConfig, cap: &[f64]) -> Result<NumPolicy, FlowError> {
         let spec = cfg.utility.clone().unwrap_or_default().0;
         let utility = spec
             .build("num")

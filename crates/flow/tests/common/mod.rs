@@ -66,3 +66,31 @@ pub(crate) fn fig1_fabric() -> Net {
 pub(crate) fn dba144() -> Net {
     Net::new(preset("dba-144").unwrap().build(Path::new(".")).unwrap()).unwrap()
 }
+
+/// A `[[schemes]]` table's policy keys written in TOML, for [`dctc_flow::PolicyConfig::parse`].
+pub(crate) struct TomlKeys(pub(crate) toml::Value);
+
+impl TomlKeys {
+    /// From TOML text (the keys only: no `name`, `label` or `routing`).
+    pub(crate) fn new(text: &str) -> TomlKeys {
+        TomlKeys(toml::Value::Table(toml::from_str(text).expect("TOML")))
+    }
+}
+
+impl dctc_flow::policy::ParseTable for TomlKeys {
+    fn keys(&self) -> Vec<String> {
+        self.0
+            .as_table()
+            .expect("a table")
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, dctc_core::config::KeyError> {
+        self.0
+            .clone()
+            .try_into()
+            .map_err(|e| dctc_core::config::KeyError::new("", e.to_string()))
+    }
+}

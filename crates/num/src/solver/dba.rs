@@ -2,10 +2,14 @@
 //! weighted max-min (the WFQ switches), per-flow KKT deviations (eq. 11), and a Nesterov
 //! accelerated price update (eq. 12-14).
 //!
+//! The update itself is [`crate::dba`]'s (shared with dctc-flow's `dba` policy); eq. (10) here
+//! is `(U')^-1` of each flow's own utility, which for DBA's utility is eq. (10) as printed.
+//!
 //! Eq. (14) as printed adds `(1 - delta(t-1)) / delta(t) * (nu(t+1) - nu(t))`, a negative
 //! momentum. Nesterov's method in Bubeck's form, which eq. (13) follows, mixes
 //! `(1 - g) nu(t+1) + g nu(t)` with `g = (1 - delta(t-1)) / delta(t)`, i.e. adds
-//! `(delta(t-1) - 1) / delta(t) * (nu(t+1) - nu(t))`; this is what is implemented.
+//! `(delta(t-1) - 1) / delta(t) * (nu(t+1) - nu(t))`; this is the default
+//! ([`Momentum::Standard`]), [`Dba::with_momentum`] picks another.
 //!
 //! Minimum and maximum rates (HOLNET eq. 11; DBA's problem (2) has neither): DBA's paper
 //! gives no rule for them, so this solver extends its two steps in the way the KKT conditions
@@ -23,29 +27,44 @@
 //! not fit a link (a problem the reference solver may still solve).
 
 use super::{Solver, SolverError, State};
+use crate::dba::{deviation, lambda_update, nu_update, Acceleration, Gamma, Momentum};
 use crate::maxmin::{bounded_weighted_max_min, weighted_max_min};
 use crate::problem::Problem;
 
 /// DBA's solver.
 #[derive(Clone, Debug)]
 pub struct Dba {
-    /// Step gamma on the capacity slack in eq. (12), price per rate unit.
+    /// Step gamma on the capacity slack in eq. (12), price per rate unit of the problem
+    /// ([`Problem::rate_unit`]).
     pub gamma: f64,
-    delta: f64,
+    /// Eq. (13)-(14)'s momentum: Nesterov's ([`Momentum::Standard`]) by default, the rule
+    /// the convergence proof (eq. 21) analyses; the problems here are static, where the
+    /// accelerated dual method is what the paper proves converges.
+    accel: Acceleration,
     nu: Vec<f64>,
 }
 
 impl Default for Dba {
     fn default() -> Self {
-        Dba {
-            gamma: 0.5,
-            delta: 0.0, // DBA: delta(0) = 0
-            nu: Vec::new(),
-        }
+        Dba::with_momentum(Momentum::Standard)
     }
 }
 
 impl Dba {
+    /// Gamma 0.5 per rate unit with the given momentum rule (eq. 14).
+    pub fn with_momentum(momentum: Momentum) -> Dba {
+        Dba {
+            gamma: 0.5,
+            accel: Acceleration::new(momentum), // DBA: delta(0) = 0
+            nu: Vec::new(),
+        }
+    }
+
+    /// The momentum rule of eq. (14).
+    pub fn momentum(&self) -> Momentum {
+        self.accel.momentum()
+    }
+
     /// Whether DBA accepts `problem`: the minimum-rate shares it reserves on each path (see
     /// the module docs) must fit every link.
     pub fn check(problem: &Problem) -> Result<(), SolverError> {
@@ -159,7 +178,7 @@ impl Solver for Dba {
                 || x >= problem.max_bps()[f] / unit * (1.0 - 1e-9);
             let u = &problem.scaled_utilities()[f];
             let row = problem.paths().row(s);
-            let e = (u.marginal(x) - path_price[s]) / row.len() as f64;
+            let e = deviation(u.marginal(x), path_price[s], row.len()); // eq. (11)
             for &l in row {
                 if !at_bound {
                     min_e[l as usize] = min_e[l as usize].min(e);
@@ -167,13 +186,8 @@ impl Solver for Dba {
                 state.hessian[l as usize] -= 1.0; // marks the link as used
             }
         }
-        let delta_prev = self.delta;
-        self.delta = 0.5 * (1.0 + (1.0 + 4.0 * delta_prev * delta_prev).sqrt()); // eq. (13)
-        let momentum = if self.delta > 0.0 {
-            (delta_prev - 1.0).max(0.0) / self.delta
-        } else {
-            0.0
-        };
+        let momentum = self.accel.step(); // eq. (13), m(t) of eq. (14)
+        let gamma = Gamma::per_unit(self.gamma, unit);
         let c = problem.capacity_scaled();
         for l in 0..nl {
             if state.hessian[l] == 0.0 {
@@ -181,9 +195,9 @@ impl Solver for Dba {
             }
             // Eq. (12) (no deviation term when every flow on the link sits at a bound).
             let e = if min_e[l].is_finite() { min_e[l] } else { 0.0 };
-            let nu_next = state.prices[l] + e - self.gamma * (c[l] - state.load[l]);
-            // Eq. (14), Nesterov form (see module docs).
-            state.prices[l] = (nu_next + momentum * (nu_next - self.nu[l])).max(0.0);
+            let nu_next = nu_update(state.prices[l], e, gamma, c[l], state.load[l]);
+            // Eq. (14) with the chosen momentum (see module docs).
+            state.prices[l] = lambda_update(nu_next, self.nu[l], momentum);
             self.nu[l] = nu_next;
         }
         state.iterations += 1;

@@ -9,6 +9,7 @@ use dctc_core::units::{Delta, SimTime};
 
 impl Simulation<'_> {
     /// Flowlet checks for the flows whose application supplied or stopped data.
+    #[inline]
     pub(crate) fn flowlet_touched(&mut self) {
         if self.ctrl.is_none() {
             self.hosts.touched.clear();
@@ -22,7 +23,15 @@ impl Simulation<'_> {
     /// After any event of data flow `f`: a flowlet starts when the application supplied bytes
     /// and none was open; it becomes idle when every supplied byte has been sent, and ends
     /// when it stays idle for the threshold ([`Simulation::on_flowlet_idle`]).
+    #[inline]
     pub(crate) fn flowlet_check(&mut self, f: u32) {
+        // Runs after every event of every flow: the common case (no control plane) inlines.
+        if self.ctrl.is_some() {
+            self.flowlet_check_ctrl(f);
+        }
+    }
+
+    fn flowlet_check_ctrl(&mut self, f: u32) {
         let now = self.now;
         let Some(cp) = self.ctrl.as_mut() else {
             return;

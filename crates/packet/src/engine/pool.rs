@@ -51,6 +51,7 @@ impl PacketPool {
     /// The per-scheme header fields of a packet (zero until a scheme writes them). A slot
     /// keeps its previous owner's fields until written: schemes that use a field set it when
     /// the packet is created.
+    #[inline]
     pub fn ext(&mut self, id: PacketId) -> &mut HeaderExt {
         if self.ext.len() < self.slots.len() {
             self.ext.resize(self.slots.len(), HeaderExt::default());

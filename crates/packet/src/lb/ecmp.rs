@@ -34,8 +34,15 @@ impl LoadBalancer for Ecmp {
         if candidates.len() == 1 {
             0
         } else {
-            // dctc_core::routing::ecmp_pick with the node's mix precomputed.
-            (mix64(pkt.hash ^ self.salt[at.index()]) % candidates.len() as u64) as usize
+            // dctc_core::routing::ecmp_pick with the node's mix precomputed. A power-of-two
+            // count (the usual fan-out) takes a mask, the same value as `%` without a division.
+            let h = mix64(pkt.hash ^ self.salt[at.index()]);
+            let n = candidates.len() as u64;
+            (if n.is_power_of_two() {
+                h & (n - 1)
+            } else {
+                h % n
+            }) as usize
         }
     }
 }

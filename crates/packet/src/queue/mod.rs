@@ -88,7 +88,10 @@ pub trait QueueDisc {
     }
 }
 
-/// The disciplines this build knows, dispatched without virtual calls.
+/// The disciplines this build knows, dispatched without virtual calls. The FIFOs decided at
+/// arrival are held inline; the stored-queue disciplines, whose state is several times a
+/// FIFO's, are boxed so that every port stays small (a port is touched on every hop, and the
+/// enum is as large as its largest variant).
 #[derive(Debug)]
 pub enum Queue {
     /// FIFO, drop the arrival when full.
@@ -96,17 +99,17 @@ pub enum Queue {
     /// FIFO with CE marks above an instantaneous threshold (DCTCP).
     Ecn(EcnThreshold),
     /// CoDel (RFC 8289) over one FIFO.
-    Codel(Codel),
+    Codel(Box<Codel>),
     /// FQ-CoDel (RFC 8290).
-    FqCodel(FqCodel),
+    FqCodel(Box<FqCodel>),
     /// Stochastic fair queueing with CoDel per bucket.
-    SfqCodel(SfqCodel),
+    SfqCodel(Box<SfqCodel>),
     /// pFabric's priority queue with priority dropping.
-    PFabric(PFabric),
+    PFabric(Box<PFabric>),
     /// TFC's switch port: tokens, effective flows, window, delay arbiter.
-    Tfc(Tfc),
+    Tfc(Box<Tfc>),
     /// XCP's router: a FIFO that writes explicit window feedback into data packets.
-    Xcp(XcpRouter),
+    Xcp(Box<XcpRouter>),
     /// FIFO with HOLNET's per-hop congestion bits (80% of the buffer).
     Holnet(HolnetMark),
 }

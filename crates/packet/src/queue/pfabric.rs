@@ -8,7 +8,8 @@
 //! - Enqueue on a full buffer: drop the lowest-priority packet, which may be one already
 //!   queued or the arrival itself (ties: the latest arrival goes).
 //! - The buffer is small (about 2 x BDP), so both are linear scans over a preallocated array,
-//!   as pFabric's switch hardware does; nothing is allocated per packet.
+//!   as pFabric's switch hardware does; nothing is allocated per packet. The array is kept in
+//!   arrival order, so ties go by position and a flow's earliest packet is its first entry.
 
 use super::codel::check_buffer;
 use super::{Enqueued, QueueDisc, QueueParamError};
@@ -18,21 +19,19 @@ use dctc_core::units::SimTime;
 /// One queued packet with what the scans read, copied at enqueue.
 #[derive(Copy, Clone, Debug)]
 struct Entry {
-    pkt: PacketId,
     priority: u64,
+    pkt: PacketId,
     flow: u32,
     bytes: u32,
-    /// Arrival order at this port.
-    seq: u64,
 }
 
 /// pFabric's priority queue with priority dropping.
 #[derive(Debug)]
 pub struct PFabric {
+    /// Queued packets, earliest arrival first.
     entries: Vec<Entry>,
     bytes: u64,
     capacity: u64,
-    next_seq: u64,
     dropped: Vec<PacketId>,
 }
 
@@ -47,7 +46,6 @@ impl PFabric {
             entries: Vec::with_capacity(slots),
             bytes: 0,
             capacity: buffer_bytes,
-            next_seq: 0,
             dropped: Vec::with_capacity(16),
         })
     }
@@ -55,10 +53,10 @@ impl PFabric {
     /// The index of the lowest-priority entry (largest value; the latest on a tie).
     fn lowest(&self) -> usize {
         let mut best = 0;
+        let mut worst = 0;
         for (i, e) in self.entries.iter().enumerate() {
-            let b = &self.entries[best];
-            if (e.priority, e.seq) > (b.priority, b.seq) {
-                best = i;
+            if e.priority >= worst {
+                (best, worst) = (i, e.priority);
             }
         }
         best
@@ -72,17 +70,15 @@ impl QueueDisc for PFabric {
         let p = &mut pool[pkt];
         p.enqueued_at = now;
         self.entries.push(Entry {
-            pkt,
             priority,
+            pkt,
             flow: p.flow,
             bytes: p.wire_bytes,
-            seq: self.next_seq,
         });
-        self.next_seq += 1;
         self.bytes += p.wire_bytes as u64;
         let mut first = None;
         while self.bytes > self.capacity {
-            let e = self.entries.swap_remove(self.lowest());
+            let e = self.entries.remove(self.lowest());
             self.bytes -= e.bytes as u64;
             match first {
                 None => first = Some(e.pkt),
@@ -98,22 +94,20 @@ impl QueueDisc for PFabric {
     #[inline]
     fn dequeue(&mut self, _pool: &mut PacketPool, _now: SimTime) -> Option<PacketId> {
         // The highest-priority packet (earliest on a tie) picks the flow...
-        let mut best = 0;
-        for (i, e) in self.entries.iter().enumerate().skip(1) {
-            let b = &self.entries[best];
-            if (e.priority, e.seq) < (b.priority, b.seq) {
-                best = i;
+        let mut top = self.entries.first()?;
+        for e in &self.entries[1..] {
+            if e.priority < top.priority {
+                top = e;
             }
         }
-        let flow = self.entries.get(best)?.flow;
+        let flow = top.flow;
         // ...and that flow's earliest queued packet goes.
-        let mut first = best;
-        for (i, e) in self.entries.iter().enumerate() {
-            if e.flow == flow && e.seq < self.entries[first].seq {
-                first = i;
-            }
-        }
-        let e = self.entries.swap_remove(first);
+        let first = self
+            .entries
+            .iter()
+            .position(|e| e.flow == flow)
+            .expect("the flow has a queued packet");
+        let e = self.entries.remove(first);
         self.bytes -= e.bytes as u64;
         Some(e.pkt)
     }

@@ -85,3 +85,14 @@ fn arrival_time_admission_matches_the_stored_queue() {
     );
     assert_eq!(d.admit(b, &mut pool, 1501), Enqueued::Dropped(b));
 }
+
+#[test]
+fn the_queue_enum_stays_one_cache_line() {
+    // Every port holds a `Queue` and is touched on every hop: the stored-queue disciplines
+    // are boxed so the FIFOs decided at arrival keep ports small.
+    assert!(
+        std::mem::size_of::<Queue>() <= 64,
+        "Queue is {} bytes",
+        std::mem::size_of::<Queue>()
+    );
+}

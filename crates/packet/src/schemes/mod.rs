@@ -32,7 +32,7 @@ use crate::queue::{
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::topology::Topology;
-use dctc_core::units::Rate;
+use dctc_core::units::{Delta, Rate};
 
 /// Reads one scheme table into a typed config. The binary implements it over its scenario
 /// format; errors carry the full key path (`schemes[1].tcp.min_rto_us`) and the reason.
@@ -135,8 +135,10 @@ impl QueueSpec {
         match *self {
             QueueSpec::DropTail => Queue::DropTail(DropTail::new(buffer_bytes)),
             QueueSpec::Ecn { k_bytes } => Queue::Ecn(EcnThreshold::new(buffer_bytes, k_bytes)),
-            QueueSpec::Codel(p) => Queue::Codel(Codel::new(buffer_bytes, p).expect(checked)),
-            QueueSpec::FqCodel(p) => Queue::FqCodel(
+            QueueSpec::Codel(p) => {
+                Queue::Codel(Box::new(Codel::new(buffer_bytes, p).expect(checked)))
+            }
+            QueueSpec::FqCodel(p) => Queue::FqCodel(Box::new(
                 FqCodel::new(
                     FqCodelParams {
                         limit_bytes: buffer_bytes,
@@ -145,8 +147,8 @@ impl QueueSpec {
                     seed,
                 )
                 .expect(checked),
-            ),
-            QueueSpec::SfqCodel(p) => Queue::SfqCodel(
+            )),
+            QueueSpec::SfqCodel(p) => Queue::SfqCodel(Box::new(
                 SfqCodel::new(
                     SfqCodelParams {
                         limit_bytes: buffer_bytes,
@@ -155,10 +157,14 @@ impl QueueSpec {
                     seed,
                 )
                 .expect(checked),
-            ),
-            QueueSpec::PFabric => Queue::PFabric(PFabric::new(buffer_bytes).expect(checked)),
-            QueueSpec::Tfc(p) => Queue::Tfc(Tfc::new(buffer_bytes, p, rate).expect(checked)),
-            QueueSpec::Xcp(p) => Queue::Xcp(XcpRouter::new(buffer_bytes, rate, p)),
+            )),
+            QueueSpec::PFabric => {
+                Queue::PFabric(Box::new(PFabric::new(buffer_bytes).expect(checked)))
+            }
+            QueueSpec::Tfc(p) => {
+                Queue::Tfc(Box::new(Tfc::new(buffer_bytes, p, rate).expect(checked)))
+            }
+            QueueSpec::Xcp(p) => Queue::Xcp(Box::new(XcpRouter::new(buffer_bytes, rate, p))),
             QueueSpec::Holnet => Queue::Holnet(crate::queue::HolnetMark::new(buffer_bytes)),
         }
     }
@@ -208,6 +214,9 @@ pub struct PacketScheme {
     pub lb: LbKind,
     /// Host NIC queue size, bytes.
     pub nic_buffer_bytes: u64,
+    /// Per-host send jitter: each packet a host sends arrives up to this much later at the
+    /// first switch (uniform, seeded, order kept); zero: off.
+    pub send_jitter: Delta,
     /// Switch-port buffer replacing the fabric's (`buffer_packets`), bytes; `None`: the
     /// fabric's per-link buffers.
     pub switch_buffer_bytes: Option<u64>,
@@ -238,6 +247,7 @@ impl PacketScheme {
             host_queue: QueueSpec::DropTail,
             lb: LbKind::Ecmp,
             nic_buffer_bytes: DEFAULT_NIC_BUFFER,
+            send_jitter: Delta::ZERO,
             switch_buffer_bytes: None,
             lb_params: Default::default(),
             subflows: Vec::new(),
@@ -725,6 +735,16 @@ pub fn resolve_scheme(
         }
     }
     s.subflows = crate::multipath::resolve(&common.subflows, topo, key)?;
+    s.send_jitter = match settings.send_jitter_us {
+        None => Delta::ZERO,
+        Some(us) if us.is_finite() && (0.0..=1e6).contains(&us) => Delta::from_us_f64(us),
+        Some(us) => {
+            return Err(ConfigError {
+                key: "packet.send_jitter_us".into(),
+                reason: format!("must be between 0 and 1000000 us, got {us}"),
+            })
+        }
+    };
     if s.nic_buffer_bytes < 1500 {
         return Err(ConfigError {
             key: "packet.nic_buffer_bytes".into(),

@@ -258,13 +258,20 @@ fn pfabric_starts_at_the_fabric_bdp_with_a_fixed_rto_and_no_fast_retransmit() {
         .unwrap()
         .build(Path::new("."))
         .unwrap();
-    // fq-codel-32: 2 us host delay, four 1.5 us links, 10 Gb/s hosts, 40 Gb/s fabric: a full
-    // packet out (8 us + 2 x 1.2 us + 2 x 0.3 us) and a 40 B ACK back (8 us + 2 x 32 ns
-    // + 2 x 8 ns): 19.08 us, 23,850 B at 10 Gb/s, 16 packets.
-    assert_eq!(pfabric::base_rtt(&t), Some(Delta::from_ns(19_080)));
-    assert_eq!(pfabric::bdp_packets(&t), Some(16));
+    // fq-codel-32 (pFabric's delays): 5 us of host delay and four 0.2 us links each way,
+    // 10 Gb/s hosts, 40 Gb/s fabric: a full packet out (5.8 us + 2 x 1.2 us + 2 x 0.3 us)
+    // and a 40 B ACK back (5.8 us + 2 x 32 ns + 2 x 8 ns): 14.68 us, 18,350 B at 10 Gb/s,
+    // 12.2 packets: 12, pFabric's initial window; its 36 KB buffers are 24 packets.
+    assert_eq!(pfabric::base_rtt(&t), Some(Delta::from_ns(14_680)));
+    assert_eq!(pfabric::bdp_packets(&t), Some(12));
+    // Nearest, not down: flowtune-144's 19.08 us make 23,850 B, 15.9 packets, 16.
+    let ft = preset("flowtune-144")
+        .unwrap()
+        .build(Path::new("."))
+        .unwrap();
+    assert_eq!(pfabric::bdp_packets(&ft), Some(16));
     let s = resolve_scheme(
-        &table("name = \"pfabric\"\nbuffer_packets = 32"),
+        &table("name = \"pfabric\"\nbuffer_packets = 24"),
         &PacketSettings::default(),
         &t,
         "schemes[1]",
@@ -272,9 +279,9 @@ fn pfabric_starts_at_the_fabric_bdp_with_a_fixed_rto_and_no_fast_retransmit() {
     .unwrap();
     assert_eq!(s.cc.name(), "pfabric");
     assert_eq!(s.switch_queue, QueueSpec::PFabric);
-    assert_eq!(s.switch_buffer_bytes, Some(48_000));
-    assert_eq!(s.tcp.initial_cwnd_packets, 16);
-    assert_eq!(s.tcp.max_cwnd_bytes, 16 * 1460);
+    assert_eq!(s.switch_buffer_bytes, Some(36_000));
+    assert_eq!(s.tcp.initial_cwnd_packets, 12);
+    assert_eq!(s.tcp.max_cwnd_bytes, 12 * 1460);
     assert_eq!(s.tcp.dupack_threshold, u32::MAX);
     assert_eq!(
         (s.tcp.min_rto, s.tcp.max_rto, s.tcp.initial_rto),

@@ -2,10 +2,12 @@
 //! explicit feedback (`transport::xcp`) over routers that compute it per packet
 //! (`queue::xcp`) on every port, host NICs included. Keys: `xcp_alpha` (default 0.4) and
 //! `xcp_beta` (default 0.226), the efficiency controller's gains, checked against XCP §4's
-//! stability bound; each sender asks for its NIC's line rate.
+//! stability bound; each sender asks for its NIC's line rate. Receivers acknowledge every
+//! segment (`delayed_ack_us = 0` below `[packet].tcp`): XCP's feedback is per packet and a
+//! delayed ACK would echo only the latest data packet's header, losing the others' feedback.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use crate::config::{ConfigError, TcpKnobs};
 use crate::queue::XcpParams;
 use crate::transport::{Cc, Xcp};
 
@@ -37,7 +39,11 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
     Ok(Parts {
         cc: Cc::Xcp(Xcp::new(desired_rate)),
         queue: QueueName::Xcp(p),
-        tcp: Default::default(),
+        // Every data packet's feedback must come back on its own ACK (XCP §3.1).
+        tcp: TcpKnobs {
+            delayed_ack_us: Some(0.0),
+            ..TcpKnobs::default()
+        },
     })
 }
 

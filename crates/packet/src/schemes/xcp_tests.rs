@@ -53,6 +53,10 @@ fn keys_resolve_and_bad_values_are_named() {
         panic!("{:?}", s.cc)
     };
     assert_eq!(c.desired_rate, Some(Rate::gbps(10)));
+    // Every segment acknowledged, unless the scenario asks otherwise.
+    assert_eq!(s.tcp.delayed_ack, None);
+    let s = resolve("name = \"xcp\"\ntcp = { delayed_ack_us = 6 }").unwrap();
+    assert_eq!(s.tcp.delayed_ack, Some(Delta::from_us(6)));
     let s = resolve("name = \"xcp\"\nxcp_alpha = 0.3\nxcp_beta = 0.127").unwrap();
     let QueueSpec::Xcp(p) = s.switch_queue else {
         unreachable!()
@@ -73,16 +77,16 @@ fn keys_resolve_and_bad_values_are_named() {
     assert!(e.reason.contains("unknown field `xcp_gamma`"), "{e}");
 }
 
-/// The `xcp` scheme as the scenario key resolves it, with `tcp` (a 2-packet first window,
-/// no delayed ACK so every packet's feedback comes back, no window cap but XCP's).
+/// The `xcp` scheme as the scenario key resolves it (which acknowledges every segment), with
+/// a 2-packet first window and no window cap but XCP's.
 fn scheme() -> PacketScheme {
     let mut s = resolve("name = \"xcp\"").unwrap();
+    assert_eq!(s.tcp.delayed_ack, None, "the scheme turns delayed ACKs off");
     s.tcp = TcpConfig {
         initial_cwnd_packets: 2,
-        delayed_ack: None,
         max_cwnd_bytes: u64::MAX / 4,
         rwnd_bytes: u64::MAX / 4,
-        ..TcpConfig::pfabric_tuned(225_000)
+        ..s.tcp
     };
     s
 }

@@ -24,9 +24,11 @@ use crate::packet::{HeaderExt, Packet, PacketKind};
 use crate::queue::{Enqueued, Queue, QueueDisc};
 use crate::schemes::{LbKind, PacketScheme, QueueSpec};
 use dctc_core::ids::{LinkId, NodeId};
+use dctc_core::rng::{component_rng, streams, SimRng};
 use dctc_core::routing::Routing;
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, Rate, SimTime};
+use rand::Rng;
 use std::collections::VecDeque;
 
 /// One output port: a queue discipline feeding one link.
@@ -146,6 +148,27 @@ pub(crate) struct Fabric {
     pin_of: Vec<u32>,
     /// Pinned paths as `(node, link it leaves by)` hops.
     pins: Vec<Vec<(NodeId, LinkId)>>,
+    /// Per-host send jitter (`[packet] send_jitter_us`), `None` when off.
+    jitter: Option<Jitter>,
+}
+
+/// Seeded send jitter of host ports: each packet a host sends reaches the far end an extra
+/// uniform `[0, max]` later, never before the packet sent ahead of it on that link.
+struct Jitter {
+    rng: SimRng,
+    max_ps: u64,
+}
+
+/// When a packet on `port` due at `arrive` reaches the far end, with the host jitter if any.
+#[inline]
+fn jittered(jitter: &mut Option<Jitter>, port: &Port, arrive: SimTime) -> SimTime {
+    match jitter {
+        Some(j) if !port.switch => {
+            let t = arrive + Delta(j.rng.random_range(0..=j.max_ps));
+            port.pipe.back().map_or(t, |&(ahead, _)| t.max(ahead))
+        }
+        _ => arrive,
+    }
 }
 
 /// A flow whose data is routed (no pinned path).
@@ -236,6 +259,10 @@ impl Fabric {
             queue_delay: Histogram::default(),
             pin_of: Vec::new(),
             pins: Vec::new(),
+            jitter: (scheme.send_jitter > Delta::ZERO).then(|| Jitter {
+                rng: component_rng(seed, streams::TRANSPORT),
+                max_ps: scheme.send_jitter.0,
+            }),
         })
     }
 
@@ -424,7 +451,7 @@ impl Fabric {
             port.busy_until = done;
             port.tx_bytes += bytes;
             c.packet_hops += 1;
-            let arrive = done + port.delay;
+            let arrive = jittered(&mut self.jitter, port, done + port.delay);
             if port.pipe.is_empty() {
                 ev.push(arrive, Event::Arrive(l));
             }
@@ -493,7 +520,7 @@ impl Fabric {
         port.busy_until = done;
         port.tx_bytes += bytes;
         c.packet_hops += 1;
-        let arrive = done + port.delay;
+        let arrive = jittered(&mut self.jitter, port, done + port.delay);
         if port.pipe.is_empty() {
             ev.push(arrive, Event::Arrive(l));
         }

@@ -67,9 +67,6 @@ pub(crate) struct Endpoint {
     /// Report: the byte the last timeout retransmitted and when, until that copy arrives
     /// (to tell a spurious timeout: the receiver already held the byte).
     rto_check: Option<(u64, SimTime)>,
-    /// Header fields the receiver echoes on its next ACK: those of the latest data packet or
-    /// probe (only for schemes whose controller uses header fields).
-    echo: HeaderExt,
     /// Report: `(send time, seq)` of the latest-sent data packet that has arrived, to count
     /// arrivals overtaken by a later-sent packet (reordering).
     latest_arrived: (SimTime, u64),
@@ -111,7 +108,6 @@ impl Endpoint {
             binned: false,
             bins: Vec::new(),
             rto_check: None,
-            echo: HeaderExt::default(),
             latest_arrived: (SimTime::ZERO, 0),
             conn: NONE,
         }
@@ -126,6 +122,10 @@ pub(crate) struct Hosts {
     pub(crate) tcp: TcpConfig,
     /// The scheme's controller uses per-packet header fields: stamp, echo and feed them back.
     header: bool,
+    /// Per flow, the header fields its receiver echoes on its next ACK: those of the latest
+    /// data packet or probe. Empty unless `header` (kept out of `Endpoint`, which every
+    /// scheme's hot path reads).
+    echo: Vec<HeaderExt>,
     /// Bin width of throughput series.
     throughput_bin: Option<Delta>,
     seg_buf: Vec<Segment>,
@@ -145,11 +145,17 @@ impl Hosts {
         header: bool,
         throughput_bin: Option<Delta>,
     ) -> Hosts {
+        let echo = if header {
+            vec![HeaderExt::default(); flows.len()]
+        } else {
+            Vec::new()
+        };
         Hosts {
             flows,
             conns,
             tcp,
             header,
+            echo,
             throughput_bin,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(8),
@@ -235,8 +241,10 @@ impl Hosts {
         let mut done = false;
         match p.kind {
             PacketKind::Data => {
+                if self.header {
+                    self.echo[f as usize] = *ext;
+                }
                 let fl = &mut self.flows[f as usize];
-                fl.echo = *ext;
                 // Report: data packets delivered, and long-lived flows' throughput bins count
                 // payload as it arrives (bounded by the link rate), not as released in order.
                 c.delivered_data_packets += 1;
@@ -304,7 +312,9 @@ impl Hosts {
                 let fl = &mut self.flows[f as usize];
                 if node == fl.dst {
                     // A probe: the receiver answers with a pure ACK echoing its fields.
-                    fl.echo = *ext;
+                    if self.header {
+                        self.echo[f as usize] = *ext;
+                    }
                     fl.receiver.on_probe(p.ts, &mut self.ack_buf);
                     self.flush_acks(f, out);
                 } else {
@@ -341,6 +351,7 @@ impl Hosts {
             cp.total_cwnd += cwnd;
             if let Some(rtt) = s.rtt().srtt().filter(|d| d.0 > 0) {
                 let t = rtt.as_secs_f64();
+                cp.sampled += 1;
                 cp.sum_rate += cwnd as f64 / t;
                 cp.max_cwnd_over_rtt2 = cp.max_cwnd_over_rtt2.max(cwnd as f64 / (t * t));
             }
@@ -415,7 +426,7 @@ impl Hosts {
         let mut p = Packet::new(f, PacketKind::Ack, fl.dst, fl.src);
         p.hash = fl.hash;
         p.wire_bytes = self.tcp.header as u32;
-        let echo = self.header.then_some(fl.echo);
+        let echo = self.header.then(|| self.echo[f as usize]);
         for a in acks.drain(..) {
             p.seq = a.ack;
             p.ecn.ece = a.ece;

@@ -7,6 +7,8 @@
 pub struct Coupling {
     /// Number of subflows.
     pub subflows: u32,
+    /// Number of subflows with an RTT sample (those `sum_rate` covers).
+    pub sampled: u32,
     /// Sum of the subflows' congestion windows, bytes.
     pub total_cwnd: u64,
     /// Sum over subflows of `cwnd_i / rtt_i`, bytes per second (subflows without an RTT

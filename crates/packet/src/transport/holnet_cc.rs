@@ -14,21 +14,30 @@
 //!   quantity and one round trip is the time step, so `z = gamma W^alpha` segments per RTT;
 //! - the marginal utility `U'(x) = w x^-alpha` is evaluated at the measured rate
 //!   `x = cwnd / SRTT` in the utility's rate unit (b/s over `rate_unit_bps`);
-//! - every packet samples the congestion indicator cg, and stands for `1 / W` of a round
-//!   trip: an acknowledged packet for cg = 0, adding `gamma W^alpha (r - e^-U') / W`
-//!   segments, a lost one for cg = 1, taking `gamma W^alpha e^-U' / W` away. Losses are
-//!   source-inferred (§IV-A): three duplicate ACKs count the first lost packet, each further
-//!   retransmission NewReno recovery makes (one per ACK inside recovery) another, and a
-//!   timeout counts one, the same adjustment as three duplicate ACKs (the window is not reset
-//!   to one segment; the sender still goes back N).
+//! - an acknowledged segment is `1 / W` of a round trip of cg = 0, adding
+//!   `gamma W^alpha (r - e^-U') / W` segments;
+//! - a congestion event the source infers (§IV-A: three duplicate ACKs or a timeout, the same
+//!   adjustment for both) is one round trip of cg = 1: `W -= gamma W^alpha e^-U'` once, the
+//!   further holes of the same recovery adding nothing (as Reno halves once per window). The
+//!   timeout leaves the window there instead of resetting it to one segment; the sender still
+//!   goes back N.
 //!
-//! Sampling per packet makes the fraction of congested samples the per-packet loss rate q,
-//! which a shared drop-tail link gives every flow alike, so at equilibrium
-//! `(1 - q)(r - e^-U') = q e^-U'`: every flow's marginal utility is `-ln(1 - q)` (r = 1),
-//! the equal marginals of HOLNET eq. (7) that give the center-of-utility ratio. (A cut per
-//! loss event instead would let a faster flow, which sees more loss events, sense more
-//! congestion, the bias §IV-A reports as 3.61 against 4.) The rate unit sets the operating
-//! loss rate: `q ~ U'` at the optimum.
+//! This is §IV-B's translation of MCC (gamma = 1/2 makes eq. (20) Reno's AIMD: a loss event
+//! halves, one RTT of cg = 1), and the one §IV-A's own explanation of its 3.61 (against 4)
+//! assumes: "flow x1, which has higher flow rate than flow x2, generally senses more
+//! congestions". At equilibrium a flow's loss events per RTT equal `f(x) = 1 - e^-U'`
+//! (eq. 13), about 12% of RTTs at §IV-A's optimum. Equal marginals (eq. 7), and so the NUM
+//! optimum, need every flow to see the same events per RTT, which drops that hit every flow
+//! of an overflow give; when each overflow drops a packet of one flow picked by its share of
+//! the arrivals, events per RTT follow the rate and the flows settle where `f(x_i) / x_i` is
+//! equal (ratio about 1.6 in §IV-A's example instead of 4). (A cut per lost packet instead
+//! would need a per-packet loss rate of `f(x)`, 12%, which NewReno's recovery, holding the
+//! window at what the pipe carries, never lets the flows reach.)
+//!
+//! Convergence: near the equilibrium eq. (19) relaxes at about `gamma alpha U' W^(alpha-1)`
+//! per RTT (0.004 at §IV-A's flow 1: a time constant of some 250 RTTs, 2-4 s here); gamma
+//! and the scale of U' (set by the rate unit and x_0^c) trade that speed against the loss
+//! events per RTT at equilibrium.
 //!
 //! `gamma = 1/2` is the value that makes MCC (eq. (20), the same translation) TCP's AIMD on
 //! one path (§IV-B); the rate unit is the paper's Mb/s.
@@ -103,8 +112,6 @@ pub struct HolnetCc {
     carry: f64,
     /// The smoothed RTT at the last ACK (loss events carry none).
     last_srtt: Option<Delta>,
-    /// Three duplicate ACKs counted the hole the next recovery ACK answers.
-    first_hole_counted: bool,
 }
 
 impl Default for HolnetCc {
@@ -125,7 +132,6 @@ impl HolnetCc {
             per_flow: Arc::new(Vec::new()),
             carry: 0.0,
             last_srtt: None,
-            first_hole_counted: false,
         }
     }
 
@@ -157,13 +163,12 @@ impl HolnetCc {
         }
     }
 
-    /// One lost packet (cg = 1 for `1 / W` of a round trip): `W -= gamma W^alpha e^-U' / W`
+    /// One congestion event (cg = 1 for one round trip): `W -= gamma W^alpha e^-U'`
     /// segments, at least 2 segments left.
-    fn lost_packet(&self, w: &Window, from: u64) -> u64 {
+    fn congestion_event(&self, w: &Window, from: u64) -> u64 {
         let at = Window { cwnd: from, ..*w };
         let (z, e, _) = self.terms(&at, self.last_srtt);
-        let segs = from as f64 / w.mss as f64;
-        let cut = z * e / segs * w.mss as f64; // HOLNET eq. (19), cg = 1, one packet
+        let cut = z * e * w.mss as f64; // HOLNET eq. (19), cg = 1, one round trip
         (from as f64 - cut).max(2.0 * w.mss as f64) as u64
     }
 }
@@ -180,14 +185,6 @@ impl CongestionControl for HolnetCc {
     fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, rtt: &RttEstimator) {
         self.last_srtt = rtt.srtt();
         if ev.in_recovery {
-            // Each ACK inside recovery answers one retransmitted hole; the first answers the
-            // hole three duplicate ACKs already counted. The sender leaves recovery with
-            // `ssthresh`, so the cut goes there.
-            if self.first_hole_counted {
-                self.first_hole_counted = false;
-            } else {
-                w.ssthresh = self.lost_packet(w, w.ssthresh);
-            }
             return;
         }
         let (z, e, r) = self.terms(w, self.last_srtt);
@@ -205,16 +202,16 @@ impl CongestionControl for HolnetCc {
     }
 
     fn on_loss(&mut self, w: &mut Window, _ev: &LossEvent) {
-        w.ssthresh = self.lost_packet(w, w.cwnd);
-        self.first_hole_counted = true;
+        w.ssthresh = self.congestion_event(w, w.cwnd);
+        self.carry = 0.0;
     }
 
     fn on_timeout(&mut self, w: &mut Window, _ev: &LossEvent) {
         // §IV-A: the same adjustment as for three duplicate ACKs.
-        let next = self.lost_packet(w, w.cwnd);
+        let next = self.congestion_event(w, w.cwnd);
         w.ssthresh = next;
         w.cwnd = next;
-        self.first_hole_counted = false;
+        self.carry = 0.0;
     }
 }
 
@@ -236,7 +233,7 @@ mod tests {
     }
 
     #[test]
-    fn grows_by_eq_19_per_window_and_cuts_by_it_on_loss() {
+    fn grows_by_eq_19_per_window_and_cuts_one_rtt_of_it_per_loss_event() {
         let cfg = TcpConfig::linux_like();
         let mut rtt = RttEstimator::new(&cfg);
         // 10 ms RTT, 100 segments of 1000 B: 80 Mb/s.
@@ -261,7 +258,8 @@ mod tests {
         let expect = 5.0 * (1.0 - e);
         let grown = (w.cwnd - 100_000) as f64 / 1000.0 + c.carry / 1000.0;
         assert!((grown - expect).abs() < 0.02, "{grown} vs {expect}");
-        // One lost packet: W -= z e^-U' / W (about 0.045 segments).
+        // A loss event (three duplicate ACKs): one RTT of cg = 1, W -= z e^-U' (about 4.5
+        // segments at W = 100), applied to ssthresh, where the sender leaves recovery.
         w.cwnd = 100_000;
         c.on_loss(
             &mut w,
@@ -271,15 +269,14 @@ mod tests {
             },
         );
         let cut = (100_000 - w.ssthresh) as f64 / 1000.0;
-        assert!((cut - 5.0 * e / 100.0).abs() < 0.002, "{cut}");
-        // The first recovery ACK answers that hole; the second is another lost packet.
+        assert!((cut - 5.0 * e).abs() < 0.002, "{cut}");
+        // Further holes of the same recovery are the same event: no further cut.
         let mut rec = ack(1000);
         rec.in_recovery = true;
         let after_one = w.ssthresh;
         c.on_ack(&mut w, &rec, &rtt);
-        assert_eq!(w.ssthresh, after_one);
         c.on_ack(&mut w, &rec, &rtt);
-        assert!(w.ssthresh < after_one);
+        assert_eq!(w.ssthresh, after_one);
         // A timeout is the same cut, and leaves cwnd there (no reset to one segment).
         w.cwnd = 100_000;
         c.on_timeout(

@@ -12,9 +12,14 @@
 //! (three duplicate ACKs or a timeout, same adjustment) standing for one round trip of
 //! congestion. gamma = 1/2 and eps = 2 segments make a single-path flow TCP's AIMD: one
 //! segment per RTT up (`gamma eps x_l / x`), halving on loss (`gamma x_l`), the calibration
-//! §IV-B asks for. `x` comes from the engine's [`Coupling`] (the subflows' window sum).
+//! §IV-B asks for. `x` is the connection's rate in the subflow's own unit (segments per its
+//! RTT): the engine's [`Coupling`] sum of `cwnd_j / rtt_j` over the subflows times this
+//! subflow's smoothed RTT (the window sum before every subflow has an RTT sample). Subflows
+//! whose paths queue differently have different RTTs, and a plain window sum would count a
+//! long-RTT subflow's window as more rate than it carries.
 
 use super::{AckEvent, CongestionControl, Coupling, LossEvent, RttEstimator, Window};
+use dctc_core::units::Delta;
 
 /// One subflow's MCC state.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +30,13 @@ pub struct HolnetMcc {
     pub eps: f64,
     /// The connection's window sum, bytes (this subflow's own window when not coupled).
     total_cwnd: u64,
+    /// The connection's rate, sum of `cwnd_j / rtt_j`, bytes per second (0: not every
+    /// subflow has an RTT sample yet, or not coupled).
+    sum_rate: f64,
+    /// Every subflow had an RTT sample when the rate was summed.
+    all_sampled: bool,
+    /// This subflow's smoothed RTT at its last ACK.
+    srtt: Option<Delta>,
     /// Fraction of a segment not yet added to the window.
     carry: f64,
 }
@@ -35,15 +47,25 @@ impl Default for HolnetMcc {
             gamma: 0.5,
             eps: 2.0,
             total_cwnd: 0,
+            sum_rate: 0.0,
+            all_sampled: false,
+            srtt: None,
             carry: 0.0,
         }
     }
 }
 
 impl HolnetMcc {
-    /// `x` in segments: the coupled window sum, at least this subflow's window.
+    /// `x` in segments per this subflow's RTT: the connection's rate times the RTT (the
+    /// window sum before RTT samples), at least this subflow's window.
     fn x_segments(&self, w: &Window) -> f64 {
-        self.total_cwnd.max(w.cwnd) as f64 / w.mss as f64
+        let bytes = match self.srtt {
+            Some(rtt) if self.all_sampled && self.sum_rate > 0.0 => {
+                self.sum_rate * rtt.as_secs_f64()
+            }
+            _ => self.total_cwnd as f64,
+        };
+        bytes.max(w.cwnd as f64) / w.mss as f64
     }
 
     fn congested(&mut self, w: &mut Window) {
@@ -58,7 +80,8 @@ impl HolnetMcc {
 }
 
 impl CongestionControl for HolnetMcc {
-    fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, _rtt: &RttEstimator) {
+    fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, rtt: &RttEstimator) {
+        self.srtt = rtt.srtt().filter(|d| d.0 > 0);
         if ev.in_recovery {
             return;
         }
@@ -83,5 +106,61 @@ impl CongestionControl for HolnetMcc {
 
     fn couple(&mut self, c: &Coupling) {
         self.total_cwnd = c.total_cwnd;
+        self.sum_rate = c.sum_rate;
+        self.all_sampled = c.sampled == c.subflows;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::TcpConfig;
+    use dctc_core::units::SimTime;
+
+    #[test]
+    fn x_is_the_connection_rate_in_this_subflows_rtt() {
+        let cfg = TcpConfig::linux_like();
+        let mut rtt = RttEstimator::new(&cfg);
+        rtt.sample(&cfg, Delta::from_ms(10));
+        let mut c = HolnetMcc::default();
+        let mut w = Window {
+            cwnd: 20_000,
+            ssthresh: u64::MAX,
+            mss: 1000,
+            pacing: None,
+        };
+        // This subflow: 20 segments per 10 ms; the other: 60 segments per 30 ms. Together
+        // 4 MB/s, 40 segments per this subflow's RTT (the window sum would say 80).
+        let both = Coupling {
+            subflows: 2,
+            sampled: 2,
+            total_cwnd: 80_000,
+            sum_rate: 4e6,
+            max_cwnd_over_rtt2: 0.0,
+        };
+        c.couple(&both);
+        let ack = AckEvent {
+            now: SimTime::ZERO,
+            acked: 0,
+            ece: false,
+            snd_una: 0,
+            snd_max: 0,
+            in_recovery: false,
+        };
+        c.on_ack(&mut w, &ack, &rtt);
+        assert!((c.x_segments(&w) - 40.0).abs() < 1e-9, "{}", c.x_segments(&w));
+        // A loss: x_l -= gamma x_l e^(-eps/x) (eq. 20, one RTT of cg = 1).
+        c.on_loss(
+            &mut w,
+            &LossEvent {
+                now: SimTime::ZERO,
+                flight: 20_000,
+            },
+        );
+        let want = 20.0 - 0.5 * 20.0 * (-2.0f64 / 40.0).exp();
+        assert!((w.cwnd as f64 / 1000.0 - want).abs() < 1e-3, "{}", w.cwnd);
+        // Until every subflow has an RTT sample, the window sum stands in.
+        c.couple(&Coupling { sampled: 1, ..both });
+        assert!((c.x_segments(&w) - 80.0).abs() < 1e-9);
     }
 }

@@ -15,9 +15,11 @@
 //!   (mu + beta x)` when `cg = 0`, `-(beta x / (mu + beta x))^w (mu + beta x)` when `cg = 1`.
 //!
 //! `r_out` comes from the first-hop node (Table II): `r_min` (0.1) when it reports congestion,
-//! else 1. Its report arrives as the per-hop congestion bits the `holnet` queue sets (a queue
-//! past 80% of its buffer) and the receiver echoes; the controller listens to the hops in
-//! `hop_mask` (bit 0, the first-hop node, by default). The host's own link (`cg`) is its NIC,
+//! else 1. Table II makes a node's congestion its local port's or its next hop's, so the
+//! first-hop node (the source leaf) reports its own output port and its next hop's (the
+//! spine's) port on the path. The report arrives as the per-hop congestion bits the `holnet`
+//! queue sets (a queue past 80% of its buffer) and the receiver echoes; the controller
+//! listens to the hops in `hop_mask` (bits 0 and 1, the first-hop node's report, by default). The host's own link (`cg`) is its NIC,
 //! which a window-limited sender never fills here, so `cg = 0`. Slow start ends at the first
 //! congestion report (`ssthresh` = the window then). §V: no fast retransmit (the sender relies
 //! on the timeout), and a timeout retransmits from the lost packet on (go-back-N, the sender's
@@ -37,7 +39,7 @@ pub struct HolnetUta {
     /// Table II's r_min (§V: 0.1).
     pub r_min: f64,
     /// Which switch hops' congestion bits count as the first-hop node's report (bit k: the
-    /// k-th switch on the path; default 1, the first-hop node only).
+    /// k-th switch on the path; default 0b11, the first-hop node's port and its next hop's).
     pub hop_mask: u32,
     /// The latest report: the first-hop node congested.
     congested: bool,
@@ -53,7 +55,7 @@ impl Default for HolnetUta {
             rho: 1.0,
             beta: 0.5,
             r_min: 0.1,
-            hop_mask: 1,
+            hop_mask: 0b11,
             congested: false,
             cwnd: 0.0,
             in_cap: false,

@@ -74,7 +74,12 @@ class RunResult:
     Table, as ``dataframe=`` asked) of ``flows.csv``, ``ports.csv`` and ``queues.csv``, or
     ``None`` when the run has no such table (the flow engine has no ports; queues need
     ``[output] queue_sample_us``). Every table is in ``.tables`` by name, as a pyarrow Table.
-    A table becomes Arrow the first time it is asked for.
+    A table becomes Arrow the first time it is asked for, straight from the engine's typed
+    columns (no CSV in between): integers are int64, numbers float64 (NaN/null where a record
+    has none, e.g. the FCT of an unfinished flow), booleans bool, text str; a column keeps its
+    type whatever its values (``pandas.read_csv`` would guess int64 for a float column whose
+    values happen to be whole). The values are the engine's, also where the CSV rounds them
+    (``ports.csv`` writes ``mean_queue_bytes`` to 0.1 B and ``utilization`` to 1e-6).
     """
 
     def __init__(
@@ -182,7 +187,7 @@ def sweep(
     axes = []
     for key, values in grid.items():
         if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-            raise ValueError(f"grid: {key}: give a list of values, not {values!r}")
+            raise ValueError(f'grid["{key}"]: give a list of values, not {values!r}')
         axes.append((key, [_scalar(v) for v in values]))
     s = load(scenario)
     plan = _dctc.plan(s, axes)

@@ -99,3 +99,28 @@ fn a_buffer_smaller_than_one_packet_is_refused() {
     assert_eq!(e.param, "buffer_bytes");
     assert!(PFabric::new(1_500).is_ok());
 }
+
+#[test]
+fn equal_priorities_send_the_earliest_and_drop_the_latest() {
+    let mut pool = PacketPool::default();
+    // Room for three 1500 B packets.
+    let mut q = PFabric::new(4_500).unwrap();
+    // Flows 0, 1, 2 at one priority, then flow 3 at the same priority overflows the buffer:
+    // the latest arrival (flow 3's) is the one dropped.
+    let ids: Vec<_> = (0..4).map(|f| pkt(&mut pool, f, 7_000, 1500)).collect();
+    for &p in &ids[..3] {
+        assert_eq!(
+            q.enqueue(p, &mut pool, SimTime(0)),
+            Enqueued::Queued { marked: false }
+        );
+    }
+    assert_eq!(
+        q.enqueue(ids[3], &mut pool, SimTime(0)),
+        Enqueued::Dropped(ids[3])
+    );
+    // A dequeue takes the earliest of the tied packets; after it, flow 1's is the earliest.
+    assert_eq!(q.dequeue(&mut pool, SimTime(1)), Some(ids[0]));
+    let late = pkt(&mut pool, 4, 7_000, 1500);
+    q.enqueue(late, &mut pool, SimTime(2));
+    assert_eq!(drain(&mut q, &mut pool), vec![ids[1], ids[2], late]);
+}

@@ -36,21 +36,21 @@ fn main() {
     let row: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(4);
     let iters: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2000);
     let which: String = args.next().unwrap_or("pull".into());
-    let (_, nodes, flows, _) = dctc_num::fast::FLOWTUNE_TABLE[row.min(6)];
-    let set = dctc_num::fast::Clos::for_nodes(nodes, 1).random_flows(flows, 1);
+    let (_, nodes, flows, _) = dctc_num_fast::FLOWTUNE_TABLE[row.min(6)];
+    let set = dctc_num_fast::Clos::for_nodes(nodes, 1).random_flows(flows, 1);
     if which == "push" {
-        let mut p = dctc_num::fast::Fast::<f32>::new(&set);
+        let mut p = dctc_num_fast::Fast::<f32>::new(&set);
         println!("push {}", summary(timed(iters, || p.iterate())));
         return;
     }
     if let Some(threads) = which.strip_prefix("par").and_then(|t| t.parse().ok()) {
-        let mut p = dctc_num::fast::PullParallel::<f32>::new(&set, threads).unwrap();
+        let mut p = dctc_num_fast::PullParallel::<f32>::new(&set, threads).unwrap();
         p.run(100);
         let t = p.run(iters).iter().map(|&ns| ns as f64 / 1e3).collect();
         println!("par{threads} {}", summary(t));
         return;
     }
-    let mut p = dctc_num::fast::Pull::<f32>::new(&set).unwrap();
+    let mut p = dctc_num_fast::Pull::<f32>::new(&set).unwrap();
     let l = p.layout();
     println!(
         "flows {} heads {} tails {} head slices {} positions/flow {:.3} link ELLPACK rows {} + {}",

@@ -1,4 +1,4 @@
-//! `cargo run --release -p dctc-num --example vcpu_probe`: how two threads share this
+//! `cargo run --release -p dctc-num-fast --example vcpu_probe`: how two threads share this
 //! machine, for reading the two-thread rows of `BENCHMARKS.md`.
 //!
 //! - The same work on one thread and on two at once (each its own copy): an FMA dependency

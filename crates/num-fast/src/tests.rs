@@ -2,9 +2,9 @@
 
 use super::layout::W;
 use super::*;
-use crate::normalize::f_norm;
-use crate::solver::{Ned, Solver, State};
-use crate::{FlowSpec, Problem, Utility};
+use dctc_num::normalize::f_norm;
+use dctc_num::solver::{Ned, Solver, State};
+use dctc_num::{FlowSpec, Problem, Utility};
 
 fn generic(set: &FlowSet) -> Problem {
     let mut p = Problem::new(set.unit);

@@ -1,4 +1,4 @@
-//! The benchmarked allocator: Flowtune's §6.1 iteration (NED rate update + price update +
+//! dctc-num-fast: the benchmarked allocator, Flowtune's §6.1 iteration (NED rate update + price update +
 //! F-NORM) for weighted-log flows, in `f64` or `f32`, single-threaded or on several threads
 //! (Flowtune §5).
 //!
@@ -13,10 +13,17 @@
 //! - [`push`] (the first fast path, kept as the same-run baseline): four link slots per flow,
 //!   a scatter-add of every flow's rate into its links, F-NORM as a separate pass.
 //!
-//! Semantics match [`crate::solver::Ned`] + [`crate::normalize::f_norm`] for log utilities:
+//! Semantics match `dctc_num::solver::Ned` + `dctc_num::normalize::f_norm` for log utilities:
 //! rates clamp at line rate, price updates see demand up to 4x line rate, `H_ll` uses the
 //! one-sided slope at the clamp, links without flows keep their price (tested against the
-//! generic path).
+//! generic path, `tests.rs`).
+//!
+//! Its own crate because its SIMD kernels and shared-buffer threads need `unsafe` (allowed on
+//! those modules only, each block with its SAFETY argument), so that dctc-num can forbid it.
+
+#![deny(unsafe_code)]
+// Index loops over several parallel arrays read better than zipped iterators here.
+#![allow(clippy::needless_range_loop)]
 
 pub mod layout;
 #[allow(unsafe_code)]
@@ -284,8 +291,8 @@ impl FlowSet {
 
 /// NED step factor used by the fast path.
 const GAMMA: f64 = 0.4;
-/// Demand cap relative to line rate (as [`crate::problem::DEMAND_CAP`]).
-const DEMAND: f64 = crate::problem::DEMAND_CAP;
+/// Demand cap relative to line rate (as `dctc_num::problem::DEMAND_CAP`).
+const DEMAND: f64 = dctc_num::problem::DEMAND_CAP;
 
 /// One row of Flowtune's §6.1 table with our measurements (medians, microseconds).
 #[derive(Clone, Debug)]
