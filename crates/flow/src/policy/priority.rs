@@ -176,7 +176,8 @@ impl PriorityGreedy {
                 continue;
             }
             let gu = g as usize;
-            if self.stamp[gu] != self.pass {
+            // (A finished flow is only on lists the next full solve rebuilds.)
+            if v.flows.active[gu] && self.stamp[gu] != self.pass {
                 self.stamp[gu] = self.pass;
                 let old = self.rate[gu];
                 let new = self.evaluate(v, gu, rk);
@@ -241,7 +242,9 @@ impl PriorityGreedy {
                     break;
                 }
                 let hf = hf as usize;
-                a -= self.rate[hf] * coef_on(v.flows.hops(hf), l);
+                if v.flows.active[hf] {
+                    a -= self.rate[hf] * coef_on(v.flows.hops(hf), l);
+                }
             }
             let a = if a <= SNAP * cap[l] { 0.0 } else { a };
             r = r.min(a / h.coef);
