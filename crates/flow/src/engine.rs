@@ -1707,7 +1707,7 @@ pub fn secs(s: f64) -> Delta {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::policy::{make_policy, PolicyConfig};
     use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
@@ -1750,7 +1750,7 @@ mod tests {
     }
 
     /// 4 racks x 4 hosts at 10 Gb/s, 2 spines at 15 Gb/s: fabric links can be bottlenecks.
-    fn test_net() -> Net {
+    pub(crate) fn test_net() -> Net {
         let topo = leaf_spine(&LeafSpineSpec {
             racks: 4,
             hosts_per_rack: 4,

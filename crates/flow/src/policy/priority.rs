@@ -261,31 +261,11 @@ impl PriorityGreedy {
 mod tests {
     use super::*;
     use crate::engine::{SimConfig, Simulator};
-    use crate::net::Net;
     use crate::policy::{Coupling, RatePolicy};
     use crate::routing::RoutingMode;
     use crate::state::{CoflowInput, FlowInput};
-    use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
     use dctc_core::units::SimTime;
     use rand::{Rng, SeedableRng};
-
-    fn net() -> Net {
-        let topo = leaf_spine(&LeafSpineSpec {
-            racks: 4,
-            hosts_per_rack: 4,
-            spines: 2,
-            host_rate_gbps: 10.0,
-            fabric_rate_gbps: 15.0,
-            oversubscription: None,
-            host_link_delay_us: 1.0,
-            fabric_link_delay_us: 1.0,
-            host_delay_us: 0.0,
-            buffer_bytes: 100_000,
-            spine_buffer_bytes: None,
-        })
-        .unwrap();
-        Net::new(topo).unwrap()
-    }
 
     fn coflows(seed: u64) -> Vec<CoflowInput> {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -389,7 +369,7 @@ mod tests {
 
     #[test]
     fn incremental_greedy_matches_the_from_scratch_greedy_after_every_completion() {
-        let net = net();
+        let net = crate::engine::tests::test_net();
         for (seed, routing) in [(1u64, RoutingMode::Ecmp), (2, RoutingMode::Drill)] {
             let mut finish = Vec::new();
             for every in [false, true] {
