@@ -221,17 +221,6 @@ mod tests {
     use crate::transport::TcpConfig;
     use dctc_core::units::SimTime;
 
-    fn ack(acked: u64) -> AckEvent {
-        AckEvent {
-            now: SimTime::ZERO,
-            acked,
-            ece: false,
-            snd_una: 0,
-            snd_max: 0,
-            in_recovery: false,
-        }
-    }
-
     #[test]
     fn grows_by_eq_19_per_window_and_cuts_one_rtt_of_it_per_loss_event() {
         let cfg = TcpConfig::linux_like();
@@ -250,7 +239,7 @@ mod tests {
             pacing: None,
         };
         for _ in 0..100 {
-            c.on_ack(&mut w, &ack(1000), &rtt);
+            c.on_ack(&mut w, &AckEvent::acking(1000), &rtt);
         }
         // z = 0.5 sqrt(W) at W = 100 segments, U' = 80^-0.5: about 5 (1 - 0.894) = 0.53 segment
         // per window (the window grows inside the loop, so slightly more).
@@ -271,7 +260,7 @@ mod tests {
         let cut = (100_000 - w.ssthresh) as f64 / 1000.0;
         assert!((cut - 5.0 * e).abs() < 0.002, "{cut}");
         // Further holes of the same recovery are the same event: no further cut.
-        let mut rec = ack(1000);
+        let mut rec = AckEvent::acking(1000);
         rec.in_recovery = true;
         let after_one = w.ssthresh;
         c.on_ack(&mut w, &rec, &rtt);

@@ -129,17 +129,6 @@ mod tests {
     use crate::packet::HeaderExt;
     use dctc_core::units::SimTime;
 
-    fn ack(acked: u64) -> AckEvent {
-        AckEvent {
-            now: SimTime::ZERO,
-            acked,
-            ece: false,
-            snd_una: 0,
-            snd_max: 0,
-            in_recovery: false,
-        }
-    }
-
     fn feedback(flags: u32) -> FeedbackEvent {
         FeedbackEvent {
             now: SimTime::ZERO,
@@ -176,7 +165,7 @@ mod tests {
         // A window of ACKs without congestion doubles the window (slow start).
         for _ in 0..10 {
             c.on_feedback(&mut w, &feedback(0), &rtt);
-            c.on_ack(&mut w, &ack(1460), &rtt);
+            c.on_ack(&mut w, &AckEvent::acking(1460), &rtt);
         }
         assert_eq!(w.cwnd, 29_200);
         // A report from a later hop only is ignored by default.
@@ -186,7 +175,7 @@ mod tests {
         c.on_feedback(&mut w, &feedback(1), &rtt);
         assert_eq!(w.ssthresh, 29_200);
         let before = w.cwnd;
-        c.on_ack(&mut w, &ack(1460), &rtt);
+        c.on_ack(&mut w, &AckEvent::acking(1460), &rtt);
         assert!(w.cwnd < before, "{} -> {}", before, w.cwnd);
         // A timeout leaves the window alone (§V); so does a reported loss.
         let cw = w.cwnd;
@@ -200,7 +189,7 @@ mod tests {
         assert!(!c.fast_retransmit());
         // Never below one segment.
         for _ in 0..1000 {
-            c.on_ack(&mut w, &ack(1460), &rtt);
+            c.on_ack(&mut w, &AckEvent::acking(1460), &rtt);
         }
         assert_eq!(w.cwnd, 1460);
     }

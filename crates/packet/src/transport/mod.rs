@@ -194,6 +194,22 @@ pub struct AckEvent {
     pub in_recovery: bool,
 }
 
+#[cfg(test)]
+impl AckEvent {
+    /// A plain ACK at time zero that newly acknowledges `acked` bytes (no ECN-echo, not in
+    /// recovery): what a controller's unit tests feed it.
+    pub(crate) fn acking(acked: u64) -> AckEvent {
+        AckEvent {
+            now: SimTime::ZERO,
+            acked,
+            ece: false,
+            snd_una: 0,
+            snd_max: 0,
+            in_recovery: false,
+        }
+    }
+}
+
 /// A loss the sender detected: three duplicate ACKs (fast retransmit) or a timeout.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct LossEvent {
