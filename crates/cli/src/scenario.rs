@@ -2,7 +2,7 @@
 //! errors that name the file, the key path and the reason (with the nearest valid key when a
 //! name is misspelt).
 
-use dctc_core::config::{KeyError, OutputSpec, WorkloadSpec};
+use dctc_core::config::{unknown_name, KeyError, OutputSpec, WorkloadSpec};
 use dctc_core::fabric::FabricSpec;
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
@@ -307,7 +307,7 @@ impl Scenario {
         let value = &self.workloads[i];
         if let Some(kind) = value.get("kind").and_then(toml::Value::as_str) {
             if !kinds.contains(&kind) {
-                return Err(self.error(&format!("{key}.kind"), unknown("name", kind, kinds)));
+                return Err(self.error(&format!("{key}.kind"), unknown_name("name", kind, kinds)));
             }
         }
         self.parse(value, &key)
@@ -327,7 +327,7 @@ impl Scenario {
     pub(crate) fn output_spec(&self, keys: &[&str]) -> Result<OutputSpec, ScenarioError> {
         if let Some(table) = self.output.as_table() {
             if let Some(k) = table.keys().find(|k| !keys.contains(&k.as_str())) {
-                return Err(self.error(&format!("output.{k}"), unknown("key", k, keys)));
+                return Err(self.error(&format!("output.{k}"), unknown_name("key", k, keys)));
             }
         }
         self.parse(&self.output, "output")
@@ -394,31 +394,9 @@ fn explain(message: &str) -> String {
         } else {
             "name"
         };
-        return unknown(noun, bad, valid);
+        return unknown_name(noun, bad, valid);
     }
     message
-}
-
-/// "unknown key `x`, did you mean `y`? (valid: ...)": `bad` is not among `valid`; `noun` is
-/// `key` or `name`.
-fn unknown(noun: &str, bad: &str, valid: &[&str]) -> String {
-    if valid.is_empty() {
-        return format!("unknown {noun} `{bad}`: none is allowed here");
-    }
-    let nearest = valid
-        .iter()
-        .map(|v| (strsim::jaro_winkler(bad, v), *v))
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .filter(|(score, _)| *score >= 0.8);
-    let list = valid
-        .iter()
-        .map(|v| format!("`{v}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    match nearest {
-        Some((_, v)) => format!("unknown {noun} `{bad}`, did you mean `{v}`? (valid: {list})"),
-        None => format!("unknown {noun} `{bad}` (valid: {list})"),
-    }
 }
 
 #[cfg(test)]

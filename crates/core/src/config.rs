@@ -122,8 +122,10 @@ impl WorkloadSpec {
     }
 }
 
-/// "unknown name `x` (valid: `a`, `b`)": how a scenario value outside a fixed list is
-/// reported (`noun` is `key` or `name`). The cli adds the nearest valid choice.
+/// "unknown name `x`, did you mean `y`? (valid: `a`, `b`)": how every engine and the cli
+/// report a scenario value outside a fixed list (`noun` says what was named: `key`, `name`,
+/// `scheme`, `policy`, ...). The suggestion is left out when no valid choice is near
+/// ([`nearest`]).
 pub fn unknown_name(noun: &str, bad: &str, valid: &[&str]) -> String {
     if valid.is_empty() {
         return format!("unknown {noun} `{bad}`: none is allowed here");
@@ -133,7 +135,21 @@ pub fn unknown_name(noun: &str, bad: &str, valid: &[&str]) -> String {
         .map(|v| format!("`{v}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    format!("unknown {noun} `{bad}` (valid: {list})")
+    match nearest(bad, valid) {
+        Some(v) => format!("unknown {noun} `{bad}`, did you mean `{v}`? (valid: {list})"),
+        None => format!("unknown {noun} `{bad}` (valid: {list})"),
+    }
+}
+
+/// The valid choice most like `bad` (Jaro-Winkler similarity), if it is near enough (0.8) to
+/// be a likely misspelling.
+pub fn nearest<'a>(bad: &str, valid: &[&'a str]) -> Option<&'a str> {
+    valid
+        .iter()
+        .map(|v| (strsim::jaro_winkler(bad, v), *v))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .filter(|(score, _)| *score >= 0.8)
+        .map(|(_, v)| v)
 }
 
 /// The `[output]` table: what the engines record beside their results. Each engine reads only

@@ -8,6 +8,7 @@ use crate::workload::{
     load_trace, poisson_coflows, Arrivals, BuildTrace, Placement, SizeModel, TraceSpec,
 };
 use crate::FlowError;
+use dctc_core::config::unknown_name;
 use dctc_core::fabric::{preset, FabricSpec, FatTreeSpec};
 use dctc_core::units::SimTime;
 use dctc_core::workload::{PairMode, PoissonSpec};
@@ -216,7 +217,7 @@ pub fn bench_with_progress(
             let names: Vec<&str> = BENCHES.iter().map(|b| b.name).collect();
             return Err(FlowError::invalid(
                 "bench",
-                format!("unknown benchmark `{other}`; valid: {}", names.join(", ")),
+                unknown_name("benchmark", other, &names),
             ));
         }
     };

@@ -15,6 +15,7 @@
 use crate::alloc::WaterFill;
 use crate::net::{Hop, Net};
 use crate::FlowError;
+use dctc_core::config::unknown_name;
 use dctc_core::rng::mix64;
 use dctc_core::units::Delta;
 
@@ -74,7 +75,7 @@ impl RoutingMode {
                 let names: Vec<&str> = ROUTINGS.iter().map(|r| r.0).collect();
                 return Err(FlowError::invalid(
                     "routing",
-                    format!("unknown routing `{name}`; valid: {}", names.join(", ")),
+                    unknown_name("routing", name, &names),
                 ));
             }
         })

@@ -70,9 +70,13 @@ fn a_key_of_another_policy_is_an_error_at_that_key() {
     );
     let (path, _) = key_error(parse("baraat", "utility = { kind = \"log\" }"));
     assert_eq!(path, "utility");
-    // A misspelt key is refused the same way.
-    let (path, _) = key_error(parse("dba", "epsilom = 0.5"));
+    // A misspelt key is refused the same way, with the nearest of that policy's keys.
+    let (path, reason) = key_error(parse("dba", "epsilom = 0.5"));
     assert_eq!(path, "epsilom");
+    assert!(reason.contains("did you mean `epsilon`?"), "{reason}");
+    // A key far from every key of the policy gets no suggestion.
+    let (_, reason) = key_error(parse("dba", "zzz = 0.5"));
+    assert!(!reason.contains("did you mean"), "{reason}");
 }
 
 #[test]
@@ -84,4 +88,6 @@ fn a_bad_value_and_an_unknown_name_are_errors() {
     let (path, reason) = key_error(parse("pfabric", ""));
     assert_eq!(path, "name");
     assert!(reason.contains("unknown policy `pfabric`") && reason.contains("varys"));
+    let (_, reason) = key_error(parse("varsy", ""));
+    assert!(reason.contains("did you mean `varys`?"), "{reason}");
 }

@@ -429,6 +429,9 @@ pub enum AnySolver {
 }
 
 impl AnySolver {
+    /// Every name [`AnySolver::by_name`] takes.
+    pub const NAMES: &'static [&'static str] = &["ned", "gradient", "fgm", "newton-like", "dba"];
+
     /// A solver by name with its default settings: `ned`, `gradient`, `fgm`, `newton-like`,
     /// `dba`.
     pub fn by_name(name: &str) -> Option<AnySolver> {

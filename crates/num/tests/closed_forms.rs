@@ -44,7 +44,7 @@ fn one_link_weighted_log_ned() {
 fn one_link_weighted_log_every_solver_and_reference() {
     let (_, w) = one_link_weighted();
     let total: f64 = w.iter().sum();
-    for name in ["ned", "gradient", "fgm", "newton-like", "dba"] {
+    for &name in AnySolver::NAMES {
         let (mut p, _) = one_link_weighted();
         let mut s = AnySolver::by_name(name).unwrap();
         let mut st = State::new(&p, s.initial_price());
@@ -348,7 +348,7 @@ fn parking_lot_with_bounds_all_solvers_agree_with_reference() {
         .unwrap();
     let sol = reference::solve(&mut p);
     assert_eq!(sol.status, Status::Solved);
-    for name in ["ned", "gradient", "fgm", "newton-like", "dba"] {
+    for &name in AnySolver::NAMES {
         let mut p = serde_json::from_str::<ProblemSpec>(text)
             .unwrap()
             .build()

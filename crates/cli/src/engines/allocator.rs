@@ -31,7 +31,7 @@ use crate::progress::Progress;
 use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
-use dctc_core::config::{KeyError, WorkloadSpec};
+use dctc_core::config::{unknown_name, KeyError, WorkloadSpec};
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::units::SimTime;
@@ -182,13 +182,7 @@ impl SchemeConfig {
     /// The solver it names; paths are relative to its `[[schemes]]` table.
     fn solver(&self) -> Result<AnySolver, KeyError> {
         let mut solver = AnySolver::by_name(&self.name).ok_or_else(|| {
-            KeyError::new(
-                "name",
-                format!(
-                    "unknown solver `{}`; valid: ned, gradient, fgm, newton-like, dba",
-                    self.name
-                ),
-            )
+            KeyError::new("name", unknown_name("solver", &self.name, AnySolver::NAMES))
         })?;
         if let Some(g) = self.gamma {
             if !(g.is_finite() && g > 0.0) {

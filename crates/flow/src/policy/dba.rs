@@ -92,6 +92,7 @@ use super::{coflow_remaining_times, BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
 use crate::net::Net;
 use crate::FlowError;
+use dctc_core::config::unknown_name;
 use dctc_core::units::Delta;
 use dctc_num::dba::{deviation, marginal, Acceleration, Gamma, Momentum};
 pub use dctc_num::dba::{eq10_weight, lambda_update, nu_update};
@@ -278,10 +279,7 @@ impl Dba {
         let momentum = match cfg.momentum.as_deref() {
             None => Momentum::None,
             Some(name) => Momentum::parse(name).ok_or_else(|| {
-                FlowError::invalid(
-                    "momentum",
-                    format!("unknown `{name}`; valid: {}", Momentum::NAMES.join(", ")),
-                )
+                FlowError::invalid("momentum", unknown_name("momentum", name, Momentum::NAMES))
             })?,
         };
         let exact_t = match cfg.remaining_time.as_deref().unwrap_or("learned") {
@@ -290,7 +288,7 @@ impl Dba {
             other => {
                 return Err(FlowError::invalid(
                     "remaining_time",
-                    format!("unknown `{other}`; valid: learned, exact"),
+                    unknown_name("value", other, &["learned", "exact"]),
                 ))
             }
         };
@@ -300,7 +298,7 @@ impl Dba {
             other => {
                 return Err(FlowError::invalid(
                     "stop",
-                    format!("unknown `{other}`; valid: rates-and-prices, rates"),
+                    unknown_name("value", other, &["rates-and-prices", "rates"]),
                 ))
             }
         };

@@ -4,7 +4,7 @@
 use super::{PolicyKeys, RatePolicy};
 use crate::net::Net;
 use crate::FlowError;
-use dctc_core::config::KeyError;
+use dctc_core::config::{nearest, unknown_name, KeyError};
 use serde::de::{DeserializeOwned, Visitor};
 use serde::Deserialize;
 
@@ -149,10 +149,7 @@ impl PolicyConfig {
 
 fn unknown_policy(name: &str) -> FlowError {
     let names: Vec<&str> = super::POLICIES.iter().map(|p| p.0).collect();
-    FlowError::invalid(
-        "name",
-        format!("unknown policy `{name}`; valid: {}", names.join(", ")),
-    )
+    FlowError::invalid("name", unknown_name("policy", name, &names))
 }
 
 /// Reads policy `name`'s config `C` from `table`: every key must be one of `C`'s fields.
@@ -168,9 +165,13 @@ pub(super) fn parse_keys<C: DeserializeOwned>(
             } else {
                 format!("its keys: {}", fields.join(", "))
             };
+            let hint = match nearest(key.as_str(), fields) {
+                Some(near) => format!(", did you mean `{near}`?"),
+                None => String::new(),
+            };
             return Err(FlowError::invalid(
                 key,
-                format!("does not apply to policy `{name}` ({valid})"),
+                format!("does not apply to policy `{name}`{hint} ({valid})"),
             ));
         }
     }

@@ -31,6 +31,7 @@ use crate::queue::{
     SfqCodelParams, Tfc, TfcParams, XcpParams, XcpRouter,
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
+use dctc_core::config::unknown_name;
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, Rate};
 
@@ -530,16 +531,6 @@ struct NameOnly {
     name: String,
 }
 
-fn nearest<'a>(names: impl Iterator<Item = &'a str>, given: &str) -> (String, String) {
-    let names: Vec<&str> = names.collect();
-    let near = names
-        .iter()
-        .min_by_key(|n| strsim::levenshtein(n, given))
-        .copied()
-        .unwrap_or("");
-    (near.to_string(), names.join(", "))
-}
-
 /// Resolves one `[[schemes]]` table; `key` (e.g. `schemes[1]`) prefixes error paths.
 pub fn resolve_scheme(
     table: &impl ParseTable,
@@ -554,11 +545,8 @@ pub fn resolve_scheme(
         key,
     };
     let (common, parts, name) = parse_named(&name, table, &ctx).unwrap_or_else(|| {
-        let (near, names) = nearest(SCHEMES.iter().map(|s| s.0), &name);
-        Err(ctx.error(
-            "name",
-            format!("unknown scheme `{name}`, did you mean `{near}`? schemes: {names}"),
-        ))
+        let names: Vec<&str> = SCHEMES.iter().map(|s| s.0).collect();
+        Err(ctx.error("name", unknown_name("scheme", &name, &names)))
     })?;
     let switch_buffer = match common.buffer_packets {
         None => None,
@@ -580,11 +568,8 @@ pub fn resolve_scheme(
     let cc = match &common.transport {
         None => parts.cc,
         Some(t) => Cc::from_name(t).ok_or_else(|| {
-            let (near, names) = nearest(TRANSPORTS.iter().map(|s| s.0), t);
-            ctx.error(
-                "transport",
-                format!("unknown transport `{t}`, did you mean `{near}`? transports: {names}"),
-            )
+            let names: Vec<&str> = TRANSPORTS.iter().map(|s| s.0).collect();
+            ctx.error("transport", unknown_name("transport", t, &names))
         })?,
     };
     let queue = match common.queue.as_deref() {
@@ -602,11 +587,8 @@ pub fn resolve_scheme(
         Some("xcp") => QueueName::Xcp(XcpParams::default()),
         Some("holnet") => QueueName::Holnet,
         Some(q) => {
-            let (near, names) = nearest(QUEUES.iter().map(|s| s.0), q);
-            return Err(ctx.error(
-                "queue",
-                format!("unknown queue `{q}`, did you mean `{near}`? queues: {names}"),
-            ));
+            let names: Vec<&str> = QUEUES.iter().map(|s| s.0).collect();
+            return Err(ctx.error("queue", unknown_name("queue", q, &names)));
         }
     };
     if matches!(
@@ -724,10 +706,9 @@ pub fn resolve_scheme(
             }
         }
         Some(q) => {
-            let (near, names) = nearest(["droptail", "switch"].into_iter(), q);
             return Err(ctx.error(
                 "nic_queue",
-                format!("unknown NIC queue `{q}`, did you mean `{near}`? values: {names}"),
+                unknown_name("NIC queue", q, &["droptail", "switch"]),
             ));
         }
     }
