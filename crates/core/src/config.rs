@@ -153,9 +153,9 @@ pub fn nearest<'a>(bad: &str, valid: &[&'a str]) -> Option<&'a str> {
 }
 
 /// The `[output]` table: what the engines record beside their results. Each engine reads only
-/// its own keys (the packet engine the first three, the flow engine the last two); the others
-/// are unknown keys to it ([`OutputSpec::only`]; `dctc` checks the table's keys against each
-/// engine's list before reading it, adding the nearest valid name).
+/// its own keys (the packet engine the first three, the flow engine the last two); `dctc`
+/// checks the table's keys against the running engine's list before reading it, so a key of
+/// another engine is refused with the nearest valid name ([`unknown_name`]).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
@@ -189,26 +189,6 @@ impl OutputSpec {
         "flows_csv",
         "cdf_points",
     ];
-
-    /// The keys set here that are not in `valid` (an engine's keys), as errors whose paths
-    /// are relative to `[output]`; the first one found, in [`OutputSpec::KEYS`] order.
-    pub fn only(&self, valid: &[&str]) -> Result<(), KeyError> {
-        let set = [
-            self.queue_sample_us.is_some(),
-            self.throughput_bin_us.is_some(),
-            self.rate_average_from_ms.is_some(),
-            self.flows_csv.is_some(),
-            self.cdf_points.is_some(),
-        ];
-        match Self::KEYS
-            .iter()
-            .zip(set)
-            .find(|(k, set)| *set && !valid.contains(k))
-        {
-            Some((k, _)) => Err(KeyError::new(*k, unknown_name("key", k, valid))),
-            None => Ok(()),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -268,18 +248,20 @@ mod tests {
     }
 
     #[test]
-    fn output_spec_refuses_keys_an_engine_does_not_read() {
-        let o: OutputSpec = toml::from_str("flows_csv = false\nqueue_sample_us = 5.0").unwrap();
-        assert!(o.only(OutputSpec::KEYS).is_ok());
-        let e = o.only(&["queue_sample_us"]).unwrap_err();
-        assert_eq!(e.path, "flows_csv");
+    fn unknown_names_suggest_only_a_near_choice() {
+        let valid = ["queue_sample_us", "throughput_bin_us"];
         assert_eq!(
-            e.reason,
-            "unknown key `flows_csv` (valid: `queue_sample_us`)"
+            unknown_name("key", "queue_sample_s", &valid),
+            "unknown key `queue_sample_s`, did you mean `queue_sample_us`? \
+             (valid: `queue_sample_us`, `throughput_bin_us`)"
         );
-        let e = o.only(&[]).unwrap_err();
-        assert_eq!(e.path, "queue_sample_us");
-        assert!(e.reason.contains("none is allowed"), "{e}");
+        assert_eq!(
+            unknown_name("key", "flows_csv", &valid),
+            "unknown key `flows_csv` (valid: `queue_sample_us`, `throughput_bin_us`)"
+        );
+        assert!(unknown_name("key", "x", &[]).contains("none is allowed"));
+        assert_eq!(nearest("dctpc", &["dctcp", "pfabric"]), Some("dctcp"));
+        assert_eq!(nearest("zzz", &["dctcp", "pfabric"]), None);
         assert!(toml::from_str::<OutputSpec>("flows = 1").is_err());
     }
 }
