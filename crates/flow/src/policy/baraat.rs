@@ -61,6 +61,12 @@ struct Incremental {
     done: Vec<u32>,
     /// Classes at the last allocation, `(first coflow, last coflow)`, in order.
     classes: Vec<(u32, u32)>,
+    /// Per class of the last allocation: the links its flows cross and its load on each,
+    /// `class_links[class_start[i]..class_start[i + 1]]` (and the same being built now).
+    class_start: Vec<usize>,
+    class_links: Vec<(u32, f64)>,
+    next_start: Vec<usize>,
+    next_links: Vec<(u32, f64)>,
     /// Classes now, with their runs of `comp`: `(start, end, first coflow, last coflow)`.
     runs: Vec<(usize, usize, u32, u32)>,
     /// Routes the last allocation was made on (`Flows::route_epoch`); `None`: no usable state.
@@ -218,7 +224,8 @@ impl Baraat {
     /// of the class are water-filled on what the kept ones leave. A class whose coflows
     /// changed (a coflow turned heavy, a class lost its last light coflow, a coflow arrived)
     /// or whose routes moved (rerouting) is re-solved whole. A class with no finished flow
-    /// whose links see the same capacity as before keeps every rate without a water-filling.
+    /// and no such change on its links keeps every rate, checked on the links and loads kept
+    /// from the last allocation without looking at its flows.
     fn allocate_incremental(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
         let links = v.net.links();
         let n = v.flows.len();
@@ -255,6 +262,9 @@ impl Baraat {
         let mut runs = std::mem::take(&mut st.runs);
         self.classes(v, comp, &mut runs);
         let mut di = 0;
+        st.next_start.clear();
+        st.next_start.push(0);
+        st.next_links.clear();
         for &(a, b, c0, c1) in &runs {
             // Finished flows of coflows before this class: their old load leaves `old_in`.
             while di < st.done.len() && v.flows.coflow[st.done[di] as usize] < c0 {
@@ -278,7 +288,37 @@ impl Baraat {
             }
             let stamp = st.stamp;
             st.touched.clear();
-            let same = valid && st.classes.binary_search(&(c0, c1)).is_ok();
+            let old = if valid {
+                st.classes.binary_search(&(c0, c1)).ok()
+            } else {
+                None
+            };
+            let same = old.is_some();
+            if let (Some(o), true) = (old, d0 == di) {
+                // The same coflows on the same routes, none finished: its links and its load
+                // on each are those of the last allocation. Unless one of them has a change
+                // that can move a rate (the checks below), every rate stays, without looking
+                // at the flows.
+                let (s, e) = (st.class_start[o], st.class_start[o + 1]);
+                let moves = st.class_links[s..e].iter().any(|&(l, q)| {
+                    let l = l as usize;
+                    let (oi, ni, cap) = (st.old_in[l], st.new_in[l], v.net.cap[l]);
+                    (ni > oi && (cap - ni) - q <= TIGHT * cap)
+                        || (ni < oi && (cap - oi) - q <= TIGHT * cap)
+                });
+                if !moves {
+                    for &(l, q) in &st.class_links[s..e] {
+                        st.old_in[l as usize] += q;
+                        st.new_in[l as usize] += q;
+                    }
+                    st.next_links.extend_from_slice(&st.class_links[s..e]);
+                    st.next_start.push(st.next_links.len());
+                    for (k, &f) in class.iter().enumerate() {
+                        out[k] = v.flows.rate[f as usize];
+                    }
+                    continue;
+                }
+            }
             let mut cut = f64::INFINITY;
             for (k, &f) in class.iter().enumerate() {
                 let fu = f as usize;
@@ -408,11 +448,17 @@ impl Baraat {
                 }
             }
             for &l in &st.touched {
-                let l = l as usize;
-                st.old_in[l] += st.old_q[l];
-                st.new_in[l] += st.new_q[l];
+                let lu = l as usize;
+                st.old_in[lu] += st.old_q[lu];
+                st.new_in[lu] += st.new_q[lu];
+                if st.shares[lu] > 0.0 {
+                    st.next_links.push((l, st.new_q[lu]));
+                }
             }
+            st.next_start.push(st.next_links.len());
         }
+        std::mem::swap(&mut st.class_start, &mut st.next_start);
+        std::mem::swap(&mut st.class_links, &mut st.next_links);
         st.classes.clear();
         st.classes
             .extend(runs.iter().map(|&(_, _, c0, c1)| (c0, c1)));
