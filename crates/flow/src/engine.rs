@@ -372,6 +372,14 @@ impl<'n> Simulator<'n> {
         self.skip_completions = false;
     }
 
+    /// Time of the next event of any kind (for tests stepping event by event).
+    #[cfg(test)]
+    pub(crate) fn next_event_ps(&mut self) -> Option<u64> {
+        let te = self.events.peek_time().map_or(u64::MAX, |t| t.ps());
+        let td = self.done.peek().map(|e| e.0).unwrap_or(u64::MAX);
+        Some(te.min(td)).filter(|&t| t != u64::MAX)
+    }
+
     /// The policy (for inspection after a run).
     pub fn policy(&self) -> &dyn RatePolicy {
         self.policy.as_ref()
@@ -1770,7 +1778,7 @@ pub(crate) mod tests {
 
     /// `n` coflows of 1-5 flows between random distinct hosts of [`test_net`], arriving
     /// uniformly in `0..horizon_ps`, flows of 1 kB up to `max_bytes`.
-    fn random_coflows(
+    pub(crate) fn random_coflows(
         rng: &mut rand::rngs::StdRng,
         n: u32,
         horizon_ps: u64,

@@ -46,7 +46,56 @@ pub struct Baraat {
     heavy: f64,
     wf: WaterFill,
     avail: Vec<f64>,
+    /// Re-solve only what an event can change ([`Baraat::allocate_incremental`]); `false`
+    /// re-solves every class from scratch (the reference it is tested against).
+    incremental: bool,
+    inc: Incremental,
 }
+
+/// What the incremental re-solve keeps between allocations, and its scratch.
+#[derive(Clone, Debug, Default)]
+struct Incremental {
+    /// Per flow: the rate last given (a finished flow's rate is gone from the view).
+    last: Vec<f64>,
+    /// Flows finished since the last allocation.
+    done: Vec<u32>,
+    /// Classes at the last allocation, `(first coflow, last coflow)`, in order.
+    classes: Vec<(u32, u32)>,
+    /// Per class of the last allocation: the links its flows cross and its load on each,
+    /// `class_links[class_start[i]..class_start[i + 1]]` (and the same being built now).
+    class_start: Vec<usize>,
+    class_links: Vec<(u32, f64)>,
+    next_start: Vec<usize>,
+    next_links: Vec<(u32, f64)>,
+    /// Classes now, with their runs of `comp`: `(start, end, first coflow, last coflow)`.
+    runs: Vec<(usize, usize, u32, u32)>,
+    /// Routes the last allocation was made on (`Flows::route_epoch`); `None`: no usable state.
+    epoch: Option<u64>,
+    /// Per link: load of the classes before the current one, before the event (`old_in`) and
+    /// now (`new_in`), b/s.
+    old_in: Vec<f64>,
+    new_in: Vec<f64>,
+    /// Per link, for the current class: its load before the event and after (summed in the
+    /// same order, so a class whose rates did not move adds the same to both), its largest
+    /// rate before the event, the shares of its flows now, whether a new flow crosses it, and the load of
+    /// its flows that keep their rates.
+    old_q: Vec<f64>,
+    new_q: Vec<f64>,
+    old_max: Vec<f64>,
+    shares: Vec<f64>,
+    fresh: Vec<bool>,
+    kept_q: Vec<f64>,
+    /// Links of the current class (`mark == stamp`).
+    mark: Vec<u32>,
+    stamp: u32,
+    touched: Vec<u32>,
+    /// Positions (in the class's run) of the flows re-solved, and their rates.
+    set: Vec<u32>,
+    out: Vec<f64>,
+}
+
+/// A link with less than this fraction of its capacity left counts as full.
+const TIGHT: f64 = 1e-9;
 
 impl Baraat {
     /// From a scheme config and the workload's coflow sizes.
@@ -80,51 +129,62 @@ impl Baraat {
             heavy,
             wf: WaterFill::new(links),
             avail: Vec::new(),
+            incremental: true,
+            inc: Incremental::default(),
         })
+    }
+
+    /// The same policy re-solving every class from scratch at every event (the reference the
+    /// incremental re-solve is checked against; same rates to rounding).
+    pub fn from_scratch(mut self) -> Baraat {
+        self.incremental = false;
+        self
     }
 
     /// The heavy threshold, bytes.
     pub fn heavy_bytes(&self) -> f64 {
         self.heavy
     }
-}
 
-impl RatePolicy for Baraat {
-    fn name(&self) -> &str {
-        "baraat"
-    }
-
-    fn coupling(&self) -> Coupling {
-        Coupling::LinksAndCoflows
-    }
-
-    fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
-        // `comp` is sorted by flow number and flows are numbered coflow by coflow in arrival
-        // order, so each coflow is a run of `comp` and a class (a run of heavy coflows and the
-        // light one behind them) is a run of consecutive coflows.
+    /// The classes of `comp` in order, as runs `(start, end, first coflow, last coflow)`:
+    /// `comp` is sorted by flow number and flows are numbered coflow by coflow in arrival
+    /// order, so each coflow is a run of `comp` and a class (a run of heavy coflows and the
+    /// light one behind them) is a run of consecutive coflows.
+    fn classes(&self, v: &View<'_>, comp: &[u32], runs: &mut Vec<(usize, usize, u32, u32)>) {
         debug_assert!(comp
             .windows(2)
             .all(|w| v.flows.coflow[w[0] as usize] <= v.flows.coflow[w[1] as usize]));
-        self.avail.clear();
-        self.avail.extend_from_slice(&v.net.cap);
+        runs.clear();
         let mut a = 0;
         let mut i = 0;
         while i < comp.len() {
-            let c = v.flows.coflow[comp[i] as usize] as usize;
+            let c = v.flows.coflow[comp[i] as usize];
             let mut j = i;
             let mut left = 0.0;
-            while j < comp.len() && v.flows.coflow[comp[j] as usize] as usize == c {
+            while j < comp.len() && v.flows.coflow[comp[j] as usize] == c {
                 left += v.flows.rem[comp[j] as usize].max(0.0);
                 j += 1;
             }
-            let sent = v.coflows.bytes[c] - left;
+            let sent = v.coflows.bytes[c as usize] - left;
             i = j;
             if sent > self.heavy && i < comp.len() {
                 continue;
             }
+            runs.push((a, i, v.flows.coflow[comp[a] as usize], c));
+            a = i;
+        }
+    }
+
+    /// Every class water-filled in order on what the earlier classes left.
+    fn allocate_from_scratch(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+        let mut runs = std::mem::take(&mut self.inc.runs);
+        self.classes(v, comp, &mut runs);
+        self.avail.clear();
+        self.avail.extend_from_slice(&v.net.cap);
+        for &(a, i, _, _) in &runs {
             // Class `comp[a..i]`: water-filled on what earlier classes left, unless every one
             // of its flows crosses a link they filled (then all its rates are 0; most classes
-            // behind a busy head are, and skipping them is most of this policy's speed).
+            // behind a busy head are, and skipping them saves most of the work).
             let (class, out) = (&comp[a..i], &mut rates[a..i]);
             let avail = &self.avail;
             let open = class.iter().any(|&f| {
@@ -145,11 +205,386 @@ impl RatePolicy for Baraat {
             } else {
                 out.iter_mut().for_each(|r| *r = 0.0);
             }
-            a = i;
+        }
+        self.inc.runs = runs;
+    }
+
+    /// The rates of [`Baraat::allocate_from_scratch`], re-solving only the flows an event can
+    /// move, class by class in order.
+    ///
+    /// Class `j` is water-filled on the capacity the classes before it leave. Water-filling
+    /// raises a common level and freezes a flow when a link on its route fills; so, as in the
+    /// engine's incremental max-min, the freezes below a level `cut_j` are those of the last
+    /// allocation, and the flows of class `j` whose rate was below it keep it exactly, where
+    /// `cut_j` is the smallest of: the rate of each flow of the class that finished (links it
+    /// crossed fill no earlier than that); on each link of the class with more capacity left
+    /// by the classes before it, the level at which it filled in class `j` if it did (its
+    /// largest rate of the class), and on each link with less capacity or a new flow, a level
+    /// below which it cannot fill (capacity left over the shares crossing it). The other flows
+    /// of the class are water-filled on what the kept ones leave. A class whose coflows
+    /// changed (a coflow turned heavy, a class lost its last light coflow, a coflow arrived)
+    /// or whose routes moved (rerouting) is re-solved whole. A class with no finished flow
+    /// and no such change on its links keeps every rate, checked on the links and loads kept
+    /// from the last allocation without looking at its flows.
+    fn allocate_incremental(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+        let links = v.net.links();
+        let n = v.flows.len();
+        let mut st = std::mem::take(&mut self.inc);
+        if st.last.len() < n {
+            st.last.resize(n, 0.0);
+        }
+        if st.mark.len() < links {
+            st.old_in.resize(links, 0.0);
+            st.new_in.resize(links, 0.0);
+            st.old_q.resize(links, 0.0);
+            st.new_q.resize(links, 0.0);
+            st.old_max.resize(links, 0.0);
+            st.shares.resize(links, 0.0);
+            st.fresh.resize(links, false);
+            st.kept_q.resize(links, 0.0);
+            st.mark.resize(links, 0);
+        }
+        if self.avail.len() < links {
+            self.avail.resize(links, 0.0);
+        }
+        st.old_in[..links].iter_mut().for_each(|x| *x = 0.0);
+        st.new_in[..links].iter_mut().for_each(|x| *x = 0.0);
+        // Routes moved since the last allocation other than by arrivals (set at arrival:
+        // flows never allocated): nothing kept is valid.
+        let new_flows = comp
+            .iter()
+            .filter(|&&f| v.flows.version[f as usize] == 0)
+            .count() as u64;
+        let valid = st
+            .epoch
+            .is_some_and(|e| e + new_flows == v.flows.route_epoch());
+        st.done.sort_unstable();
+        let mut runs = std::mem::take(&mut st.runs);
+        self.classes(v, comp, &mut runs);
+        let mut di = 0;
+        st.next_start.clear();
+        st.next_start.push(0);
+        st.next_links.clear();
+        for &(a, b, c0, c1) in &runs {
+            // Finished flows of coflows before this class: their old load leaves `old_in`.
+            while di < st.done.len() && v.flows.coflow[st.done[di] as usize] < c0 {
+                let d = st.done[di] as usize;
+                for h in v.flows.hops(d) {
+                    st.old_in[h.link as usize] += st.last[d] * h.coef;
+                }
+                di += 1;
+            }
+            let d0 = di;
+            while di < st.done.len() && v.flows.coflow[st.done[di] as usize] <= c1 {
+                di += 1;
+            }
+            let class = &comp[a..b];
+            let out = &mut rates[a..b];
+            // This class's links: its load, largest rate and shares before the event.
+            st.stamp = st.stamp.wrapping_add(1);
+            if st.stamp == 0 {
+                st.mark.iter_mut().for_each(|m| *m = 0);
+                st.stamp = 1;
+            }
+            let stamp = st.stamp;
+            st.touched.clear();
+            let old = if valid {
+                st.classes.binary_search(&(c0, c1)).ok()
+            } else {
+                None
+            };
+            let same = old.is_some();
+            if let (Some(o), true) = (old, d0 == di) {
+                // The same coflows on the same routes, none finished: its links and its load
+                // on each are those of the last allocation. Unless one of them has a change
+                // that can move a rate (the checks below), every rate stays, without looking
+                // at the flows.
+                let (s, e) = (st.class_start[o], st.class_start[o + 1]);
+                let moves = st.class_links[s..e].iter().any(|&(l, q)| {
+                    let l = l as usize;
+                    let (oi, ni, cap) = (st.old_in[l], st.new_in[l], v.net.cap[l]);
+                    (ni > oi && (cap - ni) - q <= TIGHT * cap)
+                        || (ni < oi && (cap - oi) - q <= TIGHT * cap)
+                });
+                if !moves {
+                    for &(l, q) in &st.class_links[s..e] {
+                        st.old_in[l as usize] += q;
+                        st.new_in[l as usize] += q;
+                    }
+                    st.next_links.extend_from_slice(&st.class_links[s..e]);
+                    st.next_start.push(st.next_links.len());
+                    for (k, &f) in class.iter().enumerate() {
+                        out[k] = v.flows.rate[f as usize];
+                    }
+                    continue;
+                }
+            }
+            let mut cut = f64::INFINITY;
+            for (k, &f) in class.iter().enumerate() {
+                let fu = f as usize;
+                let fresh = v.flows.version[fu] == 0;
+                let r = v.flows.rate[fu];
+                out[k] = r;
+                if fresh {
+                    cut = f64::NEG_INFINITY;
+                }
+                for h in v.flows.hops(fu) {
+                    let l = h.link as usize;
+                    if st.mark[l] != stamp {
+                        st.mark[l] = stamp;
+                        st.touched.push(h.link);
+                        st.old_q[l] = 0.0;
+                        st.new_q[l] = 0.0;
+                        st.old_max[l] = 0.0;
+                        st.shares[l] = 0.0;
+                        st.fresh[l] = false;
+                        st.kept_q[l] = 0.0;
+                    }
+                    st.shares[l] += h.coef;
+                    if fresh {
+                        st.fresh[l] = true;
+                    } else {
+                        st.old_q[l] += r * h.coef;
+                        st.old_max[l] = st.old_max[l].max(r);
+                    }
+                }
+            }
+            for &d in &st.done[d0..di] {
+                let du = d as usize;
+                let r = st.last[du];
+                cut = cut.min(r);
+                for h in v.flows.hops(du) {
+                    let l = h.link as usize;
+                    if st.mark[l] != stamp {
+                        st.mark[l] = stamp;
+                        st.touched.push(h.link);
+                        st.old_q[l] = 0.0;
+                        st.new_q[l] = 0.0;
+                        st.old_max[l] = 0.0;
+                        st.shares[l] = 0.0;
+                        st.fresh[l] = false;
+                        st.kept_q[l] = 0.0;
+                    }
+                    st.old_q[l] += r * h.coef;
+                    st.old_max[l] = st.old_max[l].max(r);
+                }
+            }
+            if !same {
+                cut = f64::NEG_INFINITY;
+            }
+            if cut > f64::NEG_INFINITY {
+                for &l in &st.touched {
+                    let l = l as usize;
+                    let (oi, ni) = (st.old_in[l], st.new_in[l]);
+                    if oi == ni || st.shares[l] == 0.0 {
+                        continue;
+                    }
+                    let cap = v.net.cap[l];
+                    let room_new = cap - ni;
+                    if ni > oi && room_new - st.old_q[l] <= TIGHT * cap {
+                        // Less capacity, and the class's old load no longer fits (or only
+                        // just): it fills no lower than an equal share of what is left.
+                        cut = cut.min(room_new.max(0.0) / st.shares[l]);
+                    } else if ni < oi && (cap - oi) - st.old_q[l] <= TIGHT * cap {
+                        // More capacity on a link the class had filled: it filled at the
+                        // class's largest rate on it.
+                        cut = cut.min(st.old_max[l]);
+                    }
+                }
+            }
+            if cut < f64::INFINITY {
+                // Flows below the cut keep their rates; the rest are water-filled.
+                let thr = if cut > 0.0 { cut * (1.0 - 1e-9) } else { cut };
+                st.set.clear();
+                for (k, &f) in class.iter().enumerate() {
+                    let fu = f as usize;
+                    if v.flows.version[fu] == 0 || v.flows.rate[fu] >= thr {
+                        st.set.push(k as u32);
+                    } else {
+                        for h in v.flows.hops(fu) {
+                            st.kept_q[h.link as usize] += out[k] * h.coef;
+                        }
+                    }
+                }
+                // A flow crossing a link with nothing left gets 0 without a water-filling.
+                let (new_in, kept_q, cap) = (&st.new_in, &st.kept_q, &v.net.cap);
+                let left = |l: usize| cap[l] - new_in[l] - kept_q[l];
+                st.set.retain(|&k| {
+                    let f = class[k as usize] as usize;
+                    let open = v.flows.hops(f).iter().all(|h| left(h.link as usize) > 0.0);
+                    if !open {
+                        out[k as usize] = 0.0;
+                    }
+                    open
+                });
+                if !st.set.is_empty() {
+                    let set = &st.set;
+                    self.wf.prepare_flows(links, set.len(), |m| {
+                        v.flows.hops(class[set[m] as usize] as usize)
+                    });
+                    for &l in self.wf.touched() {
+                        let l = l as usize;
+                        self.avail[l] = left(l).max(0.0);
+                    }
+                    st.out.clear();
+                    st.out.resize(set.len(), 0.0);
+                    self.wf.fill_prepared(
+                        &mut self.avail,
+                        set.len(),
+                        |_| 1.0,
+                        |_| f64::INFINITY,
+                        &mut st.out,
+                    );
+                    for (m, &k) in set.iter().enumerate() {
+                        out[k as usize] = st.out[m];
+                    }
+                }
+            }
+            for (k, &f) in class.iter().enumerate() {
+                let fu = f as usize;
+                st.last[fu] = out[k];
+                for h in v.flows.hops(fu) {
+                    st.new_q[h.link as usize] += out[k] * h.coef;
+                }
+            }
+            for &l in &st.touched {
+                let lu = l as usize;
+                st.old_in[lu] += st.old_q[lu];
+                st.new_in[lu] += st.new_q[lu];
+                if st.shares[lu] > 0.0 {
+                    st.next_links.push((l, st.new_q[lu]));
+                }
+            }
+            st.next_start.push(st.next_links.len());
+        }
+        std::mem::swap(&mut st.class_start, &mut st.next_start);
+        std::mem::swap(&mut st.class_links, &mut st.next_links);
+        st.classes.clear();
+        st.classes
+            .extend(runs.iter().map(|&(_, _, c0, c1)| (c0, c1)));
+        st.runs = runs;
+        st.done.clear();
+        st.epoch = Some(v.flows.route_epoch());
+        self.inc = st;
+    }
+}
+
+impl RatePolicy for Baraat {
+    fn name(&self) -> &str {
+        "baraat"
+    }
+
+    fn coupling(&self) -> Coupling {
+        // Classes are formed over every active coflow (FIFO across all of them).
+        Coupling::Global
+    }
+
+    fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+        if self.incremental {
+            self.allocate_incremental(v, comp, rates);
+        } else {
+            self.allocate_from_scratch(v, comp, rates);
+        }
+    }
+
+    fn on_completion(&mut self, _v: &View<'_>, flow: u32) {
+        if self.incremental {
+            self.inc.done.push(flow);
         }
     }
 
     fn report(&self) -> Vec<(String, f64)> {
         vec![("heavy_bytes".to_string(), self.heavy)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::tests::{random_coflows, test_net};
+    use crate::engine::{SimConfig, Simulator};
+    use crate::routing::RoutingMode;
+    use dctc_core::units::{Delta, SimTime};
+    use rand::SeedableRng;
+
+    /// Incremental `baraat` against `baraat` from scratch on the same state, after every
+    /// event of random runs (coflows arriving, flows finishing, coflows turning heavy and
+    /// classes merging), under ECMP, DRILL (fractional shares) and Hedera (rerouting).
+    #[test]
+    fn incremental_baraat_matches_from_scratch_after_every_event() {
+        let net = test_net();
+        let hedera = RoutingMode::Hedera {
+            period: Delta::from_ms(20),
+            threshold: 0.1,
+        };
+        let mut partial = 0;
+        for (seed, routing) in [
+            (11u64, RoutingMode::Ecmp),
+            (12, RoutingMode::Drill),
+            (13, hedera),
+            (14, RoutingMode::Ecmp),
+        ] {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            // Arrivals within 0.2 s, flows up to 20 MB: a backlog of classes, most of them
+            // waiting on links the earlier ones filled.
+            let coflows = random_coflows(&mut rng, 60, 200_000_000_000, 2e7);
+            let sizes: Vec<f64> = coflows
+                .iter()
+                .map(|c| c.flows.iter().map(|f| f.bytes).sum())
+                .collect();
+            let cfg = BaraatConfig {
+                heavy_bytes: None,
+                heavy_percentile: Some(if seed == 14 { 0.3 } else { 0.8 }),
+            };
+            let policy = Baraat::new(&cfg, net.links(), &sizes).unwrap();
+            let mut reference = policy.clone().from_scratch();
+            let sim_cfg = SimConfig {
+                routing,
+                audit: true,
+                ..SimConfig::default()
+            };
+            let mut sim = Simulator::new(&net, coflows, Box::new(policy), sim_cfg);
+            let (mut checked, mut merged, mut classes) = (0, 0, 0);
+            let mut want = Vec::new();
+            while let Some(t) = sim.next_event_ps() {
+                sim.advance(SimTime(t + 1), &mut |_| {});
+                let active = sim.active_flows();
+                if active.is_empty() {
+                    continue;
+                }
+                let v = View {
+                    now: sim.now(),
+                    net: &net,
+                    flows: &sim.flows,
+                    coflows: &sim.coflows,
+                };
+                want.clear();
+                want.resize(active.len(), 0.0);
+                reference.allocate(&v, &active, &mut want);
+                let runs = &reference.inc.runs;
+                classes += runs.len();
+                merged += runs.iter().filter(|r| r.2 != r.3).count();
+                for (k, &f) in active.iter().enumerate() {
+                    let got = sim.flows.rate[f as usize];
+                    assert!(
+                        // 1e-12 relative, or 1e-12 of a host link (0.01 b/s: rounding
+                        // residue a link is left with after it fills).
+                        (got - want[k]).abs() <= 1e-12 * (want[k] + 1e10),
+                        "seed {seed}, t {t}: flow {f}: {got} vs {} from scratch",
+                        want[k]
+                    );
+                    partial += usize::from(want[k] > 0.0 && want[k] < 9.9e9);
+                }
+                checked += 1;
+            }
+            assert!(checked > 100, "{checked} instants checked");
+            assert!(
+                merged > 0 && classes > 3 * checked,
+                "{merged} merged of {classes}"
+            );
+            assert!(sim.coflows.finish.iter().all(|&t| t != SimTime::NEVER));
+        }
+        // Rates strictly between 0 and a whole host link: classes really share.
+        assert!(partial > 1000, "{partial}");
     }
 }
