@@ -77,6 +77,10 @@ pub struct TcpKnobs {
     /// Delayed-ACK timeout, us; 0 acknowledges every segment.
     #[serde(default)]
     pub delayed_ack_us: Option<f64>,
+    /// Payload bytes per full segment (default 1460); the preset's window cap keeps its
+    /// packet count.
+    #[serde(default)]
+    pub mss_bytes: Option<u64>,
     /// Initial congestion window, packets.
     #[serde(default)]
     pub initial_cwnd_packets: Option<u64>,
@@ -105,6 +109,11 @@ pub struct TcpKnobs {
     pub probe_after_timeouts: Option<u32>,
 }
 
+/// Smallest segment size `mss_bytes` accepts (RFC 879's IPv4 minimum datagram less headers).
+pub const MIN_MSS_BYTES: u64 = 536;
+/// Largest segment size `mss_bytes` accepts (a 9000-byte jumbo frame less headers).
+pub const MAX_MSS_BYTES: u64 = 8960;
+
 /// TCP presets: name, description.
 pub const TCP_PRESETS: &[(&str, &str)] = &[
     (
@@ -130,6 +139,7 @@ impl TcpKnobs {
             initial_rto_us,
             clock_us,
             delayed_ack_us,
+            mss_bytes,
             initial_cwnd_packets,
             max_cwnd_packets,
             rwnd_bytes,
@@ -198,6 +208,16 @@ impl TcpKnobs {
                 v => Ok(v),
             }
         };
+        if let Some(m) = self.mss_bytes {
+            if !(MIN_MSS_BYTES..=MAX_MSS_BYTES).contains(&m) {
+                return Err(err(
+                    format!("{key}.mss_bytes"),
+                    format!("must lie in {MIN_MSS_BYTES}..={MAX_MSS_BYTES} bytes, got {m}"),
+                ));
+            }
+            c.max_cwnd_bytes = c.max_cwnd_bytes / c.mss * m;
+            c.mss = m;
+        }
         if let Some(n) = pos("initial_cwnd_packets", self.initial_cwnd_packets)? {
             c.initial_cwnd_packets = n;
         }
@@ -389,6 +409,32 @@ pub fn smallest_switch_buffer(topo: &Topology) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mss_override_sets_the_segment_size_keeps_the_cap_in_packets_and_refuses_bad_sizes() {
+        let tuned = TcpKnobs::default().resolve(225_000, "tcp").unwrap();
+        let small = TcpKnobs {
+            mss_bytes: Some(536),
+            ..TcpKnobs::default()
+        }
+        .resolve(225_000, "tcp")
+        .unwrap();
+        assert_eq!(small.mss, 536);
+        assert_eq!(
+            small.max_cwnd_bytes / small.mss,
+            tuned.max_cwnd_bytes / tuned.mss
+        );
+        for bad in [0, 535, 9000] {
+            let e = TcpKnobs {
+                mss_bytes: Some(bad),
+                ..TcpKnobs::default()
+            }
+            .resolve(225_000, "x.tcp")
+            .unwrap_err();
+            assert_eq!(e.path, "x.tcp.mss_bytes", "{bad}");
+            assert!(e.reason.contains("536..=8960"), "{}", e.reason);
+        }
+    }
 
     #[test]
     fn tcp_presets_and_overrides_resolve() {
