@@ -76,6 +76,10 @@ pub struct Packet {
     pub hash: u64,
     /// When the packet joined the queue it sits in (for queueing delay).
     pub enqueued_at: SimTime,
+    /// The next packet in the same queue, for disciplines that chain their packets through
+    /// the pool (FQ-CoDel's and sfqCoDel's buckets); meaningless outside such a queue. It
+    /// sits in the header's padding, so it costs neither space nor a cache line.
+    pub queue_next: u32,
 }
 
 impl Packet {
@@ -93,6 +97,7 @@ impl Packet {
             ecn: Ecn::default(),
             hash: 0,
             enqueued_at: SimTime::ZERO,
+            queue_next: u32::MAX,
         }
     }
 }

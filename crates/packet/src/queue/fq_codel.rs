@@ -100,40 +100,14 @@ pub struct FlowQueueStats {
     pub overflow_drops: u64,
 }
 
-/// A packet's place in a bucket's FIFO.
-#[derive(Copy, Clone, Debug)]
-struct Node {
-    pkt: PacketId,
-    next: u32,
-}
-
-/// Linked-list nodes for every queued packet, with a free list: grows only when the port
-/// holds more packets than ever before, so steady state allocates nothing.
-#[derive(Debug)]
-struct Slab {
-    nodes: Vec<Node>,
-    free: u32,
-}
-
-impl Slab {
-    #[inline]
-    fn alloc(&mut self, pkt: PacketId) -> u32 {
-        if self.free != NIL {
-            let i = self.free;
-            self.free = self.nodes[i as usize].next;
-            self.nodes[i as usize] = Node { pkt, next: NIL };
-            i
-        } else {
-            self.nodes.push(Node { pkt, next: NIL });
-            (self.nodes.len() - 1) as u32
-        }
-    }
-}
-
-/// One bucket's packets, oldest first.
+/// One bucket's packets, oldest first: a list chained through the packets' own
+/// `queue_next` field, so queueing a packet allocates nothing and touches no memory beyond
+/// the packet and its bucket.
 #[derive(Copy, Clone, Debug)]
 struct Fifo {
+    /// The oldest packet's index in the pool, `NIL` when empty.
     head: u32,
+    /// The newest packet's index, `NIL` when empty.
     tail: u32,
     bytes: u64,
 }
@@ -175,25 +149,22 @@ impl List {
 /// port's whole backlog (as Linux's fq_codel does).
 struct BucketView<'a> {
     fifo: &'a mut Fifo,
-    slab: &'a mut Slab,
     bytes: &'a mut u64,
     len: &'a mut usize,
 }
 
 #[inline]
-fn pop_fifo(fifo: &mut Fifo, slab: &mut Slab, pool: &PacketPool) -> Option<(PacketId, u64)> {
+fn pop_fifo(fifo: &mut Fifo, pool: &PacketPool) -> Option<(PacketId, u64)> {
     if fifo.head == NIL {
         return None;
     }
-    let i = fifo.head;
-    let Node { pkt, next } = slab.nodes[i as usize];
-    fifo.head = next;
-    if next == NIL {
+    let pkt = PacketId(fifo.head);
+    let p = &pool[pkt];
+    fifo.head = p.queue_next;
+    if fifo.head == NIL {
         fifo.tail = NIL;
     }
-    slab.nodes[i as usize].next = slab.free;
-    slab.free = i;
-    let size = pool[pkt].wire_bytes as u64;
+    let size = p.wire_bytes as u64;
     fifo.bytes -= size;
     Some((pkt, size))
 }
@@ -201,7 +172,7 @@ fn pop_fifo(fifo: &mut Fifo, slab: &mut Slab, pool: &PacketPool) -> Option<(Pack
 impl CodelQueue for BucketView<'_> {
     #[inline]
     fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
-        let (pkt, size) = pop_fifo(self.fifo, self.slab, pool)?;
+        let (pkt, size) = pop_fifo(self.fifo, pool)?;
         *self.bytes -= size;
         *self.len -= 1;
         Some(pkt)
@@ -218,7 +189,6 @@ impl CodelQueue for BucketView<'_> {
 #[derive(Debug)]
 pub(crate) struct FlowQueues {
     buckets: Vec<Bucket>,
-    slab: Slab,
     new_flows: List,
     old_flows: List,
     bytes: u64,
@@ -261,13 +231,8 @@ impl FlowQueues {
             next: NIL,
             codel: CodelState::default(),
         };
-        let nodes = (limit_packets as u64).min(limit_bytes / 64).clamp(16, 4096) as usize;
         FlowQueues {
             buckets: vec![bucket; buckets as usize],
-            slab: Slab {
-                nodes: Vec::with_capacity(nodes),
-                free: NIL,
-            },
             new_flows: List::EMPTY,
             old_flows: List::EMPTY,
             bytes: 0,
@@ -356,17 +321,18 @@ impl FlowQueues {
         pool: &mut PacketPool,
         now: SimTime,
     ) -> Enqueued {
-        pool[pkt].enqueued_at = now;
-        let size = pool[pkt].wire_bytes as u64;
-        let b = self.bucket_of(pool[pkt].hash);
-        let node = self.slab.alloc(pkt);
+        let p = &mut pool[pkt];
+        p.enqueued_at = now;
+        p.queue_next = NIL;
+        let size = p.wire_bytes as u64;
+        let b = self.bucket_of(p.hash);
         let bucket = &mut self.buckets[b as usize];
         if bucket.fifo.tail == NIL {
-            bucket.fifo.head = node;
+            bucket.fifo.head = pkt.0;
         } else {
-            self.slab.nodes[bucket.fifo.tail as usize].next = node;
+            pool[PacketId(bucket.fifo.tail)].queue_next = pkt.0;
         }
-        bucket.fifo.tail = node;
+        bucket.fifo.tail = pkt.0;
         bucket.fifo.bytes += size;
         self.bytes += size;
         self.len += 1;
@@ -397,7 +363,7 @@ impl FlowQueues {
         let bucket = &mut self.buckets[b as usize];
         let half = bucket.fifo.bytes / 2;
         let (mut n, mut gone) = (0u32, 0u64);
-        while let Some((pkt, size)) = pop_fifo(&mut bucket.fifo, &mut self.slab, pool) {
+        while let Some((pkt, size)) = pop_fifo(&mut bucket.fifo, pool) {
             self.bytes -= size;
             self.len -= 1;
             self.dropped.push(pkt);
@@ -437,7 +403,6 @@ impl FlowQueues {
             let bucket = &mut self.buckets[b as usize];
             let mut view = BucketView {
                 fifo: &mut bucket.fifo,
-                slab: &mut self.slab,
                 bytes: &mut self.bytes,
                 len: &mut self.len,
             };
