@@ -1,15 +1,23 @@
-//! Flowtune §6.6: an allocator under flowlet churn, without the packet network.
+//! Flowtune §6.6: an allocator under flowlet churn, without the packet network, and the
+//! per-iteration measurement ([`ChurnMeter`]) that both this run and the packet engine's
+//! allocator node use.
 //!
 //! Time advances in steps of one allocator iteration (10 us in Flowtune). At each step the
 //! flowlets that arrived join the [`Problem`] (taking rates from the current prices), one
-//! solver iteration runs, and the raw rates are normalized with F-NORM and U-NORM. Flowlets
-//! drain at their F-NORM rate until their bytes are sent, then leave. Recorded per step: the
-//! total over-allocation of the raw rates (sum over links of load above the full capacity,
-//! Flowtune Fig. 12), and the throughput of the raw, F-NORM and U-NORM rates. Every `optimal_every`
-//! steps the optimum for the current flow set is computed by running NED from the current
-//! prices on a copy until rates and prices move by less than 1e-7 (as Flowtune did: "a
-//! separate instance of NED until it converged"), giving the fractions of Fig. 13. Rate
-//! notifications are counted with the update threshold of §6.4.
+//! solver iteration runs, and [`ChurnMeter::measure`] records the step. Flowlets drain at their
+//! F-NORM rate until their bytes are sent, then leave. Rate notifications are counted with the
+//! update threshold of §6.4.
+//!
+//! What is measured, as §6.6 defines it:
+//! - over-allocation (Fig. 12, "the total amount of over-capacity allocations when there is no
+//!   normalization"): per iteration, the sum over links of the un-normalized load above the
+//!   link's capacity, `sum_l max(0, G_l)` with `G_l = sum_{s in S(l)} x_s - c_l` (Flowtune
+//!   §3), against the full capacity (not the `1 - threshold` share the allocator targets);
+//! - throughput as a fraction of the optimum (Fig. 13, "after each iteration, we ran a separate
+//!   instance of NED until it converged to the optimal allocation"): the total F-NORM (and
+//!   U-NORM, and raw) rate of the iteration's flow set over the total rate of the optimum of
+//!   the same flow set, NED run on a copy from the current prices until rates and prices move
+//!   by less than 1e-7; summed over the sampled iterations after warm-up (a ratio of sums).
 
 use crate::normalize::{f_norm, u_norm, Notifier};
 use crate::problem::{FlowKey, NumFlow, Problem};
@@ -64,6 +72,185 @@ pub struct StepRecord {
     pub optimal_bps: f64,
 }
 
+/// Totals of a [`ChurnMeter`] over the steps after warm-up.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ChurnSummary {
+    /// Steps measured after warm-up.
+    pub steps: u64,
+    /// Steps after warm-up whose optimum was computed.
+    pub optimum_steps: u64,
+    /// Mean active flowlets over the steps after warm-up.
+    pub mean_flows: f64,
+    /// Largest over-allocation of one step, b/s.
+    pub max_over_allocation_bps: f64,
+    /// Mean over-allocation per step, b/s.
+    pub mean_over_allocation_bps: f64,
+    /// Sum of F-NORM throughput over sum of optimal throughput on the steps whose optimum
+    /// was computed (Flowtune Fig. 13); 0 when there were none.
+    pub f_norm_fraction: f64,
+    /// Same for U-NORM.
+    pub u_norm_fraction: f64,
+    /// Same for the raw (un-normalized) rates.
+    pub raw_fraction: f64,
+}
+
+/// The §6.6 measurement of an online allocator, one call of [`ChurnMeter::measure`] per
+/// iteration (see the module docs for the definitions), accumulating a [`ChurnSummary`].
+#[derive(Clone, Debug)]
+pub struct ChurnMeter {
+    warmup_s: f64,
+    /// Link capacities in the problem's rate unit.
+    cap_full: Vec<f64>,
+    /// The same times the problem's capacity factor (what the normalizers fill).
+    cap_scaled: Vec<f64>,
+    f_rates: Vec<f64>,
+    u_rates: Vec<f64>,
+    steps: u64,
+    flows_sum: f64,
+    over_sum: f64,
+    over_max: f64,
+    optimum_steps: u64,
+    opt_sum: f64,
+    f_sum: f64,
+    u_sum: f64,
+    raw_sum: f64,
+}
+
+impl ChurnMeter {
+    /// A meter for `problem`'s links (added before this call, with its capacity factor set);
+    /// steps before `warmup_s` are recorded but left out of the summary.
+    pub fn new(problem: &Problem, warmup_s: f64) -> ChurnMeter {
+        let unit = problem.rate_unit();
+        let cap_full: Vec<f64> = problem.capacity_bps().iter().map(|c| c / unit).collect();
+        let cap_scaled = problem
+            .capacity_bps()
+            .iter()
+            .map(|c| c / unit * problem.capacity_factor())
+            .collect();
+        ChurnMeter {
+            warmup_s,
+            cap_full,
+            cap_scaled,
+            f_rates: Vec::new(),
+            u_rates: Vec::new(),
+            steps: 0,
+            flows_sum: 0.0,
+            over_sum: 0.0,
+            over_max: 0.0,
+            optimum_steps: 0,
+            opt_sum: 0.0,
+            f_sum: 0.0,
+            u_sum: 0.0,
+            raw_sum: 0.0,
+        }
+    }
+
+    /// Measures the iteration that just left `state.sub_rate` on `problem` at `time_s`: the
+    /// over-allocation of those raw rates, their F-NORM and U-NORM totals, and, when
+    /// `with_optimum`, the optimum of the current flow set. An empty problem records zeros.
+    pub fn measure(
+        &mut self,
+        problem: &Problem,
+        state: &State,
+        time_s: f64,
+        with_optimum: bool,
+    ) -> StepRecord {
+        let unit = problem.rate_unit();
+        let mut rec = StepRecord {
+            time_s,
+            flows: problem.flows(),
+            optimal_bps: f64::NAN,
+            ..StepRecord::default()
+        };
+        self.f_rates.clear();
+        if problem.flows() > 0 {
+            let raw = &state.sub_rate;
+            let load = problem.link_load_bps(raw);
+            // Flowtune Fig. 12: sum_l max(0, G_l), G_l = sum_{s in S(l)} x_s - c_l (§3).
+            rec.over_allocation_bps = load
+                .iter()
+                .zip(&self.cap_full)
+                .map(|(x, c)| (x - c).max(0.0))
+                .sum::<f64>()
+                * unit;
+            rec.raw_bps = raw.iter().sum::<f64>() * unit;
+            self.f_rates.extend_from_slice(raw);
+            f_norm(&self.cap_scaled, problem.paths(), &mut self.f_rates);
+            self.u_rates.clear();
+            self.u_rates.extend_from_slice(raw);
+            u_norm(&self.cap_scaled, problem.paths(), &mut self.u_rates);
+            rec.f_norm_bps = self.f_rates.iter().sum::<f64>() * unit;
+            rec.u_norm_bps = self.u_rates.iter().sum::<f64>() * unit;
+            if with_optimum {
+                rec.optimal_bps = optimal_throughput(problem, state) * unit;
+            }
+        }
+        if time_s >= self.warmup_s {
+            self.steps += 1;
+            self.flows_sum += rec.flows as f64;
+            self.over_max = self.over_max.max(rec.over_allocation_bps);
+            self.over_sum += rec.over_allocation_bps;
+            if !rec.optimal_bps.is_nan() {
+                self.optimum_steps += 1;
+                self.opt_sum += rec.optimal_bps;
+                self.f_sum += rec.f_norm_bps;
+                self.u_sum += rec.u_norm_bps;
+                self.raw_sum += rec.raw_bps;
+            }
+        }
+        rec
+    }
+
+    /// The F-NORM rates of the last measured step (subflow order of its problem; empty when
+    /// it had no flows).
+    pub fn f_norm_rates(&self) -> &[f64] {
+        &self.f_rates
+    }
+
+    /// The totals so far.
+    pub fn summary(&self) -> ChurnSummary {
+        let frac = |x: f64| {
+            if self.opt_sum > 0.0 {
+                x / self.opt_sum
+            } else {
+                0.0
+            }
+        };
+        let per_step = |x: f64| {
+            if self.steps > 0 {
+                x / self.steps as f64
+            } else {
+                0.0
+            }
+        };
+        ChurnSummary {
+            steps: self.steps,
+            optimum_steps: self.optimum_steps,
+            mean_flows: per_step(self.flows_sum),
+            max_over_allocation_bps: self.over_max,
+            mean_over_allocation_bps: per_step(self.over_sum),
+            f_norm_fraction: frac(self.f_sum),
+            u_norm_fraction: frac(self.u_sum),
+            raw_fraction: frac(self.raw_sum),
+        }
+    }
+}
+
+/// Total rate (problem units) of the optimum of `problem`'s flow set: a separate NED
+/// (gamma 0.4) run on a copy from `state`'s prices until rates and prices move by less than
+/// 1e-7 (Flowtune §6.6).
+fn optimal_throughput(problem: &Problem, state: &State) -> f64 {
+    let mut copy = problem.clone();
+    let mut st = state.clone();
+    if st.prices.iter().any(|p| *p <= 0.0) {
+        // NED from a zero price needs a first step; start positive prices at 1e-3.
+        st.prices.iter_mut().for_each(|p| *p = p.max(1e-3));
+    }
+    let mut ned = Ned::default();
+    run_to_convergence(&mut ned, &mut copy, &mut st, 1e-7, 20_000);
+    st.sub_rate.iter().sum::<f64>()
+}
+
 /// The outcome of a churn run.
 #[derive(Clone, Debug, Default)]
 pub struct ChurnResult {
@@ -86,6 +273,8 @@ pub struct ChurnResult {
     pub notifications: u64,
     /// Notifications per flowlet that arrived after warm-up.
     pub notifications_per_flowlet: f64,
+    /// The meter's totals (the fields above repeat its over-allocation and fractions).
+    pub summary: ChurnSummary,
 }
 
 /// Runs one churn experiment with `solver` on links of `capacity_bps` (see the module docs).
@@ -105,23 +294,13 @@ pub fn run(
     }
     let mut notifier = Notifier::new(cfg.threshold);
     problem.set_capacity_factor(notifier.capacity_factor());
+    let mut meter = ChurnMeter::new(&problem, cfg.warmup_s);
     let mut arrived_after_warmup = 0usize;
     let mut state = State::new(&problem, solver.initial_price());
     let mut remaining: Vec<(FlowKey, f64)> = Vec::new(); // per flow index: bytes left
     let mut next = 0;
     let mut out = ChurnResult::default();
     let steps = (cfg.duration_s / cfg.step_s).round() as usize;
-    let (mut opt_sum, mut f_sum, mut u_sum, mut raw_sum) = (0.0, 0.0, 0.0, 0.0);
-    let (mut over_sum, mut over_n) = (0.0, 0usize);
-    // Normalizers use the allocated capacity (after the threshold factor, §6.4); the
-    // over-allocation of Fig. 12 is load above the links' capacities ("allocate more than link
-    // capacities"), so it is measured against the full capacity: a link allocated between
-    // `1 - threshold` and 100% of its capacity is not over-allocated.
-    let cap_scaled: Vec<f64> = capacity_bps
-        .iter()
-        .map(|c| c / unit * notifier.capacity_factor())
-        .collect();
-    let cap_full: Vec<f64> = capacity_bps.iter().map(|c| c / unit).collect();
     for step in 0..steps {
         let t = step as f64 * cfg.step_s;
         while next < flowlets.len() && flowlets[next].start_s <= t {
@@ -139,47 +318,14 @@ pub fn run(
             }
             next += 1;
         }
-        let mut rec = StepRecord {
-            time_s: t,
-            flows: problem.flows(),
-            optimal_bps: f64::NAN,
-            ..StepRecord::default()
-        };
         if problem.flows() > 0 {
             solver.iterate(&mut problem, &mut state);
-            let raw = state.sub_rate.clone();
-            let load = problem.link_load_bps(&raw);
-            rec.over_allocation_bps = load
-                .iter()
-                .zip(&cap_full)
-                .map(|(x, c)| (x - c).max(0.0))
-                .sum::<f64>()
-                * unit;
-            rec.raw_bps = raw.iter().sum::<f64>() * unit;
-            let mut fr = raw.clone();
-            f_norm(&cap_scaled, problem.paths(), &mut fr);
-            let mut ur = raw.clone();
-            u_norm(&cap_scaled, problem.paths(), &mut ur);
-            rec.f_norm_bps = fr.iter().sum::<f64>() * unit;
-            rec.u_norm_bps = ur.iter().sum::<f64>() * unit;
-            if cfg.optimal_every > 0 && step % cfg.optimal_every == 0 {
-                let mut copy = problem.clone();
-                let mut st = state.clone();
-                if st.prices.iter().any(|p| *p <= 0.0) {
-                    // NED from a zero price needs a first step; start positive prices at 1.
-                    st.prices.iter_mut().for_each(|p| *p = p.max(1e-3));
-                }
-                let mut ned = Ned::default();
-                run_to_convergence(&mut ned, &mut copy, &mut st, 1e-7, 20_000);
-                rec.optimal_bps = st.sub_rate.iter().sum::<f64>() * unit;
-                if t >= cfg.warmup_s {
-                    opt_sum += rec.optimal_bps;
-                    f_sum += rec.f_norm_bps;
-                    u_sum += rec.u_norm_bps;
-                    raw_sum += rec.raw_bps;
-                }
-            }
-            let sent = notifier.update(&fr, problem.notified_mut());
+        }
+        let with_optimum = cfg.optimal_every > 0 && step % cfg.optimal_every == 0;
+        let rec = meter.measure(&problem, &state, t, with_optimum);
+        if problem.flows() > 0 {
+            let fr = meter.f_norm_rates();
+            let sent = notifier.update(fr, problem.notified_mut());
             if t >= cfg.warmup_s {
                 out.notifications += sent;
             }
@@ -197,32 +343,93 @@ pub fn run(
                 remaining.retain(|(_, bits)| *bits > 0.0);
             }
         }
-        if t >= cfg.warmup_s {
-            out.max_over_allocation_bps = out.max_over_allocation_bps.max(rec.over_allocation_bps);
-            over_sum += rec.over_allocation_bps;
-            over_n += 1;
-        }
         out.steps.push(rec);
     }
-    out.mean_over_allocation_bps = if over_n > 0 {
-        over_sum / over_n as f64
-    } else {
-        0.0
-    };
     if arrived_after_warmup > 0 {
         out.notifications_per_flowlet = out.notifications as f64 / arrived_after_warmup as f64;
     }
-    if opt_sum > 0.0 {
-        out.f_norm_fraction = f_sum / opt_sum;
-        out.u_norm_fraction = u_sum / opt_sum;
-        out.raw_fraction = raw_sum / opt_sum;
-    }
+    let s = meter.summary();
+    out.max_over_allocation_bps = s.max_over_allocation_bps;
+    out.mean_over_allocation_bps = s.mean_over_allocation_bps;
+    out.f_norm_fraction = s.f_norm_fraction;
+    out.u_norm_fraction = s.u_norm_fraction;
+    out.raw_fraction = s.raw_fraction;
+    out.summary = s;
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_meter_measures_what_section_6_6_defines_on_a_hand_case() {
+        // Two 10 Gb/s links; A on l0, B on both, C on l1. Raw rates 8, 5, 7 Gb/s load l0 with
+        // 13 and l1 with 12: over-allocation 3 + 2 = 5 Gb/s (Fig. 12). F-NORM divides A and B
+        // by 1.3, C by 1.2 (eq. 9): 13/1.3 + 7/1.2 = 15.83 Gb/s; U-NORM divides all by 1.3
+        // (eq. 8): 20/1.3 = 15.38 Gb/s. The proportionally fair optimum is A = C = 2/3,
+        // B = 1/3 of a link: 16.67 Gb/s (Fig. 13's denominator).
+        let mut p = Problem::new(10e9);
+        for l in ["l0", "l1"] {
+            p.add_link(l, 10e9).unwrap();
+        }
+        let log = Utility::Log { weight: 1.0 };
+        for path in [vec![0], vec![0, 1], vec![1]] {
+            p.add_flow(NumFlow::new("", path, log)).unwrap();
+        }
+        let mut st = State::new(&p, 1.0);
+        st.sub_rate = vec![0.8, 0.5, 0.7];
+        let mut m = ChurnMeter::new(&p, 1e-3);
+        // Before warm-up: recorded, not summed.
+        let early = m.measure(&p, &st, 0.0, true);
+        assert_eq!(m.summary().steps, 0);
+        let rec = m.measure(&p, &st, 2e-3, true);
+        for r in [&early, &rec] {
+            assert!((r.over_allocation_bps - 5e9).abs() < 1e-3, "{r:?}");
+            assert!((r.raw_bps - 20e9).abs() < 1e-3);
+            let f = (13.0 / 1.3 + 7.0 / 1.2) * 1e9;
+            assert!((r.f_norm_bps - f).abs() < 1e-3, "{r:?}");
+            assert!((r.u_norm_bps - 20e9 / 1.3).abs() < 1e-3, "{r:?}");
+            // NED stops when rates move by less than 1e-7 per iteration.
+            assert!((r.optimal_bps / (50e9 / 3.0) - 1.0).abs() < 1e-6, "{r:?}");
+        }
+        let f = m.f_norm_rates();
+        assert!((f[0] - 0.8 / 1.3).abs() < 1e-12 && (f[2] - 0.7 / 1.2).abs() < 1e-12);
+        // A step without the optimum counts in the over-allocation only.
+        let mut st2 = st.clone();
+        st2.sub_rate = vec![0.5, 0.5, 0.5];
+        let r2 = m.measure(&p, &st2, 3e-3, false);
+        assert!(r2.optimal_bps.is_nan() && r2.over_allocation_bps == 0.0);
+        let s = m.summary();
+        assert_eq!((s.steps, s.optimum_steps), (2, 1));
+        assert!((s.max_over_allocation_bps - 5e9).abs() < 1e-3);
+        assert!((s.mean_over_allocation_bps - 2.5e9).abs() < 1e-3);
+        assert!((s.f_norm_fraction - rec.f_norm_bps / rec.optimal_bps).abs() < 1e-12);
+        assert!((s.u_norm_fraction - rec.u_norm_bps / rec.optimal_bps).abs() < 1e-12);
+        assert!((s.raw_fraction - 1.2).abs() < 1e-6, "{s:?}");
+        assert_eq!(s.mean_flows, 3.0);
+    }
+
+    #[test]
+    fn over_allocation_counts_load_above_full_capacity_not_the_threshold_share() {
+        // Capacity factor 0.99 (threshold 0.01): a 9.95 Gb/s load on a 10 Gb/s link is above
+        // what the allocator targets but not above the link, so it is no over-allocation;
+        // F-NORM fills the 99% share.
+        let mut p = Problem::new(10e9);
+        p.add_link("l", 10e9).unwrap();
+        p.set_capacity_factor(0.99);
+        p.add_flow(NumFlow::new("", vec![0], Utility::Log { weight: 1.0 }))
+            .unwrap();
+        let mut st = State::new(&p, 1.0);
+        st.sub_rate = vec![0.995];
+        let mut m = ChurnMeter::new(&p, 0.0);
+        let r = m.measure(&p, &st, 0.0, false);
+        assert_eq!(r.over_allocation_bps, 0.0);
+        assert!((r.f_norm_bps - 9.9e9).abs() < 1.0, "{r:?}");
+        st.sub_rate = vec![1.02];
+        let r = m.measure(&p, &st, 0.0, false);
+        assert!((r.over_allocation_bps - 0.2e9).abs() < 1.0, "{r:?}");
+    }
 
     #[test]
     fn single_link_churn_fills_the_link_and_finishes_flows() {
