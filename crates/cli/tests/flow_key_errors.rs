@@ -94,3 +94,27 @@ fn a_key_the_policy_does_not_have_is_refused_at_that_key() {
         assert_refused(&o, &format!("schemes[1].{key}"), dir.path(), scheme);
     }
 }
+
+#[test]
+fn a_load_above_ten_is_refused_at_its_key_and_ten_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    // A trace's own load: up to 10x the hosts' capacity (arrivals compressed further).
+    let o = validate(&scenario("load = 10.0", "name = \"maxmin\""), dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let o = validate(&scenario("load = 10.5", "name = \"maxmin\""), dir.path());
+    assert_key_error(&o, "workload[0].load", "must be in (0, 10], got 10.5");
+    // The flow engine's load sweep: same range, each value named by its index.
+    let with_loads = |loads: &str| {
+        scenario("", "name = \"maxmin\"").replacen(
+            "[fabric]",
+            &format!("[flow]\nloads = {loads}\n[fabric]"),
+            1,
+        )
+    };
+    let o = validate(&with_loads("[1.0, 4.0, 10.0]"), dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let o = validate(&with_loads("[1.0, 80.0]"), dir.path());
+    assert_key_error(&o, "flow.loads[1]", "must be in (0, 10], got 80");
+    let o = run_in(&with_loads("[1.0, 80.0]"), dir.path());
+    assert_refused(&o, "flow.loads[1]", dir.path(), "loads = [1.0, 80.0]");
+}

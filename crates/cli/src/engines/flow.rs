@@ -35,6 +35,7 @@ use dctc_core::config::KeyError;
 use dctc_core::config::OutputSpec;
 use dctc_core::rng::mix64;
 use dctc_core::units::{Delta, SimTime};
+use dctc_core::workload::coflow::MAX_LOAD;
 use dctc_flow::convergence::convergence;
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::policy::ParseTable;
@@ -241,10 +242,10 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         workloads.push(w);
     }
     for (k, &l) in settings.loads.iter().enumerate() {
-        if !(l.is_finite() && l > 0.0 && l <= 2.0) {
+        if !(l.is_finite() && l > 0.0 && l <= MAX_LOAD) {
             return Err(s.error(
                 &format!("flow.loads[{k}]"),
-                format!("must be in (0, 2], got {l}"),
+                format!("must be in (0, {MAX_LOAD}], got {l}"),
             ));
         }
     }
@@ -345,7 +346,20 @@ struct Run {
     load: Option<f64>,
     result: RunResult,
     summary: CctSummary,
+    /// Throughput over what the hosts can send together (`host_capacity_gbps`).
+    utilization: f64,
     wall_s: f64,
+}
+
+/// What the fabric's hosts can send together, Gb/s: the sum of their access-link rates (the
+/// bisection of a non-blocking fabric), the denominator of a run's `utilization`.
+fn host_capacity_gbps(net: &Net) -> f64 {
+    let topo = &net.topo;
+    topo.hosts()
+        .iter()
+        .filter_map(|&h| topo.host_rate(h))
+        .map(|r| r.bps_f64() / 1e9)
+        .sum()
 }
 
 fn load_key(l: f64) -> String {
@@ -395,10 +409,16 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
             let result = sim.run(|t| progress.set(t.ps()));
             progress.finish();
             let summary = result.summary();
+            let capacity = host_capacity_gbps(&p.net);
             runs.push(Run {
                 label: sc.label.clone(),
                 load,
                 result,
+                utilization: if capacity > 0.0 {
+                    summary.throughput_gbps / capacity
+                } else {
+                    0.0
+                },
                 summary,
                 wall_s: t0.elapsed().as_secs_f64(),
             });
@@ -441,6 +461,7 @@ fn summary_json(r: &Run) -> Value {
         "avg_fct_s": stat_or_null(done_flows, x.avg_fct_s),
         "p99_fct_s": stat_or_null(done_flows, x.p99_fct_s),
         "throughput_gbps": x.throughput_gbps,
+        "utilization": r.utilization,
         "makespan_s": x.makespan_s,
         "flows": r.result.flows.len(),
         "events": r.result.events,
@@ -576,6 +597,7 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
             "p99 s",
             "avg slowdown",
             "throughput Gb/s",
+            "utilization",
             "events",
             crate::output::WALL_COLUMN,
         ],
@@ -592,6 +614,7 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
             Cell::Num(r.summary.p99_cct_s),
             Cell::Num(r.summary.avg_slowdown),
             Cell::Num(r.summary.throughput_gbps),
+            Cell::Num(r.utilization),
             Cell::Num(r.result.events as f64),
             Cell::Num(r.wall_s),
         ]);
@@ -926,7 +949,21 @@ mod tests {
             load: None,
             result,
             summary,
+            utilization: 0.25,
             wall_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn utilization_is_over_what_the_hosts_can_send_together() {
+        // dba-144: 144 hosts at 10 Gb/s; fb-150: 150 ports at 2^30 b/s.
+        for (name, want) in [("dba-144", 1440.0), ("fb-150", 150.0 * 1.073741824)] {
+            let topo = dctc_core::fabric::preset(name)
+                .unwrap()
+                .build(std::path::Path::new("."))
+                .unwrap();
+            let got = host_capacity_gbps(&Net::new(topo).unwrap());
+            assert!((got - want).abs() < 1e-9 * want, "{name}: {got}");
         }
     }
 
@@ -941,6 +978,7 @@ mod tests {
         assert_eq!(v["avg_slowdown"], json!(2.0));
         assert_eq!(v["avg_cct_s"], json!(2.0));
         assert_eq!(v["avg_fct_s"], json!(2.0));
+        assert_eq!(v["utilization"], json!(0.25));
     }
 
     #[test]

@@ -5,6 +5,11 @@
 use crate::config::KeyError;
 use serde::Deserialize;
 
+/// The largest offered load a coflow workload or a flow-engine load sweep accepts: the trace's
+/// arrivals compressed so that it offers up to 10x what the hosts can send (above 1 the hosts
+/// are oversubscribed and the backlog grows; a larger figure is most likely a percentage).
+pub const MAX_LOAD: f64 = 10.0;
+
 /// Where trace endpoints go.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -90,10 +95,10 @@ fn half() -> f64 {
 impl TraceSpec {
     /// Checks the parameters; paths are relative to the workload's table.
     pub fn validate(&self) -> Result<(), KeyError> {
-        if !(self.load.is_finite() && self.load > 0.0 && self.load <= 2.0) {
+        if !(self.load.is_finite() && self.load > 0.0 && self.load <= MAX_LOAD) {
             return Err(KeyError::new(
                 "load",
-                format!("must be in (0, 2], got {}", self.load),
+                format!("must be in (0, {MAX_LOAD}], got {}", self.load),
             ));
         }
         if !(self.cv.is_finite() && self.cv >= 0.0) {
