@@ -269,6 +269,8 @@ pub struct PacketRun {
     pub wall_seconds: f64,
     /// The most packets alive at once.
     pub peak_packets: usize,
+    /// Flowtune §6.6 measured on the allocator node's iterations, when its scheme asked.
+    pub churn: Option<dctc_num::churn::ChurnSummary>,
 }
 
 #[cfg(test)]

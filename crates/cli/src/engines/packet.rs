@@ -396,7 +396,7 @@ fn control_json(p: &Plan, r: &PacketRun) -> Value {
         .map(|x| x.bps_f64())
         .sum();
     let frac = |bytes: u64| bytes as f64 * 8.0 / secs / capacity_bps.max(1.0);
-    json!({
+    let mut out = json!({
         "to_allocator_bytes": c.control_to_agent_bytes,
         "from_allocator_bytes": c.control_from_agent_bytes,
         "to_allocator_fraction_of_capacity": frac(c.control_to_agent_bytes),
@@ -409,7 +409,66 @@ fn control_json(p: &Plan, r: &PacketRun) -> Value {
             / 1e6,
         "rate_update_delay_max_us": c.rate_update_delay_max_ps as f64 / 1e6,
         "flowlets": c.flowlets,
-    })
+    });
+    if let Some(ch) = &r.churn {
+        // Flowtune §6.6 on the allocator node's iterations (scheme key `churn_optimal_every`).
+        out["churn"] = json!({
+            "iterations": ch.steps,
+            "optimum_iterations": ch.optimum_steps,
+            "mean_flowlets": ch.mean_flows,
+            "max_over_allocation_gbps": ch.max_over_allocation_bps / 1e9,
+            "mean_over_allocation_gbps": ch.mean_over_allocation_bps / 1e9,
+            "f_norm_fraction": ch.f_norm_fraction,
+            "u_norm_fraction": ch.u_norm_fraction,
+            "raw_fraction": ch.raw_fraction,
+        });
+    }
+    out
+}
+
+/// Flowtune §6.6 measured inside the run, for the schemes that asked: the columns of the
+/// allocator engine's churn table, so the two read side by side.
+fn churn_section(results: &[PacketRun]) -> Option<Section> {
+    let mut t = Table::new(
+        "Allocator iterations under flowlet churn in the fabric (Flowtune §6.6)",
+        [
+            "scheme",
+            "iterations",
+            "mean flowlets",
+            "max over-allocation Gb/s",
+            "mean over-allocation Gb/s",
+            "F-NORM / optimal",
+            "U-NORM / optimal",
+            "raw / optimal",
+        ],
+    );
+    for r in results {
+        let Some(ch) = &r.churn else { continue };
+        t.push_row(vec![
+            Cell::Text(r.label.clone()),
+            Cell::Num(ch.steps as f64),
+            Cell::Num(ch.mean_flows),
+            Cell::Num(ch.max_over_allocation_bps / 1e9),
+            Cell::Num(ch.mean_over_allocation_bps / 1e9),
+            Cell::Num(ch.f_norm_fraction),
+            Cell::Num(ch.u_norm_fraction),
+            Cell::Num(ch.raw_fraction),
+        ]);
+    }
+    if t.rows.is_empty() {
+        return None;
+    }
+    Some(
+        Section::new("Normalization under churn, in the fabric (Flowtune §6.6)")
+            .with_paragraph(
+                "Every iteration of the allocator node, on the flowlets the endpoints reported: the \
+                 over-allocation of NED's un-normalized rates (sum over links of load above capacity) \
+                 and the total F-NORM, U-NORM and raw rate as a fraction of the optimum of the same \
+                 flowlet set (NED run to convergence on a copy), as the allocator engine's churn \
+                 scenario measures the allocator alone.",
+            )
+            .with_table(t),
+    )
 }
 
 /// Mean rate in Mb/s of a throughput series over its complete bins from `from` to the end.
@@ -828,6 +887,9 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
         "Time from a packet's arrival at a switch output port to the start of its transmission; \
          packets that found the port idle count as 1 ns on the log axis.",
     ).with_chart(cdf));
+    if let Some(sec) = churn_section(results) {
+        sections.push(sec);
+    }
     // Throughput over time of long-lived flows.
     if has_long {
         let mut sec = Section::new("Throughput over time (long-lived flows)").with_paragraph(

@@ -258,7 +258,7 @@ impl Simulation<'_> {
             self.update_buf = out;
             return;
         }
-        cp.allocator.iterate(&mut out);
+        cp.allocator.iterate(now, &mut out);
         cp.stats.iterations += 1;
         cp.stats.updates += out.len() as u64;
         if cp.allocator.busy() {

@@ -3,11 +3,15 @@
 //! and removed as flowlets start and end); every `interval` it runs one NED iteration (gamma
 //! 0.4, prices from 1) and the normalizer (F-NORM), and it reports the flowlets whose
 //! normalized rate moved by more than the threshold since they were last told (§6.4, the
-//! [`Notifier`] rule), allocating `1 - threshold` of each link.
+//! [`Notifier`] rule), allocating `1 - threshold` of each link. When the scheme asks for it
+//! (`AllocatorSpec::churn_optimal_every`), every iteration is also measured as Flowtune §6.6
+//! measures its allocator alone ([`ChurnMeter`]): here flowlets, as the endpoints detect and
+//! report them, churn.
 
 use crate::transport::flowtune::AllocatorSpec;
 use dctc_core::topology::Topology;
-use dctc_core::units::Rate;
+use dctc_core::units::{Rate, SimTime};
+use dctc_num::churn::{ChurnMeter, ChurnSummary};
 use dctc_num::normalize::Notifier;
 use dctc_num::problem::{FlowKey, NumFlow, Problem};
 use dctc_num::solver::{Ned, Solver, State};
@@ -33,6 +37,8 @@ pub struct Allocator {
     /// Link capacities in the problem's units, times `1 - threshold`.
     cap_scaled: Vec<f64>,
     rate: Vec<f64>,
+    /// The §6.6 measurement, when asked for.
+    churn: Option<ChurnMeter>,
     /// Iterations run.
     pub iterations: u64,
 }
@@ -59,6 +65,9 @@ impl Allocator {
             .iter()
             .map(|l| l.rate.bps_f64() / unit * notifier.capacity_factor())
             .collect();
+        let churn = spec
+            .churn_optimal_every
+            .map(|_| ChurnMeter::new(&problem, spec.churn_warmup.as_secs_f64()));
         Allocator {
             state: State::new(&problem, 1.0), // Flowtune §3: prices start at 1
             ned: Ned { gamma: spec.gamma },
@@ -70,6 +79,7 @@ impl Allocator {
             ending: Vec::new(),
             cap_scaled,
             rate: Vec::new(),
+            churn,
             iterations: 0,
         }
     }
@@ -106,10 +116,10 @@ impl Allocator {
         self.problem.flows() > 0
     }
 
-    /// One iteration (Flowtune §6.2): removes ended flowlets, runs one NED step, normalizes,
-    /// and appends `(flow, rate)` for every flowlet whose rate moved by more than the
-    /// threshold since it was last told.
-    pub fn iterate(&mut self, out: &mut Vec<(u32, Rate)>) {
+    /// One iteration at `now` (Flowtune §6.2): removes ended flowlets, runs one NED step,
+    /// normalizes, and appends `(flow, rate)` for every flowlet whose rate moved by more than
+    /// the threshold since it was last told.
+    pub fn iterate(&mut self, now: SimTime, out: &mut Vec<(u32, Rate)>) {
         if !self.ending.is_empty() {
             self.problem
                 .remove_flows(&self.ending)
@@ -120,6 +130,10 @@ impl Allocator {
             return;
         }
         self.ned.iterate(&mut self.problem, &mut self.state);
+        if let (Some(meter), Some(every)) = (&mut self.churn, self.spec.churn_optimal_every) {
+            let with_optimum = self.iterations.is_multiple_of(every.max(1));
+            meter.measure(&self.problem, &self.state, now.as_secs_f64(), with_optimum);
+        }
         self.iterations += 1;
         self.rate.clear();
         self.rate.extend_from_slice(&self.state.sub_rate);
@@ -141,6 +155,11 @@ impl Allocator {
     /// Updates sent so far.
     pub fn updates(&self) -> u64 {
         self.notifier.sent
+    }
+
+    /// The §6.6 measurement's totals, when the scheme asked for it.
+    pub fn churn(&self) -> Option<ChurnSummary> {
+        self.churn.as_ref().map(ChurnMeter::summary)
     }
 }
 
@@ -172,7 +191,7 @@ mod tests {
         let mut last = [0.0f64; 2];
         for _ in 0..40 {
             out.clear();
-            a.iterate(&mut out);
+            a.iterate(SimTime::ZERO, &mut out);
             for &(f, r) in &out {
                 last[f as usize] = r.bps_f64();
             }
@@ -183,14 +202,14 @@ mod tests {
         }
         // Converged: a further iteration moves nobody by more than 1%.
         out.clear();
-        a.iterate(&mut out);
+        a.iterate(SimTime::ZERO, &mut out);
         assert!(out.is_empty(), "{out:?}");
         let sent = a.updates();
         // One flowlet ends: the other is told it may take the whole link.
         a.end(1);
         for _ in 0..40 {
             out.clear();
-            a.iterate(&mut out);
+            a.iterate(SimTime::ZERO, &mut out);
             assert!(out.iter().all(|&(f, _)| f == 0));
             for &(f, r) in &out {
                 last[f as usize] = r.bps_f64();
@@ -241,7 +260,7 @@ mod tests {
                 told[gone as usize] = 0.0;
             }
             out.clear();
-            a.iterate(&mut out);
+            a.iterate(SimTime::ZERO, &mut out);
             for &(g, r) in &out {
                 told[g as usize] = r.bps_f64();
             }

@@ -9,7 +9,10 @@
 //! Keys (defaults from §6.2-6.4): `flowtune_threshold` (0.01), `utility` (`"log"`, or
 //! `"alpha"` with `utility_alpha`), `normalizer` (`"f-norm"`, `"u-norm"`, `"none"`),
 //! `ned_gamma` (0.4), `allocator_interval_us` (10), `flowlet_idle_us` (20),
-//! `allocator_gbps` (40).
+//! `allocator_gbps` (40). `churn_optimal_every` (off by default) measures every allocator
+//! iteration as Flowtune §6.6 does (over-allocation without normalization, F-NORM and U-NORM
+//! throughput against the optimum computed every that many iterations), leaving out those
+//! before `churn_warmup_us` (0).
 
 use super::{Context, Parts, QueueName};
 use crate::config::ConfigError;
@@ -44,6 +47,12 @@ crate::scheme_config! {
     flowlet_idle_us: Option<f64>,
     /// Rate of the allocator's link to each spine, Gb/s, positive (default 40).
     allocator_gbps: Option<f64>,
+    /// Measure Flowtune §6.6 on the allocator's iterations, with the optimum every this many
+    /// iterations, positive (default: not measured).
+    churn_optimal_every: Option<u64>,
+    /// Iterations before this time (us, at least 0) are left out of the churn figures
+    /// (default 0; needs `churn_optimal_every`).
+    churn_warmup_us: Option<f64>,
 }
 
 fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f64, ConfigError> {
@@ -118,6 +127,33 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
             format!("must be at most {} Gb/s", dctc_core::fabric::MAX_RATE_GBPS),
         ));
     }
+    match cfg.churn_optimal_every {
+        Some(0) => {
+            return Err(ctx.error("churn_optimal_every", "must be positive, got 0"));
+        }
+        Some(n) if n > 1_000_000 => {
+            return Err(ctx.error(
+                "churn_optimal_every",
+                format!("must be at most 1000000, got {n}"),
+            ));
+        }
+        _ => spec.churn_optimal_every = cfg.churn_optimal_every,
+    }
+    if let Some(w) = cfg.churn_warmup_us {
+        if spec.churn_optimal_every.is_none() {
+            return Err(ctx.error(
+                "churn_warmup_us",
+                "applies only with churn_optimal_every",
+            ));
+        }
+        if !(w.is_finite() && (0.0..=1e6).contains(&w)) {
+            return Err(ctx.error(
+                "churn_warmup_us",
+                format!("must be in [0, 1e6] us, got {w}"),
+            ));
+        }
+        spec.churn_warmup = Delta::from_us_f64(w);
+    }
     Ok(Parts {
         cc: Cc::Flowtune(Flowtune::new(spec)),
         queue: QueueName::DropTail,
@@ -170,6 +206,7 @@ mod tests {
         assert_eq!(spec.normalizer, Normalize::FNorm);
         assert_eq!(spec.utility, Utility::Log { weight: 1.0 });
         assert_eq!(spec.link_gbps, 40.0);
+        assert_eq!(spec.churn_optimal_every, None);
         assert!(matches!(s.cc, Cc::Flowtune(_)));
         let s = resolve(
             "flowtune_threshold = 0.05\nutility = \"alpha\"\nutility_alpha = 2.0\nnormalizer = \"u-norm\"\nflowlet_idle_us = 50",
@@ -180,6 +217,10 @@ mod tests {
         assert_eq!(spec.normalizer, Normalize::UNorm);
         assert_eq!(spec.utility, Utility::Alpha { weight: 1.0, alpha: 2.0 });
         assert_eq!(spec.flowlet_idle.0, 50_000_000);
+        let s = resolve("churn_optimal_every = 5\nchurn_warmup_us = 200").unwrap();
+        let spec = s.cc.allocator_spec().unwrap();
+        assert_eq!(spec.churn_optimal_every, Some(5));
+        assert_eq!(spec.churn_warmup.0, 200_000_000);
         // Other schemes have no allocator.
         assert!(Cc::from_name("dctcp").unwrap().allocator_spec().is_none());
         for (src, key) in [
@@ -194,6 +235,10 @@ mod tests {
             ("allocator_interval_us = -1.0", "allocator_interval_us"),
             ("flowlet_idle_us = 0.0", "flowlet_idle_us"),
             ("allocator_gbps = 1e9", "allocator_gbps"),
+            ("churn_optimal_every = 0", "churn_optimal_every"),
+            ("churn_optimal_every = 2000000", "churn_optimal_every"),
+            ("churn_warmup_us = 100", "churn_warmup_us"),
+            ("churn_optimal_every = 1\nchurn_warmup_us = -1", "churn_warmup_us"),
         ] {
             let e = resolve(src).unwrap_err();
             assert_eq!(e.path, format!("schemes[0].{key}"), "{src}: {e:?}");

@@ -549,6 +549,7 @@ impl<'a> Simulation<'a> {
             simulated_ps: end.0,
             wall_seconds: wall.elapsed().as_secs_f64(),
             peak_packets: self.fabric.pool.capacity_used(),
+            churn: self.ctrl.as_ref().and_then(|cp| cp.allocator.churn()),
         }
     }
 }

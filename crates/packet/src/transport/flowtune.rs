@@ -37,6 +37,12 @@ pub struct AllocatorSpec {
     pub min_rto: Delta,
     /// See `min_rto`.
     pub max_rto: Delta,
+    /// Flowtune §6.6 measured inside the run: every iteration's over-allocation and
+    /// normalized throughput, with the optimum of the current flowlet set every this many
+    /// iterations (`dctc_num::churn::ChurnMeter`); `None` (the default) measures nothing.
+    pub churn_optimal_every: Option<u64>,
+    /// Iterations before this time are left out of the churn summary.
+    pub churn_warmup: Delta,
 }
 
 impl Default for AllocatorSpec {
@@ -52,6 +58,8 @@ impl Default for AllocatorSpec {
             link_gbps: 40.0,
             min_rto: Delta::from_us(20),
             max_rto: Delta::from_us(30),
+            churn_optimal_every: None,
+            churn_warmup: Delta::ZERO,
         }
     }
 }
