@@ -35,6 +35,20 @@ pub(crate) fn check(r: &PaperRow) -> Result<(), (&'static str, String)> {
             ));
         }
     }
+    if let Some(w) = r.within {
+        if !(w > 0.0 && w <= 1.0) {
+            return Err((
+                "within",
+                format!("the relative tolerance must be in (0, 1], got {w}"),
+            ));
+        }
+        if r.claim.is_some() {
+            return Err((
+                "within",
+                "a claim (`claim`) is graded by its side, not a tolerance".into(),
+            ));
+        }
+    }
     if r.factor && !r.metric.starts_with("relative.") {
         return Err((
             "factor",
@@ -62,7 +76,8 @@ fn paper_value(r: &PaperRow) -> f64 {
 ///
 /// The rule (also printed in the report):
 /// - **holds**: ours is within 25% of the paper's value, `|ours - paper| <= 0.25 |paper|`
-///   (for a range, ours lies in it or within 25% of its nearer end);
+///   (for a range, ours lies in it or within 25% of its nearer end; a row's `within` sets
+///   another tolerance);
 /// - **direction only**: not within 25%, but on the same side of zero (`ours * paper > 0`) and at
 ///   least a tenth of the paper's size (`|ours| >= 0.1 |paper|`), so for a relative figure
 ///   ("DBA 37% below Varys") the same scheme wins, by another but still visible margin;
@@ -91,13 +106,15 @@ pub(crate) const RULE: &str = "Verdict: \"holds\" when ours is within 25% of the
      otherwise (the other side of zero, or next to zero). A row marked \"< x\" or \"> x\" is a claim the \
      paper makes without a number (one scheme beats another): it holds when ours lies on that side \
      of x and misses otherwise. A range \"a-b\" is graded against its nearer end (inside it holds); \
-     \"x\" marks a factor, scheme B's figure over scheme A's (\"A's p99 is 8.6x below B's\").";
+     \"x\" marks a factor, scheme B's figure over scheme A's (\"A's p99 is 8.6x below B's\"). \
+     \"± p%\" marks a row graded with its own tolerance p instead of 25%.";
 
 impl Verdict {
     /// The verdict for row `r` against our `ours`: a claim's side, else [`Verdict::of`].
     pub(crate) fn of_row(r: &PaperRow, ours: Option<f64>) -> Verdict {
         let Some(claim) = r.claim else {
-            return Verdict::in_range(r.value, r.up_to.unwrap_or(r.value), ours);
+            let within = r.within.unwrap_or(HOLDS_WITHIN);
+            return Verdict::in_range(r.value, r.up_to.unwrap_or(r.value), within, ours);
         };
         let Some(o) = ours.filter(|o| o.is_finite()) else {
             return Verdict::Missing;
@@ -116,12 +133,13 @@ impl Verdict {
     /// The verdict for the paper's `paper` against our `ours`.
     #[cfg(test)]
     pub(crate) fn of(paper: f64, ours: Option<f64>) -> Verdict {
-        Verdict::in_range(paper, paper, ours)
+        Verdict::in_range(paper, paper, HOLDS_WITHIN, ours)
     }
 
     /// The verdict for the paper's range `low ..= high` against our `ours`: inside it holds,
-    /// outside it is [`Verdict::of`] the nearer end.
-    pub(crate) fn in_range(low: f64, high: f64, ours: Option<f64>) -> Verdict {
+    /// outside it holds within the relative tolerance `within` of the nearer end, and is
+    /// otherwise graded as in [`Verdict`].
+    pub(crate) fn in_range(low: f64, high: f64, within: f64, ours: Option<f64>) -> Verdict {
         let Some(o) = ours.filter(|o| o.is_finite()) else {
             return Verdict::Missing;
         };
@@ -129,7 +147,7 @@ impl Verdict {
             return Verdict::Holds;
         }
         let paper = if o < low { low } else { high };
-        if (o - paper).abs() <= HOLDS_WITHIN * paper.abs() {
+        if (o - paper).abs() <= within * paper.abs() {
             Verdict::Holds
         } else if o * paper > 0.0 && o.abs() >= DIRECTION_AT_LEAST * paper.abs() {
             Verdict::DirectionOnly
@@ -158,7 +176,7 @@ pub(crate) fn compare(rows: &[PaperRow], summary: &Value) -> Value {
                 let ours = ours(r, summary);
                 json!({
                     "label": r.label, "metric": r.metric, "paper": r.value, "ours": ours,
-                    "paper_up_to": r.up_to, "factor": r.factor,
+                    "paper_up_to": r.up_to, "factor": r.factor, "within": r.within,
                     "verdict": Verdict::of_row(r, ours).label(),
                     "claim": r.claim.map(|c| match c { Claim::Below => "below", Claim::Above => "above" }),
                     "note": r.note,
@@ -183,12 +201,17 @@ pub(crate) fn table(rows: &[PaperRow], summary: &Value) -> Option<Table> {
     for (i, r) in rows.iter().enumerate() {
         let ours = ours(r, summary);
         let x = if r.factor { "x" } else { "" };
+        let pm = r
+            .within
+            .map(|w| format!(" ± {}%", w * 100.0))
+            .unwrap_or_default();
         t.rows.push(vec![
             Cell::Num((i + 1) as f64),
             Cell::Text(r.label.clone()),
             match (r.claim, r.up_to) {
-                (None, Some(top)) => Cell::Text(format!("{}{x}-{top}{x}", r.value)),
-                (None, None) if r.factor => Cell::Text(format!("{}x", r.value)),
+                (None, Some(top)) => Cell::Text(format!("{}{x}-{top}{x}{pm}", r.value)),
+                (None, None) if r.factor => Cell::Text(format!("{}x{pm}", r.value)),
+                (None, None) if r.within.is_some() => Cell::Text(format!("{}{pm}", r.value)),
                 (None, None) => Cell::Num(r.value),
                 (Some(Claim::Below), _) => Cell::Text(format!("< {}{x}", r.value)),
                 (Some(Claim::Above), _) => Cell::Text(format!("> {}{x}", r.value)),
@@ -312,6 +335,7 @@ mod tests {
                 claim: None,
                 up_to: None,
                 factor: false,
+                within: None,
             },
             PaperRow {
                 label: "y".into(),
@@ -321,6 +345,7 @@ mod tests {
                 claim: None,
                 up_to: None,
                 factor: false,
+                within: None,
             },
         ];
         let c = compare(&rows, &v);
@@ -354,6 +379,7 @@ mod tests {
             claim: Some(claim),
             up_to: None,
             factor: false,
+            within: None,
         };
         assert_eq!(
             Verdict::of_row(&row(Claim::Below, 0.0), Some(-0.3)),
@@ -395,6 +421,7 @@ mod tests {
             claim: None,
             up_to,
             factor: true,
+            within: None,
         };
         let inside = row(8.6, Some(10.9));
         assert_eq!(ours(&inside, &v), Some(9.8));
@@ -424,6 +451,46 @@ mod tests {
     }
 
     #[test]
+    fn a_row_with_its_own_tolerance_is_graded_by_it() {
+        let row = |within| PaperRow {
+            label: "F-NORM / optimal".into(),
+            metric: "f".into(),
+            value: 0.997,
+            note: String::new(),
+            claim: None,
+            up_to: None,
+            factor: false,
+            within,
+        };
+        // 0.947 is within the default 25% of 0.997, but not within 1%.
+        assert_eq!(Verdict::of_row(&row(None), Some(0.947)), Verdict::Holds);
+        assert_eq!(
+            Verdict::of_row(&row(Some(0.01)), Some(0.947)),
+            Verdict::DirectionOnly
+        );
+        assert_eq!(
+            Verdict::of_row(&row(Some(0.01)), Some(0.99)),
+            Verdict::Holds
+        );
+        let v = json!({"f": 0.947});
+        let t = table(&[row(Some(0.01))], &v).unwrap();
+        assert!(
+            matches!(&t.rows[0][2], Cell::Text(p) if p == "0.997 ± 1%"),
+            "{:?}",
+            t.rows[0][2]
+        );
+        assert_eq!(compare(&[row(Some(0.01))], &v)[0]["within"], json!(0.01));
+        for bad in [0.0, -0.1, 1.5, f64::NAN] {
+            assert_eq!(check(&row(Some(bad))).unwrap_err().0, "within");
+        }
+        let claim = PaperRow {
+            claim: Some(Claim::Below),
+            ..row(Some(0.01))
+        };
+        assert_eq!(check(&claim).unwrap_err().0, "within");
+    }
+
+    #[test]
     fn bad_rows_name_their_key() {
         let ok = PaperRow {
             label: "x".into(),
@@ -433,6 +500,7 @@ mod tests {
             claim: None,
             up_to: Some(3.0),
             factor: true,
+            within: None,
         };
         assert!(check(&ok).is_ok());
         let down = PaperRow {

@@ -47,6 +47,11 @@ pub(crate) struct PaperRow {
     /// `relative.DCTCP_vs_Flowtune.p99_slowdown_1pkt` as a factor): ours is a / b.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) factor: bool,
+    /// The relative tolerance within which ours "holds" (default 0.25): a figure the paper
+    /// gives to three digits near a bound, such as "0.997 of optimal", is graded with a
+    /// tighter one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) within: Option<f64>,
 }
 
 /// The side of `value` a paper's numberless claim puts ours on.
