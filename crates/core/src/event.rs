@@ -5,9 +5,14 @@
 //! Time is cut into slots of 2^15 ps (32.8 ns); 4096 slots cover the next 134 us, where
 //! nearly every event of a datacenter run lands (serializations, propagation, RTOs of tens of
 //! microseconds). Pushing into a future slot is an append. When the cursor reaches a slot, its
-//! few events are sorted once by (time, sequence) and popped in order; the rare push into the
+//! few events are sorted once by time, stably, and popped in order; the rare push into the
 //! current slot is inserted in place. Events beyond the wheel wait in a binary heap and move
 //! into the wheel as it turns; an empty wheel jumps straight to the heap's earliest event.
+//!
+//! A wheel entry carries no sequence number: a slot's entries are already in scheduling order
+//! (far events enter a slot, in heap order, when it first comes within the wheel's span,
+//! before any push can reach it directly), so a stable sort by time alone gives (time,
+//! scheduling) order. Only the far heap, which is not stable, numbers its entries.
 //!
 //! [`HeapEventQueue`] is the first version, a plain binary heap, kept as the reference the
 //! wheel is tested and benchmarked against: both pop the same events in the same order.
@@ -53,22 +58,27 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// A wheel entry: ties keep their place in the slot, so no sequence number is needed.
+#[derive(Copy, Clone, Debug)]
+struct Timed<E> {
+    time: u64,
+    event: E,
+}
+
 /// The pending events of one simulation, earliest first, ties in scheduling order.
-// `repr(C)` keeps `seq` and `len` apart: when adjacent, the compiler updates both with one
-// 16-byte load that cannot be forwarded from the 8-byte store of the previous `pop`.
 #[derive(Debug)]
-#[repr(C)]
 pub struct EventQueue<E> {
-    seq: u64,
-    slots: Vec<Vec<Entry<E>>>,
+    slots: Vec<Vec<Timed<E>>>,
     /// The current slot's events, sorted earliest first; `head` is the next to pop.
-    cur: Vec<Entry<E>>,
+    cur: Vec<Timed<E>>,
     head: usize,
     /// Absolute index (time >> SLOT_BITS) of the current slot.
     cur_abs: u64,
     /// Events in `slots` (not counting `cur` and `far`).
     in_wheel: usize,
+    /// Events beyond the wheel's span; `seq` numbers them in scheduling order.
     far: BinaryHeap<Reverse<Entry<E>>>,
+    seq: u64,
     len: usize,
 }
 
@@ -96,31 +106,34 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `time`, which must not be earlier than the last popped time.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: E) {
-        self.seq += 1;
         self.len += 1;
-        let e = Entry {
-            key: Key {
-                time: time.0,
-                seq: self.seq,
-            },
+        let e = Timed {
+            time: time.0,
             event,
         };
         let abs = time.0 >> SLOT_BITS;
         if abs <= self.cur_abs {
             debug_assert!(
-                self.head == 0 || self.cur[self.head - 1].key.time <= time.0,
+                self.head == 0 || self.cur[self.head - 1].time <= time.0,
                 "event scheduled before the last popped one"
             );
-            // Its key is the largest so far among equal times: after every smaller key. (A
-            // slot earlier than the cursor's, possible after `peek_time` moved the cursor,
-            // belongs here too: before everything still pending.)
-            let pos = self.head + self.cur[self.head..].partition_point(|x| x.key < e.key);
+            // Scheduled last, it goes after every pending event at its time. (A slot earlier
+            // than the cursor's, possible after `peek_time` moved the cursor, belongs here
+            // too: before everything still pending.)
+            let pos = self.head + self.cur[self.head..].partition_point(|x| x.time <= e.time);
             self.cur.insert(pos, e);
         } else if abs < self.cur_abs + SLOTS {
             self.slots[(abs & MASK) as usize].push(e);
             self.in_wheel += 1;
         } else {
-            self.far.push(Reverse(e));
+            self.seq += 1;
+            self.far.push(Reverse(Entry {
+                key: Key {
+                    time: time.0,
+                    seq: self.seq,
+                },
+                event,
+            }));
         }
     }
 
@@ -131,7 +144,7 @@ impl<E: Copy> EventQueue<E> {
             if let Some(&e) = self.cur.get(self.head) {
                 self.head += 1;
                 self.len -= 1;
-                return Some((SimTime(e.key.time), e.event));
+                return Some((SimTime(e.time), e.event));
             }
             if self.len == 0 {
                 return None;
@@ -146,7 +159,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn peek_time(&mut self) -> Option<SimTime> {
         loop {
             if let Some(e) = self.cur.get(self.head) {
-                return Some(SimTime(e.key.time));
+                return Some(SimTime(e.time));
             }
             if self.len == 0 {
                 return None;
@@ -164,7 +177,9 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.cur_abs += 1;
         }
-        // Far events that now fall within the wheel's span move in.
+        // Far events that now fall within the wheel's span move in, in (time, sequence)
+        // order, into slots that no push has reached yet (they were beyond the span until
+        // now): each slot stays in scheduling order.
         let horizon = self.cur_abs + SLOTS;
         while let Some(Reverse(e)) = self.far.peek() {
             let abs = e.key.time >> SLOT_BITS;
@@ -172,7 +187,10 @@ impl<E: Copy> EventQueue<E> {
                 break;
             }
             let Reverse(e) = self.far.pop().expect("peeked");
-            self.slots[(abs & MASK) as usize].push(e);
+            self.slots[(abs & MASK) as usize].push(Timed {
+                time: e.key.time,
+                event: e.event,
+            });
             self.in_wheel += 1;
         }
         self.cur.clear();
@@ -183,10 +201,7 @@ impl<E: Copy> EventQueue<E> {
         }
         std::mem::swap(&mut self.cur, slot);
         self.in_wheel -= self.cur.len();
-        // Pushes arrive roughly in time order, so this is nearly sorted already.
-        if self.cur.len() > 1 {
-            self.cur.sort_unstable_by_key(|e| e.key);
-        }
+        sort_stable_by_time(&mut self.cur);
     }
 
     /// Number of pending events.
@@ -197,6 +212,26 @@ impl<E: Copy> EventQueue<E> {
     /// Whether nothing is pending.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+/// Sorts a slot by time, keeping ties in place. Pushes arrive roughly in time order, so a slot
+/// is nearly sorted already: an insertion sort does a few moves and allocates nothing. A large
+/// slot takes the library's stable sort (linear on sorted runs) instead.
+#[inline]
+fn sort_stable_by_time<E: Copy>(v: &mut [Timed<E>]) {
+    if v.len() > 32 {
+        v.sort_by_key(|e| e.time);
+        return;
+    }
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].time > e.time {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
     }
 }
 
@@ -366,6 +401,51 @@ mod tests {
             ]
         );
         assert_eq!(q.peek_time(), None);
+    }
+
+    #[test]
+    fn a_far_event_keeps_its_place_before_a_later_push_at_the_same_time() {
+        // Wheel entries carry no sequence number: a far event that enters the wheel must
+        // still pop before an event scheduled later at the same time, and before one
+        // scheduled later at an earlier time only if its own time is earlier.
+        let mut q = EventQueue::default();
+        let span = SLOTS << SLOT_BITS;
+        let t = span + 1000;
+        q.push(SimTime(t), Ev::Arrive(0)); // beyond the wheel: the far heap
+        q.push(SimTime(t + 1), Ev::Arrive(1));
+        q.push(SimTime(2000), Ev::Sample);
+        assert_eq!(q.pop(), Some((SimTime(2000), Ev::Sample)));
+        // The wheel has turned: `t` is within its span now, so these go straight to a slot.
+        q.push(SimTime(t), Ev::TxDone(2));
+        q.push(SimTime(t - 1), Ev::TxDone(3));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (SimTime(t - 1), Ev::TxDone(3)),
+                (SimTime(t), Ev::Arrive(0)),
+                (SimTime(t), Ev::TxDone(2)),
+                (SimTime(t + 1), Ev::Arrive(1)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_crowded_slot_sorts_by_time_and_keeps_ties_in_order() {
+        // More events in one slot than the insertion sort takes (the library's stable sort
+        // runs), pushed in falling time order with ties.
+        let mut q = EventQueue::default();
+        let mut h = HeapEventQueue::default();
+        for i in 0..200u32 {
+            let t = 50_000 - u64::from(i / 3) * 7;
+            q.push(SimTime(t), Ev::Arrive(i));
+            h.push(SimTime(t), Ev::Arrive(i));
+        }
+        let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let want: Vec<_> = std::iter::from_fn(|| h.pop()).collect();
+        assert_eq!(got.len(), 200);
+        assert_eq!(got, want);
+        assert_eq!(got[0], (SimTime(50_000 - 66 * 7), Ev::Arrive(198)));
     }
 
     #[test]

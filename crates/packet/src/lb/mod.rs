@@ -77,9 +77,11 @@ pub enum Balancer {
     Percentage(Percentage),
 }
 
-impl LoadBalancer for Balancer {
-    #[inline]
-    fn pick(
+impl Balancer {
+    /// [`LoadBalancer::pick`] of the balancers other than ECMP, out of line: ECMP's hash is
+    /// the common per-hop case and inlines into the forwarding path, which these would bloat.
+    #[inline(never)]
+    fn pick_other(
         &mut self,
         at: NodeId,
         pkt: &Packet,
@@ -91,6 +93,22 @@ impl LoadBalancer for Balancer {
             Balancer::Spray(b) => b.pick(at, pkt, candidates, queue_bytes),
             Balancer::Drill(b) => b.pick(at, pkt, candidates, queue_bytes),
             Balancer::Percentage(b) => b.pick(at, pkt, candidates, queue_bytes),
+        }
+    }
+}
+
+impl LoadBalancer for Balancer {
+    #[inline]
+    fn pick(
+        &mut self,
+        at: NodeId,
+        pkt: &Packet,
+        candidates: &[LinkId],
+        queue_bytes: &dyn Fn(LinkId) -> u64,
+    ) -> usize {
+        match self {
+            Balancer::Ecmp(b) => b.pick(at, pkt, candidates, queue_bytes),
+            _ => self.pick_other(at, pkt, candidates, queue_bytes),
         }
     }
 

@@ -372,7 +372,10 @@ impl Fabric {
         (p, ext)
     }
 
-    #[inline]
+    // Inlined into both callers (a host's send, a switch's arrival) with `enqueue`'s FIFO
+    // path: together they are the per-hop work, and calls between them cost more than their
+    // bodies. The rare paths (pinned subflows, stored queues) stay out of line.
+    #[inline(always)]
     fn forward(
         &mut self,
         at: NodeId,
@@ -382,15 +385,7 @@ impl Fabric {
         c: &mut Counters,
     ) {
         if !self.pins.is_empty() {
-            let p = &self.pool[pkt];
-            let pin = self.pin_of[p.flow as usize];
-            if pin != NO_PIN && p.kind == PacketKind::Data {
-                // A subflow's data follows its pinned path.
-                let link = self.pins[pin as usize]
-                    .iter()
-                    .find(|(from, _)| *from == at)
-                    .expect("a pinned packet is on its path")
-                    .1;
+            if let Some(link) = self.pinned_hop(at, pkt) {
                 self.enqueue(link.0, pkt, now, ev, c);
                 return;
             }
@@ -409,7 +404,24 @@ impl Fabric {
         self.enqueue(link, pkt, now, ev, c);
     }
 
-    #[inline]
+    /// The link a multipath subflow's data packet at `at` leaves by, if it is pinned.
+    #[inline(never)]
+    fn pinned_hop(&self, at: NodeId, pkt: PacketId) -> Option<LinkId> {
+        let p = &self.pool[pkt];
+        let pin = self.pin_of[p.flow as usize];
+        if pin == NO_PIN || p.kind != PacketKind::Data {
+            return None;
+        }
+        // A subflow's data follows its pinned path.
+        let hop = self.pins[pin as usize]
+            .iter()
+            .find(|(from, _)| *from == at)
+            .expect("a pinned packet is on its path");
+        Some(hop.1)
+    }
+
+    /// Offers `pkt` to the port feeding link `l`.
+    #[inline(always)]
     pub(crate) fn enqueue(
         &mut self,
         l: u32,
@@ -458,6 +470,20 @@ impl Fabric {
             port.pipe.push_back((arrive, pkt));
             return;
         }
+        self.enqueue_stored(l, pkt, now, ev, c);
+    }
+
+    /// [`Fabric::enqueue`] into a stored queue (a discipline that decides at dequeue).
+    #[inline(never)]
+    fn enqueue_stored(
+        &mut self,
+        l: u32,
+        pkt: PacketId,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        let port = &mut self.ports[l as usize];
         port.account(now);
         self.pool[pkt].enqueued_at = now;
         match port.queue.enqueue(pkt, &mut self.pool, now) {
