@@ -64,9 +64,9 @@ struct Incremental {
     /// Per class of the last allocation: the links its flows cross and its load on each,
     /// `class_links[class_start[i]..class_start[i + 1]]` (and the same being built now).
     class_start: Vec<usize>,
-    class_links: Vec<(u32, f64)>,
+    class_links: Vec<ClassLink>,
     next_start: Vec<usize>,
-    next_links: Vec<(u32, f64)>,
+    next_links: Vec<ClassLink>,
     /// Classes now, with their runs of `comp`: `(start, end, first coflow, last coflow)`.
     runs: Vec<(usize, usize, u32, u32)>,
     /// Routes the last allocation was made on (`Flows::route_epoch`); `None`: no usable state.
@@ -75,15 +75,14 @@ struct Incremental {
     /// now (`new_in`), b/s.
     old_in: Vec<f64>,
     new_in: Vec<f64>,
-    /// Per link, for the current class: its load before the event and after (summed in the
-    /// same order, so a class whose rates did not move adds the same to both), its largest
-    /// rate before the event, the shares of its flows now, whether a new flow crosses it, and the load of
-    /// its flows that keep their rates.
+    /// Per link, for the current class: its load before the event (a changed class), its
+    /// largest rate after, the shares of its flows, whether a re-solved
+    /// or finished flow crosses it, and the load of its flows that keep their rates (then of
+    /// all of them).
     old_q: Vec<f64>,
-    new_q: Vec<f64>,
-    old_max: Vec<f64>,
+    new_max: Vec<f64>,
     shares: Vec<f64>,
-    fresh: Vec<bool>,
+    hit: Vec<bool>,
     kept_q: Vec<f64>,
     /// Links of the current class (`mark == stamp`).
     mark: Vec<u32>,
@@ -91,7 +90,20 @@ struct Incremental {
     touched: Vec<u32>,
     /// Positions (in the class's run) of the flows re-solved, and their rates.
     set: Vec<u32>,
+    set_all: Vec<u32>,
     out: Vec<f64>,
+}
+
+/// One link of a class as recorded at an allocation.
+#[derive(Copy, Clone, Debug)]
+struct ClassLink {
+    link: u32,
+    /// The class's load on it, b/s.
+    load: f64,
+    /// Its largest rate on it (or less: a lower bound).
+    max: f64,
+    /// Sum of its flows' shares of their rates on it.
+    shares: f64,
 }
 
 /// A link with less than this fraction of its capacity left counts as full.
@@ -209,6 +221,49 @@ impl Baraat {
         self.inc.runs = runs;
     }
 
+    /// Water-fills the flows `st.set` (positions in `class`) on the capacity left by the
+    /// classes before (`st.new_in`) and the class's kept flows (`st.kept_q`), writing their
+    /// rates into `out`; a flow crossing a link with nothing left gets 0 without it. Leaves
+    /// every position handled in `st.set_all`.
+    fn solve_set(&mut self, v: &View<'_>, class: &[u32], out: &mut [f64], st: &mut Incremental) {
+        st.set_all.clear();
+        st.set_all.extend_from_slice(&st.set);
+        let (new_in, kept_q, cap) = (&st.new_in, &st.kept_q, &v.net.cap);
+        let left = |l: usize| cap[l] - new_in[l] - kept_q[l];
+        st.set.retain(|&k| {
+            let f = class[k as usize] as usize;
+            let open = v.flows.hops(f).iter().all(|h| left(h.link as usize) > 0.0);
+            if !open {
+                out[k as usize] = 0.0;
+            }
+            open
+        });
+        if st.set.is_empty() {
+            return;
+        }
+        let set = &st.set;
+        let links = v.net.links();
+        self.wf.prepare_flows(links, set.len(), |m| {
+            v.flows.hops(class[set[m] as usize] as usize)
+        });
+        for &l in self.wf.touched() {
+            let l = l as usize;
+            self.avail[l] = left(l).max(0.0);
+        }
+        st.out.clear();
+        st.out.resize(set.len(), 0.0);
+        self.wf.fill_prepared(
+            &mut self.avail,
+            set.len(),
+            |_| 1.0,
+            |_| f64::INFINITY,
+            &mut st.out,
+        );
+        for (m, &k) in set.iter().enumerate() {
+            out[k as usize] = st.out[m];
+        }
+    }
+
     /// The rates of [`Baraat::allocate_from_scratch`], re-solving only the flows an event can
     /// move, class by class in order.
     ///
@@ -237,10 +292,9 @@ impl Baraat {
             st.old_in.resize(links, 0.0);
             st.new_in.resize(links, 0.0);
             st.old_q.resize(links, 0.0);
-            st.new_q.resize(links, 0.0);
-            st.old_max.resize(links, 0.0);
+            st.new_max.resize(links, 0.0);
             st.shares.resize(links, 0.0);
-            st.fresh.resize(links, false);
+            st.hit.resize(links, false);
             st.kept_q.resize(links, 0.0);
             st.mark.resize(links, 0);
         }
@@ -293,23 +347,37 @@ impl Baraat {
             } else {
                 None
             };
-            let same = old.is_some();
-            if let (Some(o), true) = (old, d0 == di) {
-                // The same coflows on the same routes, none finished: its links and its load
-                // on each are those of the last allocation. Unless one of them has a change
-                // that can move a rate (the checks below), every rate stays, without looking
-                // at the flows.
+            if let Some(o) = old {
+                // The same coflows on the same routes: the class's links, and its load,
+                // largest rate and shares on each, are those recorded at the last allocation.
                 let (s, e) = (st.class_start[o], st.class_start[o + 1]);
-                let moves = st.class_links[s..e].iter().any(|&(l, q)| {
-                    let l = l as usize;
-                    let (oi, ni, cap) = (st.old_in[l], st.new_in[l], v.net.cap[l]);
-                    (ni > oi && (cap - ni) - q <= TIGHT * cap)
-                        || (ni < oi && (cap - oi) - q <= TIGHT * cap)
-                });
-                if !moves {
-                    for &(l, q) in &st.class_links[s..e] {
-                        st.old_in[l as usize] += q;
-                        st.new_in[l as usize] += q;
+                let mut cut = f64::INFINITY;
+                for &d in &st.done[d0..di] {
+                    cut = cut.min(st.last[d as usize]);
+                }
+                for cl in &st.class_links[s..e] {
+                    let l = cl.link as usize;
+                    let (oi, ni) = (st.old_in[l], st.new_in[l]);
+                    if oi == ni {
+                        continue;
+                    }
+                    let cap = v.net.cap[l];
+                    let room_new = cap - ni;
+                    if ni > oi && room_new - cl.load <= TIGHT * cap {
+                        // Less capacity, and the class's old load no longer fits (or only
+                        // just): it fills no lower than an equal share of what is left.
+                        cut = cut.min(room_new.max(0.0) / cl.shares);
+                    } else if ni < oi && (cap - oi) - cl.load <= TIGHT * cap {
+                        // More capacity on a link the class had filled: it filled at the
+                        // class's largest rate on it (or above what is recorded).
+                        cut = cut.min(cl.max);
+                    }
+                }
+                if cut == f64::INFINITY {
+                    // Nothing that can move a rate: every rate stays, the flows unvisited.
+                    for cl in &st.class_links[s..e] {
+                        st.old_in[cl.link as usize] += cl.load;
+                        st.new_in[cl.link as usize] += cl.load;
                     }
                     st.next_links.extend_from_slice(&st.class_links[s..e]);
                     st.next_start.push(st.next_links.len());
@@ -318,141 +386,133 @@ impl Baraat {
                     }
                     continue;
                 }
+                // Flows below the cut keep their rates; the rest are water-filled on what the
+                // kept ones leave (the class's load less the re-solved and finished flows').
+                let thr = if cut > 0.0 { cut * (1.0 - 1e-9) } else { cut };
+                for cl in &st.class_links[s..e] {
+                    let l = cl.link as usize;
+                    st.mark[l] = stamp;
+                    st.touched.push(cl.link);
+                    st.kept_q[l] = cl.load;
+                    st.shares[l] = cl.shares;
+                    // Whether a re-solved or finished flow crosses it.
+                    st.hit[l] = false;
+                    st.new_max[l] = 0.0;
+                }
+                for &d in &st.done[d0..di] {
+                    let du = d as usize;
+                    for h in v.flows.hops(du) {
+                        let l = h.link as usize;
+                        debug_assert_eq!(st.mark[l], stamp, "a finished flow off its class");
+                        st.kept_q[l] -= st.last[du] * h.coef;
+                        st.shares[l] -= h.coef;
+                        st.hit[l] = true;
+                    }
+                }
+                st.set.clear();
+                for (k, &f) in class.iter().enumerate() {
+                    let r = v.flows.rate[f as usize];
+                    out[k] = r;
+                    if r >= thr {
+                        st.set.push(k as u32);
+                        for h in v.flows.hops(f as usize) {
+                            let l = h.link as usize;
+                            st.kept_q[l] -= r * h.coef;
+                            st.hit[l] = true;
+                        }
+                    }
+                }
+                self.solve_set(v, class, out, &mut st);
+                for &k in &st.set_all {
+                    let f = class[k as usize] as usize;
+                    let r = out[k as usize];
+                    st.last[f] = r;
+                    for h in v.flows.hops(f) {
+                        let l = h.link as usize;
+                        st.kept_q[l] += r * h.coef;
+                        st.new_max[l] = st.new_max[l].max(r);
+                    }
+                }
+                for cl in &st.class_links[s..e] {
+                    let l = cl.link as usize;
+                    st.old_in[l] += cl.load;
+                    st.new_in[l] += st.kept_q[l];
+                    if st.shares[l] > 1e-9 {
+                        // A lower bound of the largest rate (exact unless only finished flows
+                        // crossed the link), so a later cut is never too high.
+                        let max = if st.hit[l] { st.new_max[l] } else { cl.max };
+                        st.next_links.push(ClassLink {
+                            link: cl.link,
+                            load: st.kept_q[l],
+                            max,
+                            shares: st.shares[l],
+                        });
+                    }
+                }
+                st.next_start.push(st.next_links.len());
+                continue;
             }
-            let mut cut = f64::INFINITY;
+            // A changed class (or no usable state): its old load (for the classes after it)
+            // and every flow re-solved.
             for (k, &f) in class.iter().enumerate() {
                 let fu = f as usize;
                 let fresh = v.flows.version[fu] == 0;
                 let r = v.flows.rate[fu];
                 out[k] = r;
-                if fresh {
-                    cut = f64::NEG_INFINITY;
-                }
                 for h in v.flows.hops(fu) {
                     let l = h.link as usize;
                     if st.mark[l] != stamp {
                         st.mark[l] = stamp;
                         st.touched.push(h.link);
                         st.old_q[l] = 0.0;
-                        st.new_q[l] = 0.0;
-                        st.old_max[l] = 0.0;
-                        st.shares[l] = 0.0;
-                        st.fresh[l] = false;
                         st.kept_q[l] = 0.0;
+                        st.new_max[l] = 0.0;
+                        st.shares[l] = 0.0;
                     }
                     st.shares[l] += h.coef;
-                    if fresh {
-                        st.fresh[l] = true;
-                    } else {
+                    if !fresh {
                         st.old_q[l] += r * h.coef;
-                        st.old_max[l] = st.old_max[l].max(r);
                     }
                 }
             }
             for &d in &st.done[d0..di] {
                 let du = d as usize;
-                let r = st.last[du];
-                cut = cut.min(r);
                 for h in v.flows.hops(du) {
                     let l = h.link as usize;
                     if st.mark[l] != stamp {
                         st.mark[l] = stamp;
                         st.touched.push(h.link);
                         st.old_q[l] = 0.0;
-                        st.new_q[l] = 0.0;
-                        st.old_max[l] = 0.0;
-                        st.shares[l] = 0.0;
-                        st.fresh[l] = false;
                         st.kept_q[l] = 0.0;
+                        st.new_max[l] = 0.0;
+                        st.shares[l] = 0.0;
                     }
-                    st.old_q[l] += r * h.coef;
-                    st.old_max[l] = st.old_max[l].max(r);
+                    st.old_q[l] += st.last[du] * h.coef;
                 }
             }
-            if !same {
-                cut = f64::NEG_INFINITY;
-            }
-            if cut > f64::NEG_INFINITY {
-                for &l in &st.touched {
-                    let l = l as usize;
-                    let (oi, ni) = (st.old_in[l], st.new_in[l]);
-                    if oi == ni || st.shares[l] == 0.0 {
-                        continue;
-                    }
-                    let cap = v.net.cap[l];
-                    let room_new = cap - ni;
-                    if ni > oi && room_new - st.old_q[l] <= TIGHT * cap {
-                        // Less capacity, and the class's old load no longer fits (or only
-                        // just): it fills no lower than an equal share of what is left.
-                        cut = cut.min(room_new.max(0.0) / st.shares[l]);
-                    } else if ni < oi && (cap - oi) - st.old_q[l] <= TIGHT * cap {
-                        // More capacity on a link the class had filled: it filled at the
-                        // class's largest rate on it.
-                        cut = cut.min(st.old_max[l]);
-                    }
-                }
-            }
-            if cut < f64::INFINITY {
-                // Flows below the cut keep their rates; the rest are water-filled.
-                let thr = if cut > 0.0 { cut * (1.0 - 1e-9) } else { cut };
-                st.set.clear();
-                for (k, &f) in class.iter().enumerate() {
-                    let fu = f as usize;
-                    if v.flows.version[fu] == 0 || v.flows.rate[fu] >= thr {
-                        st.set.push(k as u32);
-                    } else {
-                        for h in v.flows.hops(fu) {
-                            st.kept_q[h.link as usize] += out[k] * h.coef;
-                        }
-                    }
-                }
-                // A flow crossing a link with nothing left gets 0 without a water-filling.
-                let (new_in, kept_q, cap) = (&st.new_in, &st.kept_q, &v.net.cap);
-                let left = |l: usize| cap[l] - new_in[l] - kept_q[l];
-                st.set.retain(|&k| {
-                    let f = class[k as usize] as usize;
-                    let open = v.flows.hops(f).iter().all(|h| left(h.link as usize) > 0.0);
-                    if !open {
-                        out[k as usize] = 0.0;
-                    }
-                    open
-                });
-                if !st.set.is_empty() {
-                    let set = &st.set;
-                    self.wf.prepare_flows(links, set.len(), |m| {
-                        v.flows.hops(class[set[m] as usize] as usize)
-                    });
-                    for &l in self.wf.touched() {
-                        let l = l as usize;
-                        self.avail[l] = left(l).max(0.0);
-                    }
-                    st.out.clear();
-                    st.out.resize(set.len(), 0.0);
-                    self.wf.fill_prepared(
-                        &mut self.avail,
-                        set.len(),
-                        |_| 1.0,
-                        |_| f64::INFINITY,
-                        &mut st.out,
-                    );
-                    for (m, &k) in set.iter().enumerate() {
-                        out[k as usize] = st.out[m];
-                    }
-                }
-            }
+            st.set.clear();
+            st.set.extend(0..class.len() as u32);
+            self.solve_set(v, class, out, &mut st);
             for (k, &f) in class.iter().enumerate() {
                 let fu = f as usize;
                 st.last[fu] = out[k];
                 for h in v.flows.hops(fu) {
-                    st.new_q[h.link as usize] += out[k] * h.coef;
+                    let l = h.link as usize;
+                    st.kept_q[l] += out[k] * h.coef;
+                    st.new_max[l] = st.new_max[l].max(out[k]);
                 }
             }
             for &l in &st.touched {
                 let lu = l as usize;
                 st.old_in[lu] += st.old_q[lu];
-                st.new_in[lu] += st.new_q[lu];
+                st.new_in[lu] += st.kept_q[lu];
                 if st.shares[lu] > 0.0 {
-                    st.next_links.push((l, st.new_q[lu]));
+                    st.next_links.push(ClassLink {
+                        link: l,
+                        load: st.kept_q[lu],
+                        max: st.new_max[lu],
+                        shares: st.shares[lu],
+                    });
                 }
             }
             st.next_start.push(st.next_links.len());
