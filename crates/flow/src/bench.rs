@@ -103,12 +103,10 @@ pub const BENCHES: &[BenchSpec] = &[
         what: "Facebook 1-hour coflow trace as recorded on fb-150, fastpass-c",
         default_scale: 1.0,
     },
-    // Not yet at coflow speed (max-min inside a class moves at every completion; about 3x
-    // `maxmin` on the whole trace): 10% of the trace by default.
     BenchSpec {
         name: "fb150-baraat",
         what: "Facebook 1-hour coflow trace as recorded on fb-150, baraat",
-        default_scale: 0.1,
+        default_scale: 1.0,
     },
 ];
 
