@@ -142,6 +142,26 @@ impl CodelState {
         self.drop_next
     }
 
+    /// RFC 8289 §5.5: whether a return to the dropping state at `now` counts as recent
+    /// (within 16 intervals of the last scheduled drop), so that `count` resumes near its
+    /// old value instead of restarting at 1.
+    #[inline]
+    fn recent(&self, p: &CodelParams, now: SimTime) -> bool {
+        now.0 < self.drop_next.0.saturating_add(16 * p.interval.0)
+    }
+
+    /// Whether this state acts exactly as a new queue's would at `now` and after: not
+    /// dropping, no sojourn above target pending, and the RFC's re-entry rule would restart
+    /// `count` at 1 (at most one drop since the state was last entered, or that was no longer
+    /// recent, which stays so as time goes on). FQ-CoDel's idle buckets rely on it to give
+    /// their state back.
+    #[inline]
+    pub(crate) fn is_fresh(&self, p: &CodelParams, now: SimTime) -> bool {
+        !self.dropping
+            && self.first_above_time.is_none()
+            && (self.count.wrapping_sub(self.lastcount) <= 1 || !self.recent(p, now))
+    }
+
     /// RFC 8289 §5.5 `dodequeue`: pops the head and says whether it may be dropped.
     #[inline]
     fn dodequeue<Q: CodelQueue + ?Sized>(
@@ -229,8 +249,11 @@ impl CodelState {
             // RFC 8289 §5.5: if we were dropping recently (within 16 intervals of the last
             // scheduled drop), resume near the old rate: count = count - lastcount.
             let delta = self.count.wrapping_sub(self.lastcount);
-            let recent = now.0 < self.drop_next.0.saturating_add(16 * p.interval.0);
-            self.count = if delta > 1 && recent { delta } else { 1 };
+            self.count = if delta > 1 && self.recent(p, now) {
+                delta
+            } else {
+                1
+            };
             self.drop_next = p.control_law(now, self.count);
             self.lastcount = self.count;
         }

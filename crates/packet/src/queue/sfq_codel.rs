@@ -61,6 +61,7 @@ impl SfqCodelParams {
 
 /// sfqCoDel on one output port.
 #[derive(Debug)]
+#[repr(C)]
 pub struct SfqCodel {
     q: FlowQueues,
     params: SfqCodelParams,

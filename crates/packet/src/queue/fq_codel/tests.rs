@@ -374,3 +374,161 @@ fn bad_parameters_name_the_field() {
     .unwrap_err();
     assert_eq!(e.to_string(), "quantum: must be positive");
 }
+
+/// What a port did in one step of [`replay`]: the packet sent (flow, sequence number) and
+/// the packets dropped or marked (the same), in order.
+type Step = (Option<(u32, u64)>, Vec<(u32, u64)>, u64);
+
+/// Offers `q` a bursty mix of `flows` flows (phases of overload, light load and silence of
+/// random lengths, so buckets fill, drop, go idle for more or less than 16 CoDel intervals
+/// and come back) and serves one packet per 1500 B slot at 10 Gb/s; returns every step.
+fn replay(q: &mut FlowQueues, flows: u32, seed: u64) -> Vec<Step> {
+    let mut pool = PacketPool::default();
+    let mut seq = vec![0u64; flows as usize];
+    let mut out = Vec::new();
+    let mut dropped = Vec::new();
+    let mut r = seed;
+    let mut draw = |n: u64| {
+        r = mix64(r.wrapping_add(0x9e37_79b9_7f4a_7c15));
+        r % n
+    };
+    let slot = 1500 * PS_PER_BYTE;
+    let mut t = 0u64;
+    for _ in 0..40 {
+        // Per mille chance per flow per slot of a burst of 1-4 packets.
+        let rate = [0, 5, 20, 150, 400][draw(5) as usize];
+        let steps = 50 + draw(2500);
+        for _ in 0..steps {
+            t += slot;
+            let now = SimTime(t);
+            let mut gone = Vec::new();
+            for f in 0..flows {
+                if draw(1000) >= rate {
+                    continue;
+                }
+                for _ in 0..1 + draw(4) {
+                    let bytes = [64, 600, 1500][draw(3) as usize] as u32;
+                    let p = pkt(&mut pool, f, mix64(f as u64 + 1), bytes);
+                    pool[p].seq = seq[f as usize];
+                    pool[p].ecn.ect = f % 2 == 0;
+                    seq[f as usize] += 1;
+                    if let Enqueued::Dropped(d) = q.enqueue(p, &mut pool, now) {
+                        dropped.push(d);
+                    }
+                }
+            }
+            let sent = q.dequeue(&mut pool, now);
+            q.drain_dropped(&mut dropped);
+            for d in dropped.drain(..) {
+                gone.push((pool[d].flow, pool[d].seq));
+                pool.free(d);
+            }
+            let sent = sent.map(|p| {
+                let id = (pool[p].flow, pool[p].seq);
+                pool.free(p);
+                id
+            });
+            out.push((sent, gone, q.take_marks()));
+        }
+    }
+    // Silence for more than 16 intervals, then each flow sends one packet that leaves at
+    // once: every bucket ends idle with a state as good as new.
+    t += 2_000 * slot;
+    for f in 0..flows {
+        let p = pkt(&mut pool, f, mix64(f as u64 + 1), 64);
+        let now = SimTime(t);
+        assert_eq!(
+            q.enqueue(p, &mut pool, now),
+            Enqueued::Queued { marked: false }
+        );
+        let mut sent = Vec::new();
+        while let Some(p) = q.dequeue(&mut pool, now) {
+            sent.push((pool[p].flow, pool[p].seq));
+            pool.free(p);
+        }
+        out.push((None, sent, q.take_marks()));
+    }
+    out
+}
+
+/// A bucket's slot is given back only when its state is as good as new, so the discipline
+/// does exactly what it does with a state kept per bucket: same packets sent, dropped and
+/// marked, step by step, for FQ-CoDel and sfqCoDel, with and without ECN, and with many
+/// flows sharing few buckets. And the slots do get reused.
+#[test]
+fn giving_idle_buckets_state_back_changes_nothing() {
+    for (fq, ecn, buckets, seed) in [
+        (true, false, 1024, 1),
+        (true, true, 16, 2),
+        (false, false, 8, 3),
+        (false, true, 1024, 4),
+    ] {
+        let make = || {
+            FlowQueues::new(
+                buckets,
+                1500,
+                200 * 1500,
+                150,
+                if fq { 64 } else { 1 },
+                CodelParams {
+                    ecn,
+                    ..CodelParams::default()
+                },
+                seed,
+                fq,
+            )
+        };
+        let (mut kept, mut given) = (make(), make());
+        kept.keep_slots();
+        let a = replay(&mut kept, 40, seed);
+        let b = replay(&mut given, 40, seed);
+        assert_eq!(a.len(), b.len());
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert_eq!(x, y, "step {i} (fq {fq}, ecn {ecn}, buckets {buckets})");
+        }
+        assert_eq!(kept.stats(), given.stats());
+        let s = given.stats();
+        assert!(
+            s.overflow_drops > 0 && s.codel.drops + s.codel.marks > 0,
+            "{s:?}"
+        );
+        if ecn {
+            assert!(s.codel.marks > 0, "{s:?}");
+        }
+        // At the end `given` has given every slot back; `kept` still holds them all.
+        assert_eq!(given.slots_held(), 0);
+        assert!(kept.slots_held() >= 8, "{}", kept.slots_held());
+    }
+}
+
+/// Flows that come and go one at a time reuse one slot however many buckets they hash to.
+#[test]
+fn flows_one_after_another_share_one_slot() {
+    let mut pool = PacketPool::default();
+    let mut q = fq(FqCodelParams::default());
+    for f in 0..200u32 {
+        let now = SimTime(f as u64 * 10 * US);
+        let p = pkt(&mut pool, f, mix64(f as u64), 1500);
+        assert_eq!(
+            q.enqueue(p, &mut pool, now),
+            Enqueued::Queued { marked: false }
+        );
+        assert_eq!(q.dequeue(&mut pool, now), Some(p));
+        // Empty: the bucket moves to old-flows, then leaves the lists.
+        assert_eq!(q.dequeue(&mut pool, now), None);
+        pool.free(p);
+    }
+    assert_eq!(q.q.slots.len(), 1);
+    assert_eq!(q.q.slots_held(), 0);
+}
+
+/// The fields every packet touches sit in the first two cache lines of the boxed state.
+#[test]
+fn hot_fields_fill_the_first_two_cache_lines() {
+    use std::mem::{align_of, offset_of};
+    assert_eq!(align_of::<FlowQueues>(), 64);
+    assert_eq!(offset_of!(FlowQueues, bytes), 64);
+    assert!(offset_of!(FlowQueues, new_flow_priority) < 128);
+    assert_eq!(offset_of!(FlowQueues, dropped), 128);
+    assert_eq!(offset_of!(FqCodel, q), 0);
+}
