@@ -159,7 +159,7 @@ impl QueueDisc for Queue {
     fn fifo_at_arrival(&self) -> bool {
         dispatch!(self, q => q.fifo_at_arrival())
     }
-    #[inline]
+    #[inline(always)]
     fn admit(&mut self, pkt: PacketId, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
         dispatch!(self, q => q.admit(pkt, pool, backlog_bytes))
     }
