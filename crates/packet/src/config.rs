@@ -47,11 +47,7 @@ use std::path::Path;
 
 pub use dctc_core::workload::IncastSweep;
 
-/// A setting that cannot be used: the dotted key path and why. Every engine reports key
-/// errors with core's one type.
-pub type ConfigError = KeyError;
-
-fn err(key: impl Into<String>, reason: impl Into<String>) -> ConfigError {
+fn err(key: impl Into<String>, reason: impl Into<String>) -> KeyError {
     KeyError::new(key, reason)
 }
 
@@ -153,7 +149,7 @@ impl TcpKnobs {
 
     /// Resolves the knobs on a fabric whose smallest switch buffer is `switch_buffer`;
     /// `key` prefixes error paths.
-    pub fn resolve(&self, switch_buffer: u64, key: &str) -> Result<TcpConfig, ConfigError> {
+    pub fn resolve(&self, switch_buffer: u64, key: &str) -> Result<TcpConfig, KeyError> {
         let mut c = match self.preset.as_deref().unwrap_or("pfabric-tuned") {
             "pfabric-tuned" => TcpConfig::pfabric_tuned(switch_buffer),
             "linux-like" => TcpConfig::linux_like(),
@@ -168,19 +164,18 @@ impl TcpKnobs {
                 ));
             }
         };
-        let us =
-            |name: &str, v: Option<f64>, zero_ok: bool| -> Result<Option<Delta>, ConfigError> {
-                match v {
-                    None => Ok(None),
-                    Some(x) if x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0)) => {
-                        Ok(Some(Delta::from_us_f64(x)))
-                    }
-                    Some(x) => Err(err(
-                        format!("{key}.{name}"),
-                        format!("must be a positive number of microseconds, got {x}"),
-                    )),
+        let us = |name: &str, v: Option<f64>, zero_ok: bool| -> Result<Option<Delta>, KeyError> {
+            match v {
+                None => Ok(None),
+                Some(x) if x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0)) => {
+                    Ok(Some(Delta::from_us_f64(x)))
                 }
-            };
+                Some(x) => Err(err(
+                    format!("{key}.{name}"),
+                    format!("must be a positive number of microseconds, got {x}"),
+                )),
+            }
+        };
         if let Some(d) = us("min_rto_us", self.min_rto_us, false)? {
             c.min_rto = d;
         }
@@ -202,7 +197,7 @@ impl TcpKnobs {
                 format!("min RTO {} exceeds max RTO {}", c.min_rto, c.max_rto),
             ));
         }
-        let pos = |name: &str, v: Option<u64>| -> Result<Option<u64>, ConfigError> {
+        let pos = |name: &str, v: Option<u64>| -> Result<Option<u64>, KeyError> {
             match v {
                 Some(0) => Err(err(format!("{key}.{name}"), "must be at least 1")),
                 v => Ok(v),

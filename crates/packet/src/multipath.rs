@@ -17,7 +17,7 @@
 //! supplied without end, so multipath flows are long-lived (a sized multipath flow, which
 //! would need a data scheduler across subflows, is refused).
 
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use dctc_core::ids::LinkId;
 use dctc_core::spec::FlowSpec;
 use dctc_core::topology::Topology;
@@ -41,8 +41,8 @@ pub struct SubflowPlan {
     pub paths: Vec<Vec<LinkId>>,
 }
 
-fn err(key: String, reason: impl Into<String>) -> ConfigError {
-    ConfigError::new(key, reason)
+fn err(key: String, reason: impl Into<String>) -> KeyError {
+    KeyError::new(key, reason)
 }
 
 /// Resolves the `subflows` of the scheme table at `key` on `topo`: every node named, every
@@ -51,7 +51,7 @@ pub fn resolve(
     specs: &[SubflowsSpec],
     topo: &Topology,
     key: &str,
-) -> Result<Vec<SubflowPlan>, ConfigError> {
+) -> Result<Vec<SubflowPlan>, KeyError> {
     let mut plans: Vec<SubflowPlan> = Vec::with_capacity(specs.len());
     for (i, s) in specs.iter().enumerate() {
         let k = format!("{key}.subflows[{i}]");
@@ -120,7 +120,7 @@ pub fn check_endpoints(
     flows: &[FlowSpec],
     topo: &Topology,
     key: &str,
-) -> Result<(), ConfigError> {
+) -> Result<(), KeyError> {
     for (i, p) in plans.iter().enumerate() {
         let k = format!("{key}.subflows[{i}]");
         let Some(f) = flows.iter().find(|f| f.id.0 == p.flow) else {

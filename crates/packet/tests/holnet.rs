@@ -3,12 +3,13 @@
 
 mod common;
 
+use dctc_core::config::KeyError;
 use dctc_core::ids::{FlowId, NodeId};
 use dctc_core::routing::Routing;
 use dctc_core::spec::FlowSpec;
 use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, Rate, SimTime};
-use dctc_packet::config::{ConfigError, PacketSettings};
+use dctc_packet::config::PacketSettings;
 use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::transport::TcpConfig;
@@ -17,11 +18,11 @@ use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 struct Toml(toml::Value);
 
 impl ParseTable for Toml {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
         self.0
             .clone()
             .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::new("schemes[0]", e.to_string()))
+            .map_err(|e: toml::de::Error| KeyError::new("schemes[0]", e.to_string()))
     }
 }
 
@@ -363,11 +364,7 @@ fn cc_cos_keeps_the_rra_flow_above_theta_while_the_link_can_carry_it() {
     );
 }
 
-fn with_jitter(
-    t: &Topology,
-    src: &str,
-    jitter_us: Option<f64>,
-) -> Result<PacketScheme, ConfigError> {
+fn with_jitter(t: &Topology, src: &str, jitter_us: Option<f64>) -> Result<PacketScheme, KeyError> {
     with_jitter_tcp(t, src, jitter_us, tcp())
 }
 
@@ -376,7 +373,7 @@ fn with_jitter_tcp(
     src: &str,
     jitter_us: Option<f64>,
     tcp: TcpConfig,
-) -> Result<PacketScheme, ConfigError> {
+) -> Result<PacketScheme, KeyError> {
     let table = Toml(toml::from_str(src).unwrap());
     let settings = PacketSettings {
         send_jitter_us: jitter_us,

@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use dctc_core::config::KeyError;
 use dctc_core::fabric::preset;
 use dctc_core::rng::component_rng;
 use dctc_core::routing::Routing;
@@ -12,7 +13,7 @@ use dctc_core::topology::Topology;
 use dctc_core::units::SimTime;
 use dctc_core::workload::cdf::Cdf;
 use dctc_core::workload::PoissonSpec;
-use dctc_packet::config::{ConfigError, PacketSettings};
+use dctc_packet::config::PacketSettings;
 use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{PacketScheme, RunOptions, Workload};
@@ -21,11 +22,11 @@ use dctc_packet::{PacketScheme, RunOptions, Workload};
 struct Toml(toml::Value);
 
 impl ParseTable for Toml {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
         self.0
             .clone()
             .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::new("schemes[0]", e.to_string()))
+            .map_err(|e: toml::de::Error| KeyError::new("schemes[0]", e.to_string()))
     }
 }
 

@@ -2,11 +2,12 @@
 //! published trend: NewReno's goodput collapses past ~10 senders, DCTCP's holds to a few tens,
 //! TFC's stays at 800-900 Mb/s for every sender count.
 
+use dctc_core::config::KeyError;
 use dctc_core::config::WorkloadSpec;
 use dctc_core::fabric::FabricSpec;
 use dctc_core::routing::Routing;
 use dctc_core::units::{Delta, SimTime};
-use dctc_packet::config::{ConfigError, PacketSettings};
+use dctc_packet::config::PacketSettings;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{incast_sweep, RunOptions};
 use std::collections::BTreeMap;
@@ -15,11 +16,11 @@ use std::path::Path;
 struct Table(toml::Value);
 
 impl ParseTable for Table {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
         self.0
             .clone()
             .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::new("schemes", e.to_string()))
+            .map_err(|e: toml::de::Error| KeyError::new("schemes", e.to_string()))
     }
 }
 

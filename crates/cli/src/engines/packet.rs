@@ -8,12 +8,13 @@ use crate::progress::Progress;
 use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
+use dctc_core::config::KeyError;
 use dctc_core::fabric::FabricSize;
 use dctc_core::routing::Routing;
 use dctc_core::stats::{min_samples_for, BucketSlowdown, Percentiles, SizeBucket, SlowdownSummary};
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
-use dctc_packet::config::{ConfigError, IncastSweep, PacketSettings, WorkloadPlan, WORKLOAD_KINDS};
+use dctc_packet::config::{IncastSweep, PacketSettings, WorkloadPlan, WORKLOAD_KINDS};
 use dctc_packet::metrics::PacketRun;
 use dctc_packet::schemes::{resolve_scheme, ParseTable};
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
@@ -31,10 +32,10 @@ struct SchemeTable<'a> {
 }
 
 impl ParseTable for SchemeTable<'_> {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
         self.s
             .parse(self.value, self.key)
-            .map_err(|e| ConfigError::new(e.key, e.reason))
+            .map_err(|e| KeyError::new(e.key, e.reason))
     }
 }
 

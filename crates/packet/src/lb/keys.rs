@@ -8,7 +8,7 @@
 //! ```
 
 use super::{DrillParams, PercentageParams};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use dctc_core::topology::Topology;
 use dctc_core::units::Delta;
 use serde::{Deserialize, Serialize};
@@ -58,8 +58,8 @@ pub struct LbParams {
     pub percentage: PercentageParams,
 }
 
-fn err(key: &str, reason: impl Into<String>) -> ConfigError {
-    ConfigError::new(format!("packet.{key}"), reason)
+fn err(key: &str, reason: impl Into<String>) -> KeyError {
+    KeyError::new(format!("packet.{key}"), reason)
 }
 
 impl LbParams {
@@ -68,7 +68,7 @@ impl LbParams {
         drill: Option<&DrillKnobs>,
         pct: Option<&PercentageKnobs>,
         topo: &Topology,
-    ) -> Result<LbParams, ConfigError> {
+    ) -> Result<LbParams, KeyError> {
         let mut out = LbParams::default();
         if let Some(d) = drill {
             if let Some(s) = d.samples {

@@ -5,7 +5,7 @@
 //! [`crate::schemes::queue_keys`] for the keys.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, NewReno};
 
 /// Registered name.
@@ -17,7 +17,7 @@ pub const ABOUT: &str =
 crate::scheme_config! {}
 
 /// NewReno over CoDel.
-pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
         cc: Cc::NewReno(NewReno::default()),
         queue: QueueName::Codel,

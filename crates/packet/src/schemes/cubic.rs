@@ -2,7 +2,7 @@
 //! defaults: `cubic_beta` 0.7, `cubic_c` 0.4, `fast_convergence` and `hystart` on.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, Cubic};
 
 /// Registered name.
@@ -23,7 +23,7 @@ crate::scheme_config! {
 }
 
 /// CUBIC's controller over DropTail.
-pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut c = Cubic::default();
     if let Some(b) = cfg.cubic_beta {
         if !(b > 0.0 && b < 1.0) {
@@ -66,8 +66,8 @@ mod tests {
     struct Toml(toml::Value);
 
     impl ParseTable for Toml {
-        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(
+        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
+            self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
                 "schemes[0]",
                 e.to_string(),
             ))
@@ -88,7 +88,7 @@ mod tests {
         .unwrap()
     }
 
-    fn resolve(src: &str) -> Result<PacketScheme, ConfigError> {
+    fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
         let t = Toml(toml::from_str(src).unwrap());
         resolve_scheme(&t, &PacketSettings::default(), &topo(), "schemes[0]")
     }

@@ -4,7 +4,7 @@
 //! 1/16) and cut `cwnd` by `alpha / 2` once per window.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, Dctcp};
 
 /// Registered name.
@@ -19,7 +19,7 @@ crate::scheme_config! {
 }
 
 /// DCTCP's controller over the ECN-threshold queue.
-pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut d = Dctcp::default();
     if let Some(g) = cfg.dctcp_g {
         if !(g > 0.0 && g <= 1.0) {

@@ -15,7 +15,7 @@
 //! before `churn_warmup_us` (0).
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::flowtune::{AllocatorSpec, Flowtune};
 use crate::transport::Cc;
 use dctc_core::units::Delta;
@@ -55,7 +55,7 @@ crate::scheme_config! {
     churn_warmup_us: Option<f64>,
 }
 
-fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f64, ConfigError> {
+fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f64, KeyError> {
     match v {
         None => Ok(default),
         Some(x) if x.is_finite() && x > 0.0 => Ok(x),
@@ -63,7 +63,7 @@ fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f6
     }
 }
 
-fn micros(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<Delta, ConfigError> {
+fn micros(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<Delta, KeyError> {
     let x = positive(ctx, key, v, default)?;
     if x > 1e6 {
         return Err(ctx.error(key, format!("must be at most 1e6 us (1 s), got {x}")));
@@ -72,7 +72,7 @@ fn micros(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<Delt
 }
 
 /// Flowtune's endpoint over DropTail, with its allocator's settings.
-pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut spec = AllocatorSpec::default();
     if let Some(t) = cfg.flowtune_threshold {
         if !(0.0..=0.5).contains(&t) {
@@ -169,7 +169,8 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::config::{ConfigError, PacketSettings};
+    use crate::config::PacketSettings;
+    use dctc_core::config::KeyError;
     use crate::schemes::{resolve_scheme, ParseTable, PacketScheme};
     use crate::transport::Cc;
     use dctc_core::fabric::{preset, FabricSpec};
@@ -179,15 +180,15 @@ mod tests {
     struct Toml(toml::Value);
 
     impl ParseTable for Toml {
-        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(
+        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
+            self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
                 "schemes[0]",
                 e.to_string(),
             ))
         }
     }
 
-    fn resolve(src: &str) -> Result<PacketScheme, ConfigError> {
+    fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
         let FabricSpec::LeafSpine(s) = preset("flowtune-144").unwrap() else {
             unreachable!()
         };

@@ -10,7 +10,8 @@
 //! changes; `[packet].tcp` or the table's `tcp` keys still override it.
 
 use super::{Context, Parts, QueueName};
-use crate::config::{ConfigError, TcpKnobs};
+use crate::config::TcpKnobs;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, NewReno};
 
 /// Registered name.
@@ -22,7 +23,7 @@ pub const ABOUT: &str =
 crate::scheme_config! {}
 
 /// NewReno tuned as pFabric's TCP over FQ-CoDel.
-pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
         cc: Cc::NewReno(NewReno::default()),
         queue: QueueName::FqCodel,

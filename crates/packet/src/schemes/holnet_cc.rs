@@ -21,7 +21,7 @@
 //! (default 1/2).
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::holnet_cc::{CosBounds, FlowParams};
 use crate::transport::{Cc, HolnetCc};
 use dctc_num::spec::UtilitySpec;
@@ -65,7 +65,7 @@ crate::scheme_config! {
     r_min: Option<f64>,
 }
 
-fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f64, ConfigError> {
+fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f64, KeyError> {
     match v {
         None => Ok(default),
         Some(x) if x.is_finite() && x > 0.0 => Ok(x),
@@ -75,7 +75,7 @@ fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f6
 
 /// Builds a utility and checks it is one eq. (19) can run: alpha-fair or log, alpha > 0,
 /// weight > 0. Returns it with its `R_s` where the spec names one.
-fn utility(ctx: &Context, key: &str, spec: &UtilitySpec) -> Result<(Utility, Option<f64>), ConfigError> {
+fn utility(ctx: &Context, key: &str, spec: &UtilitySpec) -> Result<(Utility, Option<f64>), KeyError> {
     if let UtilitySpec::Holnet {
         alpha,
         saturated_bps,
@@ -120,7 +120,7 @@ fn utility(ctx: &Context, key: &str, spec: &UtilitySpec) -> Result<(Utility, Opt
 }
 
 /// The CC / CC-CoS controller with its per-flow table, over DropTail.
-pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut cc = HolnetCc::default();
     cc.gamma = positive(ctx, "gamma", cfg.gamma, cc.gamma)?;
     cc.rate_unit_bps = positive(ctx, "rate_unit_bps", cfg.rate_unit_bps, cc.rate_unit_bps)?;
@@ -201,15 +201,15 @@ mod tests {
     struct Toml(toml::Value);
 
     impl ParseTable for Toml {
-        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(
+        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
+            self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
                 "schemes[0]",
                 e.to_string(),
             ))
         }
     }
 
-    fn resolve(src: &str) -> Result<PacketScheme, ConfigError> {
+    fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
         let t = dumbbell(&DumbbellSpec {
             senders: 2,
             receivers: 1,

@@ -4,7 +4,7 @@
 //! default 2), the values that make one path AIMD.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, HolnetMcc};
 
 /// Registered name.
@@ -21,7 +21,7 @@ crate::scheme_config! {
 }
 
 /// MCC over DropTail.
-pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut m = HolnetMcc::default();
     for (key, v, slot) in [("gamma", cfg.gamma, &mut m.gamma), ("eps", cfg.eps, &mut m.eps)] {
         if let Some(x) = v {

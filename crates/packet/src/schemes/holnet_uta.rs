@@ -7,7 +7,7 @@
 //! r_max are `[packet].percentage_lb`'s), as §V does.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, HolnetUta};
 
 /// Registered name.
@@ -31,7 +31,7 @@ crate::scheme_config! {
 pub const FIRST_HOP_REPORT: u32 = 0b11;
 
 /// HOLNET-UTA's controller over `holnet` marking queues.
-pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut c = HolnetUta::default();
     if let Some(r) = cfg.r_min {
         if !(r > 0.0 && r < 1.0) {

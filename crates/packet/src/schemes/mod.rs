@@ -25,13 +25,14 @@
 //! TCP settings layer: the scheme's defaults ([`Parts::tcp`], its paper's tuning), then
 //! `[packet].tcp`, then the table's own `tcp`.
 
-use crate::config::{default_ecn_k, smallest_switch_buffer, ConfigError, PacketSettings, TcpKnobs};
+use crate::config::{default_ecn_k, smallest_switch_buffer, PacketSettings, TcpKnobs};
 use crate::queue::{
     Codel, CodelParams, DropTail, EcnThreshold, FqCodel, FqCodelParams, PFabric, Queue, SfqCodel,
     SfqCodelParams, Tfc, TfcParams, XcpParams, XcpRouter,
 };
 use crate::transport::{Cc, CongestionControl, TcpConfig, TRANSPORTS};
 use dctc_core::config::unknown_name;
+use dctc_core::config::KeyError;
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, Rate};
 
@@ -39,7 +40,7 @@ use dctc_core::units::{Delta, Rate};
 /// format; errors carry the full key path (`schemes[1].tcp.min_rto_us`) and the reason.
 pub trait ParseTable {
     /// The table as `T`.
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError>;
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError>;
 }
 
 /// Which load balancer the switches run.
@@ -449,7 +450,7 @@ macro_rules! scheme_config {
 
 /// Registers scheme modules, one line each: `module,` for `schemes/<module>.rs`, which
 /// defines `NAME`, `ABOUT`, `Config` (by `scheme_config!`) and
-/// `parts(&Config, &Context) -> Result<Parts, ConfigError>`.
+/// `parts(&Config, &Context) -> Result<Parts, KeyError>`.
 macro_rules! schemes {
     ($($(#[$doc:meta])* $m:ident,)*) => {
         $($(#[$doc])* pub mod $m;)*
@@ -463,7 +464,7 @@ macro_rules! schemes {
             name: &str,
             table: &impl ParseTable,
             ctx: &Context,
-        ) -> Option<Result<(CommonKeys, Parts, &'static str), ConfigError>> {
+        ) -> Option<Result<(CommonKeys, Parts, &'static str), KeyError>> {
             $(if name == $m::NAME {
                 return Some(table.parse::<$m::Config>().and_then(|cfg| {
                     let parts = $m::parts(&cfg, ctx)?;
@@ -520,8 +521,8 @@ pub struct Context<'a> {
 
 impl Context<'_> {
     /// An error at `<key>.<field>`.
-    pub fn error(&self, field: &str, reason: impl Into<String>) -> ConfigError {
-        ConfigError::new(format!("{}.{field}", self.key), reason)
+    pub fn error(&self, field: &str, reason: impl Into<String>) -> KeyError {
+        KeyError::new(format!("{}.{field}", self.key), reason)
     }
 }
 
@@ -537,7 +538,7 @@ pub fn resolve_scheme(
     settings: &PacketSettings,
     topo: &Topology,
     key: &str,
-) -> Result<PacketScheme, ConfigError> {
+) -> Result<PacketScheme, KeyError> {
     let NameOnly { name } = table.parse()?;
     let ctx = Context {
         settings,
@@ -717,14 +718,14 @@ pub fn resolve_scheme(
         None => Delta::ZERO,
         Some(us) if us.is_finite() && (0.0..=1e6).contains(&us) => Delta::from_us_f64(us),
         Some(us) => {
-            return Err(ConfigError::new(
+            return Err(KeyError::new(
                 "packet.send_jitter_us",
                 format!("must be between 0 and 1000000 us, got {us}"),
             ))
         }
     };
     if s.nic_buffer_bytes < 1500 {
-        return Err(ConfigError::new(
+        return Err(KeyError::new(
             "packet.nic_buffer_bytes",
             "must hold at least one 1500 B packet",
         ));

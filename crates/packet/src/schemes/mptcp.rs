@@ -2,7 +2,7 @@
 //! `subflows` runs one coupled subflow per pinned path; other flows are NewReno.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, Mptcp};
 
 /// Registered name.
@@ -14,7 +14,7 @@ pub const ABOUT: &str =
 crate::scheme_config! {}
 
 /// LIA over DropTail.
-pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
         cc: Cc::Mptcp(Mptcp::default()),
         queue: QueueName::DropTail,

@@ -2,7 +2,7 @@
 //! keys beyond the shared ones.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, NewReno};
 
 /// Registered name.
@@ -13,7 +13,7 @@ pub const ABOUT: &str = "TCP NewReno (RFC 5681/6582, RFC 6298 RTO) over DropTail
 crate::scheme_config! {}
 
 /// NewReno's controller over DropTail.
-pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
         cc: Cc::NewReno(NewReno::default()),
         queue: QueueName::DropTail,

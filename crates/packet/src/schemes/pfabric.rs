@@ -17,7 +17,8 @@
 //! 2 x BDP (36 KB at 10 Gb/s in the paper), which the scenarios set.
 
 use super::{Context, Parts, QueueName};
-use crate::config::{ConfigError, TcpKnobs};
+use crate::config::TcpKnobs;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, PFabricHost};
 use dctc_core::routing::Routing;
 use dctc_core::stats::{ideal_fct, HEADER_BYTES, MSS_BYTES};
@@ -86,7 +87,7 @@ pub fn tcp_knobs(bdp_packets: u64) -> TcpKnobs {
 }
 
 /// pFabric's host over pFabric's switch queue.
-pub fn parts(_cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(_cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let bdp = bdp_packets(ctx.topo)
         .ok_or_else(|| ctx.error("name", "pfabric needs a fabric with two connected hosts"))?;
     Ok(Parts {

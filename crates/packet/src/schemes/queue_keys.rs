@@ -14,8 +14,8 @@
 //! an error. The buffer (byte limit) of each discipline is the port's buffer from the fabric.
 
 use super::{Context, QueueName, QueueSpec};
-use crate::config::ConfigError;
 use crate::queue::{CodelParams, FqCodelParams, QueueParamError, SfqCodelParams};
+use dctc_core::config::KeyError;
 use dctc_core::units::Delta;
 
 /// The CoDel-family keys as given (unvalidated).
@@ -84,7 +84,7 @@ fn uses(q: QueueName, key: &str) -> bool {
 }
 
 /// Refuses any key queue `q` does not use.
-pub fn refuse_all(q: QueueName, keys: &QueueKeys, ctx: &Context) -> Result<(), ConfigError> {
+pub fn refuse_all(q: QueueName, keys: &QueueKeys, ctx: &Context) -> Result<(), KeyError> {
     match keys.given().find(|k| !uses(q, k)) {
         None => Ok(()),
         Some(k) => Err(ctx.error(
@@ -109,7 +109,7 @@ fn key_of(param: &str) -> &'static str {
     }
 }
 
-fn param_error(e: QueueParamError, ctx: &Context, buffer: u64) -> ConfigError {
+fn param_error(e: QueueParamError, ctx: &Context, buffer: u64) -> KeyError {
     let key = key_of(e.param);
     if key == "queue" {
         // The byte limits come from the fabric's switch buffers.
@@ -122,7 +122,7 @@ fn param_error(e: QueueParamError, ctx: &Context, buffer: u64) -> ConfigError {
     }
 }
 
-fn micros(ctx: &Context, key: &str, v: Option<f64>) -> Result<Option<Delta>, ConfigError> {
+fn micros(ctx: &Context, key: &str, v: Option<f64>) -> Result<Option<Delta>, KeyError> {
     match v {
         None => Ok(None),
         Some(x) if x.is_finite() && x > 0.0 => Ok(Some(Delta::from_us_f64(x))),
@@ -130,7 +130,7 @@ fn micros(ctx: &Context, key: &str, v: Option<f64>) -> Result<Option<Delta>, Con
     }
 }
 
-fn count(ctx: &Context, key: &str, v: Option<i64>) -> Result<Option<u32>, ConfigError> {
+fn count(ctx: &Context, key: &str, v: Option<i64>) -> Result<Option<u32>, KeyError> {
     match v {
         None => Ok(None),
         Some(x) if x >= 1 && x <= u32::MAX as i64 => Ok(Some(x as u32)),
@@ -145,7 +145,7 @@ pub fn resolve(
     keys: &QueueKeys,
     buffer: u64,
     ctx: &Context,
-) -> Result<QueueSpec, ConfigError> {
+) -> Result<QueueSpec, KeyError> {
     refuse_all(q, keys, ctx)?;
     let mut codel = CodelParams::default();
     if let Some(t) = micros(ctx, "codel_target_us", keys.codel_target_us)? {

@@ -6,7 +6,7 @@
 //! [`crate::schemes::queue_keys`] for the keys.
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::transport::{Cc, Cubic};
 
 /// Registered name.
@@ -18,7 +18,7 @@ pub const ABOUT: &str =
 crate::scheme_config! {}
 
 /// CUBIC over sfqCoDel.
-pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
         cc: Cc::Cubic(Cubic::default()),
         queue: QueueName::SfqCodel,

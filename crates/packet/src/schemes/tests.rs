@@ -14,11 +14,11 @@ fn topo() -> Topology {
 struct Toml(toml::Value);
 
 impl ParseTable for Toml {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
         self.0
             .clone()
             .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::new("schemes[1]", e.to_string()))
+            .map_err(|e: toml::de::Error| KeyError::new("schemes[1]", e.to_string()))
     }
 }
 
@@ -26,7 +26,7 @@ fn table(src: &str) -> Toml {
     Toml(toml::from_str(src).unwrap())
 }
 
-fn resolve(src: &str) -> Result<PacketScheme, ConfigError> {
+fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
     resolve_scheme(
         &table(src),
         &PacketSettings::default(),

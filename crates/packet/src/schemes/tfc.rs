@@ -4,7 +4,7 @@
 //! arbiter holds ACKs whose window is under one packet (see `queue::tfc`, `transport::tfc`).
 
 use super::{Context, Parts, QueueName};
-use crate::config::ConfigError;
+use dctc_core::config::KeyError;
 use crate::queue::TfcParams;
 use crate::transport::{Cc, Tfc};
 use dctc_core::units::Delta;
@@ -26,7 +26,7 @@ crate::scheme_config! {
 }
 
 /// TFC's host over TFC switch ports.
-pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let d = TfcParams::default();
     let rho0 = cfg.rho0.unwrap_or(d.rho0);
     if !(rho0 > 0.0 && rho0 <= 1.2) {

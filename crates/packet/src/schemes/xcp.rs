@@ -7,7 +7,8 @@
 //! delayed ACK would echo only the latest data packet's header, losing the others' feedback.
 
 use super::{Context, Parts, QueueName};
-use crate::config::{ConfigError, TcpKnobs};
+use crate::config::TcpKnobs;
+use dctc_core::config::KeyError;
 use crate::queue::XcpParams;
 use crate::transport::{Cc, Xcp};
 
@@ -25,7 +26,7 @@ crate::scheme_config! {
 }
 
 /// XCP senders over XCP routers.
-pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, ConfigError> {
+pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut p = XcpParams::default();
     if let Some(a) = cfg.xcp_alpha {
         p.alpha = a;

@@ -14,8 +14,8 @@ use dctc_core::units::{Delta, Rate, SimTime};
 struct Toml(toml::Value);
 
 impl ParseTable for Toml {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, ConfigError> {
-        self.0.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
+        self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
             "schemes[0]",
             e.to_string(),
         ))
@@ -39,7 +39,7 @@ fn topo() -> Topology {
 
 const RTT_US: u64 = 30;
 
-fn resolve(src: &str) -> Result<PacketScheme, ConfigError> {
+fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
     let t = Toml(toml::from_str(src).unwrap());
     resolve_scheme(&t, &PacketSettings::default(), &topo(), "schemes[0]")
 }
