@@ -94,6 +94,23 @@ struct Incremental {
     out: Vec<f64>,
 }
 
+impl Incremental {
+    /// Adds `link` to the current class's links (`stamp`) with zero per-class sums, unless it
+    /// is there already.
+    #[inline]
+    fn touch(&mut self, link: u32, stamp: u32) {
+        let l = link as usize;
+        if self.mark[l] != stamp {
+            self.mark[l] = stamp;
+            self.touched.push(link);
+            self.old_q[l] = 0.0;
+            self.kept_q[l] = 0.0;
+            self.new_max[l] = 0.0;
+            self.shares[l] = 0.0;
+        }
+    }
+}
+
 /// One link of a class as recorded at an allocation.
 #[derive(Copy, Clone, Debug)]
 struct ClassLink {
@@ -461,32 +478,18 @@ impl Baraat {
                 out[k] = r;
                 for h in v.flows.hops(fu) {
                     let l = h.link as usize;
-                    if st.mark[l] != stamp {
-                        st.mark[l] = stamp;
-                        st.touched.push(h.link);
-                        st.old_q[l] = 0.0;
-                        st.kept_q[l] = 0.0;
-                        st.new_max[l] = 0.0;
-                        st.shares[l] = 0.0;
-                    }
+                    st.touch(h.link, stamp);
                     st.shares[l] += h.coef;
                     if !fresh {
                         st.old_q[l] += r * h.coef;
                     }
                 }
             }
-            for &d in &st.done[d0..di] {
-                let du = d as usize;
+            for i in d0..di {
+                let du = st.done[i] as usize;
                 for h in v.flows.hops(du) {
                     let l = h.link as usize;
-                    if st.mark[l] != stamp {
-                        st.mark[l] = stamp;
-                        st.touched.push(h.link);
-                        st.old_q[l] = 0.0;
-                        st.kept_q[l] = 0.0;
-                        st.new_max[l] = 0.0;
-                        st.shares[l] = 0.0;
-                    }
+                    st.touch(h.link, stamp);
                     st.old_q[l] += st.last[du] * h.coef;
                 }
             }
