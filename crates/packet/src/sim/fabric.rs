@@ -89,6 +89,20 @@ impl Port {
         self.area += b as u128 * (now.0 - self.last_change.0) as u128;
         self.last_change = now;
     }
+    /// The one place a drop is counted (per port and per run) and its packet freed.
+    #[inline(always)]
+    fn count_drop(&mut self, pool: &mut PacketPool, c: &mut Counters, d: PacketId) {
+        self.drops += 1;
+        c.dropped_packets += 1;
+        c.dropped_bytes += pool[d].wire_bytes as u64;
+        pool.free(d);
+    }
+    /// The one place CE marks are counted, per port and per run.
+    #[inline(always)]
+    fn count_marks(&mut self, c: &mut Counters, marks: u64) {
+        self.marks += marks;
+        c.ecn_marks += marks;
+    }
 }
 
 /// Next hops toward every host from every node, flattened from [`Routing`] so the per-hop
@@ -436,17 +450,12 @@ impl Fabric {
             let backlog = port.backlog(now);
             match port.queue.admit(pkt, &mut self.pool, backlog) {
                 Enqueued::Dropped(d) => {
-                    let bytes = self.pool[d].wire_bytes as u64;
-                    port.drops += 1;
-                    c.dropped_packets += 1;
-                    c.dropped_bytes += bytes;
-                    self.pool.free(d);
+                    port.count_drop(&mut self.pool, c, d);
                     return;
                 }
                 Enqueued::Queued { marked } => {
                     if marked {
-                        port.marks += 1;
-                        c.ecn_marks += 1;
+                        port.count_marks(c, 1);
                     }
                 }
             }
@@ -487,17 +496,10 @@ impl Fabric {
         port.account(now);
         self.pool[pkt].enqueued_at = now;
         match port.queue.enqueue(pkt, &mut self.pool, now) {
-            Enqueued::Dropped(d) => {
-                let bytes = self.pool[d].wire_bytes as u64;
-                port.drops += 1;
-                c.dropped_packets += 1;
-                c.dropped_bytes += bytes;
-                self.pool.free(d);
-            }
+            Enqueued::Dropped(d) => port.count_drop(&mut self.pool, c, d),
             Enqueued::Queued { marked } => {
                 if marked {
-                    port.marks += 1;
-                    c.ecn_marks += 1;
+                    port.count_marks(c, 1);
                 }
             }
         }
@@ -591,18 +593,13 @@ impl Fabric {
         // CE marks made at dequeue or on a timer (CoDel with ECN) count with arrival marks.
         let port = &mut self.ports[l as usize];
         let marks = port.queue.take_marks();
-        port.marks += marks;
-        c.ecn_marks += marks;
+        port.count_marks(c, marks);
         port.queue.drain_dropped(&mut self.drop_buf);
         if self.drop_buf.is_empty() {
             return;
         }
-        for i in 0..self.drop_buf.len() {
-            let d = self.drop_buf[i];
-            c.dropped_packets += 1;
-            c.dropped_bytes += self.pool[d].wire_bytes as u64;
-            self.ports[l as usize].drops += 1;
-            self.pool.free(d);
+        for &d in &self.drop_buf {
+            port.count_drop(&mut self.pool, c, d);
         }
         self.drop_buf.clear();
     }
