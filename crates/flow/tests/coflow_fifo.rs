@@ -160,6 +160,25 @@ fn random_trace(seed: u64) -> Vec<CoflowInput> {
         .collect()
 }
 
+/// Policy `name` on `cf` (audited) twice: re-solving only where its coflow-level decision
+/// changes, then at every flow completion.
+fn at_decisions_and_every_completion(
+    net: &Net,
+    name: &str,
+    cf: &[CoflowInput],
+) -> (RunResult, RunResult) {
+    let mk = || make_policy(&PolicyConfig::named(name), net, &sizes(cf)).unwrap();
+    let cfg = SimConfig {
+        audit: true,
+        ..SimConfig::default()
+    };
+    let mut fast = Simulator::new(net, cf.to_vec(), mk(), cfg.clone());
+    let rf = fast.run(|_| {});
+    let mut slow = Simulator::new(net, cf.to_vec(), mk(), cfg);
+    slow.reallocate_every_completion();
+    (rf, slow.run(|_| {}))
+}
+
 #[test]
 fn coflow_speed_resolves_less_and_finishes_every_coflow_at_the_same_time() {
     // Re-solving only at coflow-level decisions (the policy's completion capability) against
@@ -170,16 +189,7 @@ fn coflow_speed_resolves_less_and_finishes_every_coflow_at_the_same_time() {
     for name in ["varys", "varys-no-backfill", "coflow-fifo"] {
         for seed in 1..=4 {
             let cf = random_trace(seed);
-            let mk = || make_policy(&PolicyConfig::named(name), &net, &sizes(&cf)).unwrap();
-            let cfg = SimConfig {
-                audit: true,
-                ..SimConfig::default()
-            };
-            let mut fast = Simulator::new(&net, cf.clone(), mk(), cfg.clone());
-            let rf = fast.run(|_| {});
-            let mut slow = Simulator::new(&net, cf.clone(), mk(), cfg);
-            slow.reallocate_every_completion();
-            let rs = slow.run(|_| {});
+            let (rf, rs) = at_decisions_and_every_completion(&net, name, &cf);
             assert!(rf.allocations <= rs.allocations, "{name} seed {seed}");
             if name == "varys" {
                 // Back-filled flows drain a waiting coflow's ports, so its SEBF rank can move
@@ -265,16 +275,7 @@ fn fastpass_re_solves_only_at_arrivals_and_stays_within_its_stated_tolerance() {
         let mut worst = 0.0f64;
         for seed in 1..=8 {
             let cf = random_trace(seed);
-            let mk = || make_policy(&PolicyConfig::named(name), &net, &sizes(&cf)).unwrap();
-            let cfg = SimConfig {
-                audit: true,
-                ..SimConfig::default()
-            };
-            let mut fast = Simulator::new(&net, cf.clone(), mk(), cfg.clone());
-            let rf = fast.run(|_| {});
-            let mut slow = Simulator::new(&net, cf.clone(), mk(), cfg);
-            slow.reallocate_every_completion();
-            let rs = slow.run(|_| {});
+            let (rf, rs) = at_decisions_and_every_completion(&net, name, &cf);
             assert!(
                 rf.allocations <= cf.len() as u64,
                 "{name} seed {seed}: {rf:?}"
