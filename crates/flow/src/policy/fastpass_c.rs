@@ -13,7 +13,7 @@
 //! re-sorting at every completion: within 0.23% on the first 10% of the Facebook trace (49 of
 //! 53 coflows within 1%), at most 5.5% on small random traces (`tests/coflow_fifo.rs`).
 
-use super::priority::PriorityGreedy;
+use super::priority::{GreedyPolicy, Ranking};
 use super::{coflow_remaining_times, BuildContext, Coupling, NoKeys, RatePolicy, View};
 use crate::FlowError;
 
@@ -23,42 +23,25 @@ pub const ABOUT: &str =
 
 /// The registry's constructor.
 pub fn build(_: &NoKeys, ctx: &BuildContext<'_>) -> Result<Box<dyn RatePolicy>, FlowError> {
-    Ok(Box::new(FastpassC::new(ctx.net.links())))
+    Ok(Box::new(GreedyPolicy::new(
+        "fastpass-c",
+        Coupling::LinksAndCoflows,
+        ctx.net.links(),
+        CoflowMrtf::default(),
+    )))
 }
 
-/// Coflow MRTF.
-#[derive(Clone, Debug)]
-pub struct FastpassC {
-    greedy: PriorityGreedy,
+/// Coflow MRTF's order: the coflow's remaining time alone on the fabric, then arrival, then
+/// the flow's own remaining time, longest first.
+#[derive(Clone, Debug, Default)]
+struct CoflowMrtf {
     scratch: Vec<f64>,
     touched: Vec<u32>,
     order: Vec<(f64, u32, f64, u32)>,
-    idx: Vec<u32>,
 }
 
-impl FastpassC {
-    /// For a fabric with `links` directed links.
-    pub fn new(links: usize) -> FastpassC {
-        FastpassC {
-            greedy: PriorityGreedy::new(links),
-            scratch: vec![0.0; links],
-            touched: Vec::new(),
-            order: Vec::new(),
-            idx: Vec::new(),
-        }
-    }
-}
-
-impl RatePolicy for FastpassC {
-    fn name(&self) -> &str {
-        "fastpass-c"
-    }
-
-    fn coupling(&self) -> Coupling {
-        Coupling::LinksAndCoflows
-    }
-
-    fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+impl Ranking for CoflowMrtf {
+    fn rank(&mut self, v: &View<'_>, comp: &[u32], prio: &mut Vec<u32>) {
         let times = coflow_remaining_times(v, comp, &mut self.scratch, &mut self.touched);
         self.order.clear();
         for (k, &f) in comp.iter().enumerate() {
@@ -78,22 +61,6 @@ impl RatePolicy for FastpassC {
                 .then(a.2.total_cmp(&b.2))
                 .then(a.3.cmp(&b.3))
         });
-        self.idx.clear();
-        self.idx.extend(self.order.iter().map(|o| o.3));
-        self.greedy.solve(v, comp, &self.idx, rates);
-    }
-
-    fn completion_reallocates(&self, v: &View<'_>, flow: u32) -> bool {
-        !self.greedy.can_remove(v, flow)
-    }
-
-    fn after_skipped_completion(
-        &mut self,
-        v: &View<'_>,
-        flow: u32,
-        _rate: f64,
-        changes: &mut Vec<(u32, f64)>,
-    ) {
-        self.greedy.remove(v, flow, changes);
+        prio.extend(self.order.iter().map(|o| o.3));
     }
 }

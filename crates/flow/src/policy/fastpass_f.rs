@@ -13,7 +13,7 @@
 //! completion: within 1.05% on the first 10% of the Facebook trace (48 of 53 coflows within
 //! 1%), at most 10.6% on small random traces (`tests/coflow_fifo.rs`).
 
-use super::priority::PriorityGreedy;
+use super::priority::{GreedyPolicy, Ranking};
 use super::{BuildContext, Coupling, NoKeys, RatePolicy, View};
 use crate::FlowError;
 
@@ -23,38 +23,22 @@ pub const ABOUT: &str =
 
 /// The registry's constructor.
 pub fn build(_: &NoKeys, ctx: &BuildContext<'_>) -> Result<Box<dyn RatePolicy>, FlowError> {
-    Ok(Box::new(FastpassF::new(ctx.net.links())))
+    Ok(Box::new(GreedyPolicy::new(
+        "fastpass-f",
+        Coupling::Links,
+        ctx.net.links(),
+        FlowMrtf::default(),
+    )))
 }
 
-/// Flow MRTF.
-#[derive(Clone, Debug)]
-pub struct FastpassF {
-    greedy: PriorityGreedy,
+/// Flow MRTF's order: remaining time alone on the route, ties by position.
+#[derive(Clone, Debug, Default)]
+struct FlowMrtf {
     order: Vec<(f64, u32)>,
-    idx: Vec<u32>,
 }
 
-impl FastpassF {
-    /// For a fabric with `links` directed links.
-    pub fn new(links: usize) -> FastpassF {
-        FastpassF {
-            greedy: PriorityGreedy::new(links),
-            order: Vec::new(),
-            idx: Vec::new(),
-        }
-    }
-}
-
-impl RatePolicy for FastpassF {
-    fn name(&self) -> &str {
-        "fastpass-f"
-    }
-
-    fn coupling(&self) -> Coupling {
-        Coupling::Links
-    }
-
-    fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+impl Ranking for FlowMrtf {
+    fn rank(&mut self, v: &View<'_>, comp: &[u32], prio: &mut Vec<u32>) {
         self.order.clear();
         for (k, &f) in comp.iter().enumerate() {
             let f = f as usize;
@@ -63,22 +47,6 @@ impl RatePolicy for FastpassF {
         }
         self.order
             .sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        self.idx.clear();
-        self.idx.extend(self.order.iter().map(|o| o.1));
-        self.greedy.solve(v, comp, &self.idx, rates);
-    }
-
-    fn completion_reallocates(&self, v: &View<'_>, flow: u32) -> bool {
-        !self.greedy.can_remove(v, flow)
-    }
-
-    fn after_skipped_completion(
-        &mut self,
-        v: &View<'_>,
-        flow: u32,
-        _rate: f64,
-        changes: &mut Vec<(u32, f64)>,
-    ) {
-        self.greedy.remove(v, flow, changes);
+        prio.extend(self.order.iter().map(|o| o.1));
     }
 }

@@ -15,7 +15,7 @@
 //! With more load above, only flows with a rate can lose (a flow at 0 stays at 0), so such a
 //! cursor walks the link's busy list; with less, every later flow on the link may gain.
 
-use super::View;
+use super::{Coupling, RatePolicy, View};
 use crate::net::Hop;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -48,6 +48,66 @@ pub(crate) struct PriorityGreedy {
     pass: u32,
     changed: Vec<u32>,
     touched: Vec<u32>,
+}
+
+/// The order a [`GreedyPolicy`] serves flows in, decided at each full solve.
+pub(crate) trait Ranking {
+    /// Fills `prio` (cleared by the caller) with the positions in `comp`, first served first.
+    fn rank(&mut self, v: &View<'_>, comp: &[u32], prio: &mut Vec<u32>);
+}
+
+/// A rate policy that gives the flows, in the order its [`Ranking`] decides at arrivals, all
+/// they can on their routes, and keeps that greedy up to date across completions with
+/// [`PriorityGreedy::remove`] instead of re-sorting (`fastpass-f`, `fastpass-c`).
+pub(crate) struct GreedyPolicy<R> {
+    name: &'static str,
+    coupling: Coupling,
+    ranking: R,
+    greedy: PriorityGreedy,
+    prio: Vec<u32>,
+}
+
+impl<R: Ranking> GreedyPolicy<R> {
+    /// Policy `name` for a fabric with `links` directed links.
+    pub(crate) fn new(name: &'static str, coupling: Coupling, links: usize, ranking: R) -> Self {
+        GreedyPolicy {
+            name,
+            coupling,
+            ranking,
+            greedy: PriorityGreedy::new(links),
+            prio: Vec::new(),
+        }
+    }
+}
+
+impl<R: Ranking> RatePolicy for GreedyPolicy<R> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn coupling(&self) -> Coupling {
+        self.coupling
+    }
+
+    fn allocate(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
+        self.prio.clear();
+        self.ranking.rank(v, comp, &mut self.prio);
+        self.greedy.solve(v, comp, &self.prio, rates);
+    }
+
+    fn completion_reallocates(&self, v: &View<'_>, flow: u32) -> bool {
+        !self.greedy.can_remove(v, flow)
+    }
+
+    fn after_skipped_completion(
+        &mut self,
+        v: &View<'_>,
+        flow: u32,
+        _rate: f64,
+        changes: &mut Vec<(u32, f64)>,
+    ) {
+        self.greedy.remove(v, flow, changes);
+    }
 }
 
 fn coef_on(hops: &[Hop], l: usize) -> f64 {
