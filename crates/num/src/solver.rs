@@ -174,6 +174,21 @@ pub fn rate_update(problem: &mut Problem, prices: &[f64], state: &mut State, mov
     rate_update_with(problem, prices, state, move_split, Multipath::Proximal);
 }
 
+/// Eq. (3) at the state's own prices, grown to the problem first (new links priced 1): the
+/// first half of an iteration of every solver that then moves each link's price
+/// ([`rate_update_with`] with `move_split` and `rule`).
+pub(crate) fn rates_at_own_prices(
+    problem: &mut Problem,
+    state: &mut State,
+    move_split: bool,
+    rule: Multipath,
+) {
+    state.fit(problem, 1.0);
+    let prices = std::mem::take(&mut state.prices);
+    rate_update_with(problem, &prices, state, move_split, rule);
+    state.prices = prices;
+}
+
 /// [`rate_update`] with the multipath rule chosen.
 pub fn rate_update_with(
     problem: &mut Problem,

@@ -1,6 +1,6 @@
 //! Gradient projection (Low & Lapsley 1999): `p_l <- max(0, p_l + gamma G_l)`.
 
-use super::{rate_update, Solver, State};
+use super::{rates_at_own_prices, Multipath, Solver, State};
 use crate::problem::Problem;
 
 /// Gradient projection on the dual (Flowtune §3, "Gradient").
@@ -23,10 +23,7 @@ impl Solver for Gradient {
     }
 
     fn iterate(&mut self, problem: &mut Problem, state: &mut State) {
-        state.fit(problem, 1.0);
-        let prices = std::mem::take(&mut state.prices);
-        rate_update(problem, &prices, state, true);
-        state.prices = prices;
+        rates_at_own_prices(problem, state, true, Multipath::Proximal);
         let cap = problem.capacity_scaled();
         for l in 0..problem.links() {
             if state.hessian[l] < 0.0 {

@@ -1,6 +1,6 @@
 //! Flowtune's Newton-Exact-Diagonal (NED), Algorithm 1.
 
-use super::{rate_update, Solver, State};
+use super::{rates_at_own_prices, Multipath, Solver, State};
 use crate::problem::Problem;
 
 /// NED: rate update by eq. (3), then `p_l <- max(0, p_l - gamma G_l / H_ll)` (eq. 4) with
@@ -24,10 +24,7 @@ impl Solver for Ned {
     }
 
     fn iterate(&mut self, problem: &mut Problem, state: &mut State) {
-        state.fit(problem, 1.0);
-        let prices = std::mem::take(&mut state.prices);
-        rate_update(problem, &prices, state, true);
-        state.prices = prices;
+        rates_at_own_prices(problem, state, true, Multipath::Proximal);
         let cap = problem.capacity_scaled();
         for l in 0..problem.links() {
             let h = state.hessian[l];

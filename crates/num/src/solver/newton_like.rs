@@ -2,7 +2,7 @@
 //! scaling `H_ll` is *estimated from observed rate changes* rather than computed from the
 //! utilities as NED does: `H_ll ~ (load_l(t) - load_l(t-1)) / (p_l(t) - p_l(t-1))`, smoothed.
 
-use super::{rate_update_with, settled, Multipath, Solver, State};
+use super::{rate_update_with, rates_at_own_prices, settled, Multipath, Solver, State};
 use crate::problem::Problem;
 
 /// Newton-like solver state.
@@ -35,10 +35,7 @@ impl Solver for NewtonLike {
     }
 
     fn iterate(&mut self, problem: &mut Problem, state: &mut State) {
-        state.fit(problem, 1.0);
-        let prices = std::mem::take(&mut state.prices);
-        rate_update_with(problem, &prices, state, false, Multipath::Smoothed);
-        state.prices = prices;
+        rates_at_own_prices(problem, state, false, Multipath::Smoothed);
         let before = if problem.is_single_path() {
             Vec::new()
         } else {
