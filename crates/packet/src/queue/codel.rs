@@ -203,6 +203,7 @@ impl CodelState {
     /// RFC 8289 §5.5 `dequeue`: the next packet to send from `q`, pushing what the control
     /// law drops onto `dropped`. With ECN on, an ECN-capable packet due to be dropped is
     /// marked and sent instead (as Linux's CoDel does), and the law advances the same way.
+    #[inline]
     pub fn dequeue<Q: CodelQueue + ?Sized>(
         &mut self,
         p: &CodelParams,
@@ -354,17 +355,22 @@ impl QueueDisc for Codel {
             &mut self.stats,
         )
     }
+    #[inline]
     fn bytes(&self) -> u64 {
         self.fifo.bytes
     }
+    #[inline]
     fn len(&self) -> usize {
         self.fifo.q.len()
     }
     fn capacity(&self) -> u64 {
         self.capacity
     }
+    #[inline]
     fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
-        out.append(&mut self.dropped);
+        if !self.dropped.is_empty() {
+            out.append(&mut self.dropped);
+        }
     }
     #[inline]
     fn take_marks(&mut self) -> u64 {

@@ -509,10 +509,12 @@ impl FlowQueues {
         }
     }
 
+    #[inline]
     pub(crate) fn bytes(&self) -> u64 {
         self.bytes
     }
 
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len as usize
     }
@@ -553,8 +555,11 @@ impl FlowQueues {
         self.keep_slots = true;
     }
 
+    #[inline]
     pub(crate) fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
-        out.append(&mut self.dropped);
+        if !self.dropped.is_empty() {
+            out.append(&mut self.dropped);
+        }
     }
 }
 
@@ -622,18 +627,22 @@ macro_rules! flow_queues_disc {
             fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
                 self.q.dequeue(pool, now)
             }
+            #[inline]
             fn bytes(&self) -> u64 {
                 self.q.bytes()
             }
+            #[inline]
             fn len(&self) -> usize {
                 self.q.len()
             }
             fn capacity(&self) -> u64 {
                 self.q.limit_bytes()
             }
+            #[inline]
             fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
                 self.q.drain_dropped(out);
             }
+            #[inline]
             fn take_marks(&mut self) -> u64 {
                 self.q.take_marks()
             }

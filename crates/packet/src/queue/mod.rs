@@ -173,5 +173,42 @@ impl QueueDisc for Queue {
     }
 }
 
+/// A discipline the engine's stored-queue path (enqueue, departure, timer) is compiled for
+/// as a concrete type: the port's [`Queue`] is matched once per call of that path, and every
+/// discipline call inside it inlines (a dispatch per call cost about as much as FQ-CoDel's
+/// own work). [`Queue`] itself is the catch-all, dispatching per call as before.
+pub(crate) trait Stored: QueueDisc {
+    /// The discipline inside `q`, which holds this variant.
+    fn of(q: &mut Queue) -> &mut Self;
+}
+
+impl Stored for Queue {
+    #[inline(always)]
+    fn of(q: &mut Queue) -> &mut Self {
+        q
+    }
+}
+
+/// [`Stored`] for the boxed variants the engine compiles its stored path for.
+macro_rules! stored_variants {
+    ($($v:ident($t:ty)),*) => {$(
+        impl Stored for $t {
+            #[inline(always)]
+            fn of(q: &mut Queue) -> &mut Self {
+                match q {
+                    Queue::$v(b) => b,
+                    _ => unreachable!(concat!("the port's queue is ", stringify!($v))),
+                }
+            }
+        }
+    )*};
+}
+stored_variants!(
+    FqCodel(FqCodel),
+    SfqCodel(SfqCodel),
+    Codel(Codel),
+    PFabric(PFabric)
+);
+
 #[cfg(test)]
 mod tests;

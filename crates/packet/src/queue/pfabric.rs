@@ -111,17 +111,22 @@ impl QueueDisc for PFabric {
         self.bytes -= e.bytes as u64;
         Some(e.pkt)
     }
+    #[inline]
     fn bytes(&self) -> u64 {
         self.bytes
     }
+    #[inline]
     fn len(&self) -> usize {
         self.entries.len()
     }
     fn capacity(&self) -> u64 {
         self.capacity
     }
+    #[inline]
     fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
-        out.append(&mut self.dropped);
+        if !self.dropped.is_empty() {
+            out.append(&mut self.dropped);
+        }
     }
 }
 

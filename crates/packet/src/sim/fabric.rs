@@ -21,7 +21,7 @@ use crate::engine::{PacketId, PacketPool};
 use crate::lb::{Balancer, Drill, Ecmp, LoadBalancer, Percentage, PortLoad, Spray};
 use crate::metrics::{Counters, Histogram, PortStats, QueueSample};
 use crate::packet::{HeaderExt, Packet, PacketKind};
-use crate::queue::{Enqueued, Queue, QueueDisc};
+use crate::queue::{Codel, Enqueued, FqCodel, PFabric, Queue, QueueDisc, SfqCodel, Stored};
 use crate::schemes::{LbKind, PacketScheme, QueueSpec};
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, streams, SimRng};
@@ -85,8 +85,12 @@ impl Port {
     }
     #[inline]
     fn account(&mut self, now: SimTime) {
-        let b = self.queue.bytes();
-        self.area += b as u128 * (now.0 - self.last_change.0) as u128;
+        self.account_in(self.queue.bytes(), now);
+    }
+    /// [`Port::account`] with the queue's bytes read by the caller.
+    #[inline(always)]
+    fn account_in(&mut self, queued: u64, now: SimTime) {
+        self.area += queued as u128 * (now.0 - self.last_change.0) as u128;
         self.last_change = now;
     }
     /// The one place a drop is counted (per port and per run) and its packet freed.
@@ -183,6 +187,35 @@ fn jittered(jitter: &mut Option<Jitter>, port: &Port, arrive: SimTime) -> SimTim
         }
         _ => arrive,
     }
+}
+
+/// Runs `$e` with `$Q` the concrete type of the stored-queue discipline in `$queue` (see
+/// [`Stored`]); disciplines without a variant of their own run as [`Queue`].
+macro_rules! with_stored {
+    ($queue:expr, $Q:ident => $e:expr) => {
+        match $queue {
+            Queue::FqCodel(_) => {
+                type $Q = FqCodel;
+                $e
+            }
+            Queue::SfqCodel(_) => {
+                type $Q = SfqCodel;
+                $e
+            }
+            Queue::Codel(_) => {
+                type $Q = Codel;
+                $e
+            }
+            Queue::PFabric(_) => {
+                type $Q = PFabric;
+                $e
+            }
+            _ => {
+                type $Q = Queue;
+                $e
+            }
+        }
+    };
 }
 
 /// A flow whose data is routed (no pinned path).
@@ -492,10 +525,24 @@ impl Fabric {
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
+        with_stored!(self.ports[l as usize].queue, Q => self.enqueue_in::<Q>(l, pkt, now, ev, c))
+    }
+
+    /// [`Fabric::enqueue_stored`] for the discipline `Q` of port `l`.
+    #[inline(always)]
+    fn enqueue_in<Q: Stored>(
+        &mut self,
+        l: u32,
+        pkt: PacketId,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
         let port = &mut self.ports[l as usize];
-        port.account(now);
+        let queued = Q::of(&mut port.queue).bytes();
+        port.account_in(queued, now);
         self.pool[pkt].enqueued_at = now;
-        match port.queue.enqueue(pkt, &mut self.pool, now) {
+        match Q::of(&mut port.queue).enqueue(pkt, &mut self.pool, now) {
             Enqueued::Dropped(d) => port.count_drop(&mut self.pool, c, d),
             Enqueued::Queued { marked } => {
                 if marked {
@@ -504,37 +551,53 @@ impl Fabric {
             }
         }
         // Further packets one arrival dropped (FQ-CoDel batches, pFabric): freed and counted now.
-        self.free_dropped(l, c);
+        self.free_dropped_in::<Q>(l, c);
         let port = &mut self.ports[l as usize];
-        let q = port.queue.bytes();
-        port.max_queue = port.max_queue.max(q);
-        let due = port.queue.poll_at();
+        let q = Q::of(&mut port.queue);
+        port.max_queue = port.max_queue.max(q.bytes());
+        let due = q.poll_at();
+        let empty = q.is_empty();
         if due < port.timer_at {
             port.timer_at = due;
             ev.push(due, Event::PortTimer(l));
         }
-        if port.tx_pending || port.queue.is_empty() {
+        if port.tx_pending || empty {
             return;
         }
         if port.busy_until <= now {
-            self.start_tx(l, now, ev, c);
+            self.start_tx_in::<Q>(l, now, ev, c);
         } else {
             port.tx_pending = true;
             ev.push(port.busy_until, Event::TxDone(l));
         }
     }
 
+    /// Port `l`, idle, starts serializing its discipline's next packet, if any.
     #[inline]
     pub(crate) fn start_tx(&mut self, l: u32, now: SimTime, ev: &mut EventQueue, c: &mut Counters) {
+        with_stored!(self.ports[l as usize].queue, Q => self.start_tx_in::<Q>(l, now, ev, c))
+    }
+
+    /// [`Fabric::start_tx`] for the discipline `Q` of port `l`.
+    #[inline(always)]
+    fn start_tx_in<Q: Stored>(
+        &mut self,
+        l: u32,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
         let port = &mut self.ports[l as usize];
-        port.account(now);
-        let dequeued = port.queue.dequeue(&mut self.pool, now);
-        let due = port.queue.poll_at();
+        let queued = Q::of(&mut port.queue).bytes();
+        port.account_in(queued, now);
+        let q = Q::of(&mut port.queue);
+        let dequeued = q.dequeue(&mut self.pool, now);
+        let due = q.poll_at();
         if due < port.timer_at {
             port.timer_at = due;
             ev.push(due, Event::PortTimer(l));
         }
-        self.free_dropped(l, c);
+        self.free_dropped_in::<Q>(l, c);
         let Some(pkt) = dequeued else {
             return;
         };
@@ -553,7 +616,7 @@ impl Fabric {
             ev.push(arrive, Event::Arrive(l));
         }
         port.pipe.push_back((arrive, pkt));
-        if !port.queue.is_empty() {
+        if !Q::of(&mut port.queue).is_empty() {
             port.tx_pending = true;
             ev.push(done, Event::TxDone(l));
         }
@@ -580,21 +643,24 @@ impl Fabric {
             port.timer_at = due.max(now);
             ev.push(port.timer_at, Event::PortTimer(l));
         }
-        self.free_dropped(l, c);
+        self.free_dropped_in::<Queue>(l, c);
         let port = &self.ports[l as usize];
         if !port.tx_pending && !port.queue.is_empty() && port.busy_until <= now {
             self.start_tx(l, now, ev, c);
         }
     }
 
-    /// Frees and counts what the discipline of port `l` dropped outside `enqueue`.
-    #[inline]
-    fn free_dropped(&mut self, l: u32, c: &mut Counters) {
+    /// Frees and counts what the discipline `Q` of port `l` dropped outside `enqueue`.
+    #[inline(always)]
+    fn free_dropped_in<Q: Stored>(&mut self, l: u32, c: &mut Counters) {
         // CE marks made at dequeue or on a timer (CoDel with ECN) count with arrival marks.
         let port = &mut self.ports[l as usize];
-        let marks = port.queue.take_marks();
-        port.count_marks(c, marks);
-        port.queue.drain_dropped(&mut self.drop_buf);
+        let q = Q::of(&mut port.queue);
+        let marks = q.take_marks();
+        q.drain_dropped(&mut self.drop_buf);
+        if marks != 0 {
+            port.count_marks(c, marks);
+        }
         if self.drop_buf.is_empty() {
             return;
         }
@@ -604,8 +670,9 @@ impl Fabric {
         self.drop_buf.clear();
     }
 
-    /// Port `l` finished serializing a packet.
-    #[inline]
+    /// Port `l` finished serializing a packet. Out of line: only stored queues have
+    /// departure events, and the FIFO hop inlined into the event loop stays small.
+    #[inline(never)]
     pub(crate) fn on_tx_done(
         &mut self,
         l: u32,
