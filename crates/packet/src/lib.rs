@@ -31,6 +31,7 @@ pub mod multipath;
 pub mod packet;
 pub mod queue;
 pub mod schemes;
+pub mod signal;
 pub mod sim;
 pub mod transport;
 

@@ -166,6 +166,9 @@ pub struct Counters {
     /// Data packets that reached their receiver after a packet of the same flow sent later
     /// (per-packet load balancing reorders; a retransmission, sent later, is not counted).
     pub reordered_packets: u64,
+    /// Single-hop signals first-hop switches sent their flows' sources (changes of the
+    /// judgment; see [`crate::signal`]).
+    pub hop_signals: u64,
     /// Control plane (Flowtune): wire bytes hosts sent to the allocator (notifications and
     /// the ACKs of updates).
     pub control_to_agent_bytes: u64,

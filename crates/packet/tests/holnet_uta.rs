@@ -1,7 +1,7 @@
 //! HOLNET-UTA on a small leaf-spine whose first-hop node (the source leaf) is the bottleneck:
 //! the first-hop congestion bit holds the queue below the 80% mark and below what the same
 //! controller deaf to it builds, with fewer than half its drops and more goodput. (It still
-//! drops: slow start overshoots the 20% of buffer above the mark before the bit returns, and
+//! drops: slow start overshoots the 20% of buffer above the mark before the report arrives, and
 //! a timeout resends the whole window without a cut, as §V prescribes.)
 
 mod common;

@@ -168,6 +168,8 @@ pub(crate) struct Fabric {
     pins: Vec<Vec<(NodeId, LinkId)>>,
     /// Per-host send jitter (`[packet] send_jitter_us`), `None` when off.
     jitter: Option<Jitter>,
+    /// First-hop switches' single-hop signals to sources, if the controller asks for them.
+    signal: Option<crate::signal::FirstHopSignals>,
 }
 
 /// Seeded send jitter of host ports: each packet a host sends reaches the far end an extra
@@ -310,6 +312,7 @@ impl Fabric {
                 rng: component_rng(seed, streams::TRANSPORT),
                 max_ps: scheme.send_jitter.0,
             }),
+            signal: None,
         })
     }
 
@@ -330,6 +333,12 @@ impl Fabric {
             self.pins
                 .push(path.iter().map(|&l| (topo.link(l).from, l)).collect());
         }
+    }
+
+    /// First-hop switches signal the sources of the run's `n_flows` flows as `spec` asks
+    /// (see [`crate::signal`]); `None`: no signaling.
+    pub(crate) fn hop_signal(&mut self, spec: Option<crate::signal::HopSignal>, n_flows: usize) {
+        self.signal = spec.map(|s| crate::signal::FirstHopSignals::new(s, n_flows));
     }
 
     /// How often the balancer wants [`Fabric::lb_update`] (HOLNET's percentage balancer).
@@ -392,6 +401,7 @@ impl Fabric {
             ev.push(t, Event::Arrive(l));
         }
         let node = port.to;
+        let first_hop = !port.switch;
         if self.is_host[node.index()] {
             c.delivered_packets += 1;
             c.delivered_bytes += self.pool[pkt].wire_bytes as u64;
@@ -400,9 +410,58 @@ impl Fabric {
                 "a host received a packet for another host"
             );
             Some(pkt)
+        } else if first_hop && self.signal.is_some() {
+            self.forward_signaled(node, pkt, now, ev, c);
+            None
         } else {
             self.forward(node, pkt, now, ev, c);
             None
+        }
+    }
+
+    /// A first-hop switch `at` forwards `pkt`; for a data packet it then judges the flow's
+    /// path and signals a change to the source, one switch-to-host propagation delay later
+    /// (see [`crate::signal`]). Judged after the packet is queued (or dropped), so the
+    /// packet counts in its port's backlog as it does in the `holnet` queue's mark.
+    #[inline(never)]
+    fn forward_signaled(
+        &mut self,
+        at: NodeId,
+        pkt: PacketId,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        let p = &self.pool[pkt];
+        let (flow, data, src, dst) = (p.flow, p.kind == PacketKind::Data, p.src, p.dst);
+        let link = self.forward(at, pkt, now, ev, c);
+        let Some(sig) = &mut self.signal else {
+            return;
+        };
+        if !data || flow as usize >= sig.flows() {
+            return;
+        }
+        let port = &self.ports[link as usize];
+        let mut flags = 0;
+        if sig.congested(port.backlog(now), port.queue.capacity()) {
+            flags |= crate::signal::LOCAL;
+        }
+        if !self.is_host[port.to.index()]
+            && self.routes.next_hops(port.to, dst).iter().any(|l| {
+                let next = &self.ports[l.index()];
+                sig.congested(next.backlog(now), next.queue.capacity())
+            })
+        {
+            flags |= crate::signal::NEXT_HOP;
+        }
+        if let Some(flags) = sig.judge(flow, flags) {
+            let back = self.routes.next_hops(at, src)[0];
+            let delay = self.ports[back.index()].delay;
+            ev.push(
+                now + delay,
+                Event::HopFeedback(crate::signal::pack(flow, flags)),
+            );
+            c.hop_signals += 1;
         }
     }
 
@@ -422,6 +481,7 @@ impl Fabric {
     // Inlined into both callers (a host's send, a switch's arrival) with `enqueue`'s FIFO
     // path: together they are the per-hop work, and calls between them cost more than their
     // bodies. The rare paths (pinned subflows, stored queues) stay out of line.
+    /// Returns the link the packet was offered to.
     #[inline(always)]
     fn forward(
         &mut self,
@@ -430,11 +490,11 @@ impl Fabric {
         now: SimTime,
         ev: &mut EventQueue,
         c: &mut Counters,
-    ) {
+    ) -> u32 {
         if !self.pins.is_empty() {
             if let Some(link) = self.pinned_hop(at, pkt) {
                 self.enqueue(link.0, pkt, now, ev, c);
-                return;
+                return link.0;
             }
         }
         let dst = self.pool[pkt].dst;
@@ -449,6 +509,7 @@ impl Fabric {
         };
         let link = cands[i].0;
         self.enqueue(link, pkt, now, ev, c);
+        link
     }
 
     /// The link a multipath subflow's data packet at `at` leaves by, if it is pinned.

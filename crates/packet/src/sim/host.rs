@@ -327,6 +327,27 @@ impl Hosts {
         done
     }
 
+    /// Flow `f`'s first-hop switch signaled its judgment `flags` of the flow's path (see
+    /// [`crate::signal`]): the controller hears it, and the sender sends what its window
+    /// then allows.
+    pub(crate) fn on_hop_signal(
+        &mut self,
+        f: u32,
+        flags: u32,
+        now: SimTime,
+        out: &mut Outbox,
+        c: &mut Counters,
+    ) {
+        let ext = HeaderExt {
+            flags,
+            ..Default::default()
+        };
+        let fl = &mut self.flows[f as usize];
+        fl.sender.on_feedback(now, &ext, FeedbackSource::Switch);
+        fl.sender.send(&self.tcp, now, &mut self.seg_buf);
+        self.flush_segments(f, now, out, c);
+    }
+
     /// The subflows of the multipath connection flow `f` belongs to (flow indices, the
     /// workload's flow first); empty for a single-path flow.
     pub(crate) fn subflows_of(&self, f: u32) -> &[u32] {

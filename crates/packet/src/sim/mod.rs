@@ -62,6 +62,10 @@ pub enum Event {
     FlowletIdle(u32),
     /// The control-plane agent's next iteration (Flowtune's allocator, every 10 us).
     AgentTick,
+    /// A first-hop switch's single-hop signal reaches a flow's source: the flow index and
+    /// its judgment of the flow's path (`HeaderExt::flags` bits), packed in one word (see
+    /// [`crate::signal`]).
+    HopFeedback(u32),
 }
 
 /// The packet engine's event queue: core's timing wheel over [`Event`].
@@ -302,6 +306,7 @@ impl<'a> Simulation<'a> {
         // Long-lived flows are indexed by position in `arrivals`, which is their flow index.
         let n_flows = flows.len();
         fabric.pin_paths(topo, n_flows, pins);
+        fabric.hop_signal(scheme.cc.hop_signal(), n_flows);
         long_lived.resize(n_flows, false);
         let apps = Apps {
             open: OpenLoop::new(arrivals, long_lived, stops),
@@ -436,6 +441,12 @@ impl<'a> Simulation<'a> {
                 }
                 Event::FlowletIdle(f) => self.on_flowlet_idle(f),
                 Event::AgentTick => self.on_agent_tick(),
+                Event::HopFeedback(word) => {
+                    let (f, flags) = crate::signal::unpack(word);
+                    self.hosts.on_hop_signal(f, flags, t, &mut self.outbox, c);
+                    net!(self).send_outbox();
+                    self.hosts.rearm(f, &mut self.events);
+                }
                 Event::Sample => {
                     self.fabric.sample(&self.sample_links, t, &mut self.samples);
                     if let Some(dt) = self.opts.queue_sample {
@@ -590,6 +601,8 @@ pub fn incast_sweep(
 
 #[cfg(test)]
 mod engine_tests;
+#[cfg(test)]
+mod signal_tests;
 
 #[path = "../control/engine.rs"]
 mod control_engine;

@@ -17,17 +17,34 @@
 //! `r_out` comes from the first-hop node (Table II): `r_min` (0.1) when it reports congestion,
 //! else 1. Table II makes a node's congestion its local port's or its next hop's, so the
 //! first-hop node (the source leaf) reports its own output port and its next hop's (the
-//! spine's) port on the path. The report arrives as the per-hop congestion bits the `holnet`
-//! queue sets (a queue past 80% of its buffer) and the receiver echoes; the controller
-//! listens to the hops in `hop_mask` (bits 0 and 1, the first-hop node's report, by default). The host's own link (`cg`) is its NIC,
-//! which a window-limited sender never fills here, so `cg = 0`. Slow start ends at the first
-//! congestion report (`ssthresh` = the window then). §V: no fast retransmit (the sender relies
-//! on the timeout), and a timeout retransmits from the lost packet on (go-back-N, the sender's
-//! RTO recovery) without any congestion response: the window stays as it was.
+//! spine's) port on the path; the controller listens to the hops in `hop_mask` (bits 0 and 1,
+//! the first-hop node's report, by default). How the report travels is `via`: by default
+//! (the paper's "per-flow-based single-hop signaling") the source leaf signals the source
+//! directly, one host-link delay after it forwards a data packet ([`crate::signal`]);
+//! [`UtaFeedback::Echo`] carries per-hop bits set by the `holnet` queue (a queue past 80% of
+//! its buffer) in the data packet to the receiver, which echoes them in its ACK, one RTT
+//! later. The host's own link (`cg`) is its NIC, which a window-limited sender never fills
+//! here, so `cg = 0`. Slow start ends at the first congestion report (`ssthresh` = the
+//! window then). §V: no fast retransmit (the sender relies on the timeout), and a timeout
+//! retransmits from the lost packet on (go-back-N, the sender's RTO recovery) without any
+//! congestion response: the window stays as it was.
 
 use super::{
     AckEvent, CongestionControl, FeedbackEvent, FeedbackSource, LossEvent, RttEstimator, Window,
 };
+use crate::queue::holnet::CONGESTED_PERCENT;
+use crate::signal::{HopSignal, LOCAL, NEXT_HOP};
+
+/// How the first-hop node's report reaches the source.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum UtaFeedback {
+    /// The first-hop switch signals the source directly (HOLNET eq. 12's single-hop
+    /// signaling): one switch-to-host delay after it judges the path.
+    #[default]
+    Signal,
+    /// Per-hop bits in the data packet, echoed by the receiver in its ACK: one RTT later.
+    Echo,
+}
 
 /// HOLNET-UTA's controller.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +58,8 @@ pub struct HolnetUta {
     /// Which switch hops' congestion bits count as the first-hop node's report (bit k: the
     /// k-th switch on the path; default 0b11, the first-hop node's port and its next hop's).
     pub hop_mask: u32,
+    /// How the report arrives (default: the single-hop signal).
+    pub via: UtaFeedback,
     /// The latest report: the first-hop node congested.
     congested: bool,
     /// The window in fractional bytes (the sender's is whole bytes).
@@ -56,6 +75,7 @@ impl Default for HolnetUta {
             beta: 0.5,
             r_min: 0.1,
             hop_mask: 0b11,
+            via: UtaFeedback::Signal,
             congested: false,
             cwnd: 0.0,
             in_cap: false,
@@ -101,8 +121,16 @@ impl CongestionControl for HolnetUta {
     /// §V: a timeout triggers no congestion response; the sender goes back to the lost packet.
     fn on_timeout(&mut self, _w: &mut Window, _ev: &LossEvent) {}
 
+    /// The echoed report needs the per-hop bits in every packet; the signal needs none.
     fn uses_header(&self) -> bool {
-        true
+        self.via == UtaFeedback::Echo
+    }
+
+    fn hop_signal(&self) -> Option<HopSignal> {
+        (self.via == UtaFeedback::Signal).then_some(HopSignal {
+            hops: self.hop_mask & (LOCAL | NEXT_HOP),
+            congested_percent: CONGESTED_PERCENT,
+        })
     }
 
     fn fast_retransmit(&self) -> bool {
@@ -110,7 +138,11 @@ impl CongestionControl for HolnetUta {
     }
 
     fn on_feedback(&mut self, w: &mut Window, ev: &FeedbackEvent, _rtt: &RttEstimator) {
-        if ev.source != FeedbackSource::Ack {
+        let heard = match self.via {
+            UtaFeedback::Signal => FeedbackSource::Switch,
+            UtaFeedback::Echo => FeedbackSource::Ack,
+        };
+        if ev.source != heard {
             return;
         }
         self.congested = ev.ext.flags & self.hop_mask != 0;
@@ -129,15 +161,51 @@ mod tests {
     use crate::packet::HeaderExt;
     use dctc_core::units::SimTime;
 
-    fn feedback(flags: u32) -> FeedbackEvent {
+    fn feedback_from(flags: u32, source: FeedbackSource) -> FeedbackEvent {
         FeedbackEvent {
             now: SimTime::ZERO,
             ext: HeaderExt {
                 flags,
                 ..Default::default()
             },
-            source: FeedbackSource::Ack,
+            source,
         }
+    }
+
+    fn feedback(flags: u32) -> FeedbackEvent {
+        feedback_from(flags, FeedbackSource::Switch)
+    }
+
+    #[test]
+    fn it_hears_the_switch_signal_by_default_and_the_echo_only_when_asked() {
+        let rtt = RttEstimator::new(&crate::transport::TcpConfig::pfabric_tuned(1_000_000));
+        let mut w = Window::new(14_600, u64::MAX, 1460);
+        let mut c = HolnetUta::default();
+        assert!(!c.uses_header());
+        assert_eq!(
+            c.hop_signal(),
+            Some(HopSignal {
+                hops: LOCAL | NEXT_HOP,
+                congested_percent: 80
+            })
+        );
+        // An echoed bit is not the paper's path: ignored.
+        c.on_feedback(&mut w, &feedback_from(1, FeedbackSource::Ack), &rtt);
+        assert_eq!(w.ssthresh, u64::MAX);
+        c.on_feedback(&mut w, &feedback_from(1, FeedbackSource::Switch), &rtt);
+        assert_eq!(w.ssthresh, 14_600);
+        // The echo variant: header bits in packets, no switch signal.
+        let mut e = HolnetUta {
+            via: UtaFeedback::Echo,
+            ..Default::default()
+        };
+        let mut w = Window::new(14_600, u64::MAX, 1460);
+        assert!(e.uses_header());
+        assert_eq!(e.hop_signal(), None);
+        e.on_feedback(&mut w, &feedback_from(1, FeedbackSource::Switch), &rtt);
+        assert_eq!(w.ssthresh, u64::MAX);
+        e.on_feedback(&mut w, &feedback_from(2, FeedbackSource::Ack), &rtt);
+        assert_eq!(w.ssthresh, 14_600);
     }
 
     #[test]

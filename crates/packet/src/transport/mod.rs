@@ -245,6 +245,9 @@ pub enum FeedbackSource {
     Ack,
     /// A control packet addressed to the sender.
     Control,
+    /// The flow's first-hop switch, directly and off the data path (single-hop signaling,
+    /// [`CongestionControl::hop_signal`]): `ext.flags` holds its judgment.
+    Switch,
 }
 
 /// Header feedback arriving at a sender (see [`CongestionControl::on_feedback`]).
@@ -254,7 +257,7 @@ pub struct FeedbackEvent {
     pub now: SimTime,
     /// The header fields it carries.
     pub ext: HeaderExt,
-    /// An ACK or a control packet.
+    /// An ACK, a control packet or the first-hop switch.
     pub source: FeedbackSource,
 }
 
@@ -307,6 +310,14 @@ pub trait CongestionControl {
     /// processed: set the window or pacing rate from it (TFC's window, XCP's feedback,
     /// Flowtune's rate).
     fn on_feedback(&mut self, _w: &mut Window, _ev: &FeedbackEvent, _rtt: &RttEstimator) {}
+
+    /// Whether the flow's first-hop switch signals this controller directly (HOLNET's
+    /// single-hop signaling, see [`crate::signal`]) and what it reports: each change arrives
+    /// through [`CongestionControl::on_feedback`] from [`FeedbackSource::Switch`]. None by
+    /// default.
+    fn hop_signal(&self) -> Option<crate::signal::HopSignal> {
+        None
+    }
 
     /// Whether a sender with nothing in flight starts by sending a probe (an empty control
     /// packet, [`Segment`] with `len == 0`) and holds its data until feedback answers it
@@ -410,6 +421,11 @@ macro_rules! controllers {
                     $($(#[$attr])* Cc::$variant(c) => c.on_feedback(w, ev, rtt),)*
                 }
             }
+            fn hop_signal(&self) -> Option<crate::signal::HopSignal> {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.hop_signal(),)*
+                }
+            }
             fn probe_first(&self) -> bool {
                 match self {
                     $($(#[$attr])* Cc::$variant(c) => c.probe_first(),)*
@@ -454,6 +470,8 @@ controllers! {
     #[cfg(test)]
     "test-feedback" => test_feedback::TestFeedback: "test only: probes first, stamps and checks header echoes",
 }
+
+pub use holnet_uta::UtaFeedback;
 
 #[cfg(test)]
 mod tests;

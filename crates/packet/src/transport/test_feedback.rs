@@ -77,6 +77,7 @@ impl CongestionControl for TestFeedback {
         match ev.source {
             FeedbackSource::Ack => self.acks += 1,
             FeedbackSource::Control => self.controls += 1,
+            FeedbackSource::Switch => {}
         }
         self.bad_echo += (ev.ext.aux != MARK) as u64;
         self.last_priority = ev.ext.priority;
