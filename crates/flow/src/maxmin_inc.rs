@@ -16,6 +16,7 @@
 use crate::alloc::WaterFill;
 use crate::net::{Hop, Net};
 use crate::state::Flows;
+use std::collections::HashMap;
 
 /// Fixed-point unit of the exact per-link load kept for `maxmin`: 2^-16 b/s.
 const FIXED_ONE: f64 = 65536.0;
@@ -89,6 +90,8 @@ pub(crate) struct BnStats {
     pub bn_tries: u64,
     pub bn_applied: u64,
     pub bn_rounds: u64,
+    /// Water-filling entries the route grouping saved (re-solved flows less routes).
+    pub merged: u64,
 }
 
 /// The incremental max-min solver's state (see the module docs).
@@ -146,6 +149,24 @@ pub(crate) struct IncMaxMin {
     rates: Vec<f64>,
     /// Counters.
     pub(crate) stats: BnStats,
+    /// Whether the cut-based re-solve water-fills one entry per route (weight: the flows on
+    /// it) rather than one per flow; `false` only in tests comparing the two.
+    pub(crate) group_paths: bool,
+    /// Route id of each flow (flows on the same links with the same shares share one).
+    path_of: Vec<u32>,
+    /// Route (link and share bits per hop) -> route id.
+    paths: HashMap<Box<[(u32, u64)]>, u32>,
+    path_key: Vec<(u32, u64)>,
+    /// Per route id: stamp and slot in this solve's list of routes.
+    pmark: Vec<u32>,
+    pslot: Vec<u32>,
+    pstamp: u32,
+    /// This solve's routes: a flow on each, its weight (flows re-solved on it), each
+    /// re-solved flow's slot, and the routes' rates (weight x level).
+    reps: Vec<u32>,
+    pweight: Vec<f64>,
+    slot: Vec<u32>,
+    prates: Vec<f64>,
 }
 
 impl IncMaxMin {
@@ -188,7 +209,45 @@ impl IncMaxMin {
             comp: Vec::new(),
             rates: Vec::new(),
             stats: BnStats::default(),
+            group_paths: true,
+            path_of: vec![u32::MAX; flows],
+            paths: HashMap::new(),
+            path_key: Vec::new(),
+            pmark: Vec::new(),
+            pslot: Vec::new(),
+            pstamp: 0,
+            reps: Vec::new(),
+            pweight: Vec::new(),
+            slot: Vec::new(),
+            prates: Vec::new(),
         }
+    }
+
+    /// Flow `f` now follows `hops` (arrival or reroute): gives it its route's id.
+    pub(crate) fn set_route(&mut self, f: usize, hops: &[Hop]) {
+        self.path_key.clear();
+        self.path_key
+            .extend(hops.iter().map(|h| (h.link, h.coef.to_bits())));
+        let id = match self.paths.get(self.path_key.as_slice()) {
+            Some(&id) => id,
+            None => {
+                let id = self.paths.len() as u32;
+                self.paths.insert(self.path_key.as_slice().into(), id);
+                self.pmark.push(0);
+                self.pslot.push(0);
+                id
+            }
+        };
+        self.path_of[f] = id;
+    }
+
+    fn next_pstamp(&mut self) -> u32 {
+        self.pstamp = self.pstamp.wrapping_add(1);
+        if self.pstamp == 0 {
+            self.pmark.iter_mut().for_each(|x| *x = 0);
+            self.pstamp = 1;
+        }
+        self.pstamp
     }
 
     /// A new instant begins: nothing has changed yet.
@@ -782,9 +841,36 @@ impl IncMaxMin {
         let _ = self.next_epoch();
         let comp = std::mem::take(&mut self.comp);
         let flows = &cx.flows;
+        // Flows on one route get one max-min rate: with `group_paths`, the water-filling
+        // takes one entry per route of `comp`, weighted by its flows in `comp` (each gets
+        // `rate / weight`: the level; exact when a route has one flow).
+        self.reps.clear();
+        self.pweight.clear();
+        self.slot.clear();
+        if self.group_paths {
+            let st = self.next_pstamp();
+            for &f in &comp {
+                let p = self.path_of[f as usize] as usize;
+                if self.pmark[p] != st {
+                    self.pmark[p] = st;
+                    self.pslot[p] = self.reps.len() as u32;
+                    self.reps.push(f);
+                    self.pweight.push(0.0);
+                }
+                let k = self.pslot[p];
+                self.pweight[k as usize] += 1.0;
+                self.slot.push(k);
+            }
+        } else {
+            self.reps.extend_from_slice(&comp);
+            self.pweight.resize(comp.len(), 1.0);
+            self.slot.extend(0..comp.len() as u32);
+        }
+        self.stats.merged += (comp.len() - self.reps.len()) as u64;
+        let reps = &self.reps;
         // The water-filling takes in the routes first; the links it lists are those of `comp`.
-        self.wf.prepare_flows(self.avail.len(), comp.len(), |k| {
-            flows.hops(comp[k] as usize)
+        self.wf.prepare_flows(self.avail.len(), reps.len(), |k| {
+            flows.hops(reps[k] as usize)
         });
         // Capacity left by the flows that keep their rates: the exact (fixed-point) load of
         // each link less what the re-solved flows carry.
@@ -802,16 +888,35 @@ impl IncMaxMin {
             let lu = l as usize;
             self.avail[lu] = (cx.net.cap[lu] - self.accq[lu] as f64 / FIXED_ONE).max(0.0);
         }
+        let mut prates = std::mem::take(&mut self.prates);
+        prates.clear();
+        prates.resize(self.reps.len(), 0.0);
+        let w = &self.pweight;
+        if self.reps.len() == comp.len() {
+            // One flow per route: weight 1 folds away.
+            self.wf.fill_prepared(
+                &mut self.avail,
+                w.len(),
+                |_| 1.0,
+                |_| f64::INFINITY,
+                &mut prates,
+            );
+        } else {
+            self.wf.fill_prepared(
+                &mut self.avail,
+                w.len(),
+                |k| w[k],
+                |_| f64::INFINITY,
+                &mut prates,
+            );
+        }
         let mut rates = std::mem::take(&mut self.rates);
         rates.clear();
-        rates.resize(comp.len(), 0.0);
-        self.wf.fill_prepared(
-            &mut self.avail,
-            comp.len(),
-            |_| 1.0,
-            |_| f64::INFINITY,
-            &mut rates,
-        );
+        rates.extend(self.slot.iter().map(|&k| {
+            let k = k as usize;
+            prates[k] / w[k]
+        }));
+        self.prates = prates;
         let mut verdict = Verdict::Applied;
         if verify {
             if rates.iter().any(|&r| r < thr) {
