@@ -1,9 +1,9 @@
-//! `cargo run --release -p dctc-flow --example trace_backlog -- POLICY [SCALE] [STEP_S]`: the
+//! `cargo run --release -p dctc-flow --example trace_backlog -- POLICY [SCALE] [STEP_S] [END_S]`: the
 //! trace benchmarks' workload (`dctc_flow::bench::trace_workload`: the first SCALE of the
 //! Facebook trace on dba-144, load 1.0) under POLICY (default `maxmin`, scale 1), printing the
 //! active flows, events and flows re-solved every STEP_S simulated seconds (default 2), then
 //! the peak backlog and the sum of flow completion times against its line-rate bound (every
-//! flow alone at 10 Gb/s). These are the figures behind BENCHMARKS.md's "Why the full trace
+//! flow alone at 10 Gb/s); with END_S, stops after END_S simulated seconds (a prefix to time). These are the figures behind BENCHMARKS.md's "Why the full trace
 //! under `maxmin` and `dba` cannot meet 60 s here".
 
 use dctc_core::units::{Delta, SimTime};
@@ -16,6 +16,9 @@ fn main() {
     let policy = args.next().unwrap_or_else(|| "maxmin".into());
     let scale: f64 = args.next().map_or(1.0, |s| s.parse().expect("SCALE"));
     let step: f64 = args.next().map_or(2.0, |s| s.parse().expect("STEP_S"));
+    let end: f64 = args
+        .next()
+        .map_or(f64::INFINITY, |s| s.parse().expect("END_S"));
     let trace = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../data/coflow/FB2010-1Hr-150-0.txt"
@@ -59,6 +62,15 @@ fn main() {
                 r.events,
                 r.allocated_flows,
                 r.ticks,
+                t0.elapsed().as_secs_f64()
+            );
+            break;
+        }
+        if t >= end {
+            println!(
+                "{policy}: stopped at {t:.0} simulated s, {} events, {} flows re-solved, wall {:.1} s",
+                r.events,
+                r.allocated_flows,
                 t0.elapsed().as_secs_f64()
             );
             break;

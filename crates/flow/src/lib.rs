@@ -13,7 +13,8 @@
 //!   flows as single-flow coflows.
 //! - [`alloc`]: dctc-num's weighted max-min water-filling and greedy priority kernels.
 //! - [`state`]: flow and coflow inputs and the per-flow / per-coflow state arrays.
-//! - [`engine`]: the event loop and per-flow / per-coflow records.
+//! - [`engine`]: the event loop and per-flow / per-coflow records; `maxmin_inc`: the
+//!   incremental max-min solver it runs for policies that opt in.
 //! - [`policy`]: `maxmin`, `varys`, `varys-no-backfill`, `coflow-fifo`, `baraat`, `fastpass-f`, `fastpass-c`, `dba-ideal`, `dba`, `num` (any dctc-num utility).
 //! - [`metrics`]: CCT statistics, CDFs, throughput.
 //! - [`convergence`]: DBA's per-iteration rates against the optimum (Fig. 7).
@@ -27,6 +28,7 @@ mod completion;
 pub mod convergence;
 pub mod engine;
 pub mod heap;
+mod maxmin_inc;
 pub mod metrics;
 pub mod net;
 pub mod policy;

@@ -81,6 +81,16 @@ impl Flows {
     pub fn is_empty(&self) -> bool {
         self.size.is_empty()
     }
+
+    /// Drops the finished flows from `list` (active flow numbers, some since finished) and
+    /// sorts it.
+    pub(crate) fn compact_active(&self, list: &mut Vec<u32>) {
+        list.retain(|&f| self.active[f as usize]);
+        // Arrivals append increasing flow numbers, so this is usually sorted already.
+        if !list.is_sorted() {
+            list.sort_unstable();
+        }
+    }
 }
 
 /// Per-coflow state.

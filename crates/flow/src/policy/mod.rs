@@ -95,8 +95,9 @@ pub trait RatePolicy {
     ) {
     }
     /// Whether the policy's rates are plain max-min fair rates over every link (weight 1, no
-    /// caps, [`Coupling::Links`]): then the engine keeps them with its incremental max-min
-    /// re-solve (only the flows an event can move) instead of calling
+    /// caps, [`Coupling::Links`]): then the engine keeps them with the incremental max-min
+    /// solver (`src/maxmin_inc.rs`: re-solves only the flows an event can move and hands the
+    /// loop the rate changes) instead of calling
     /// [`RatePolicy::allocate`] on the whole component (default: no).
     fn incremental_maxmin(&self) -> bool {
         false
