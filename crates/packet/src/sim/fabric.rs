@@ -401,7 +401,6 @@ impl Fabric {
             ev.push(t, Event::Arrive(l));
         }
         let node = port.to;
-        let first_hop = !port.switch;
         if self.is_host[node.index()] {
             c.delivered_packets += 1;
             c.delivered_bytes += self.pool[pkt].wire_bytes as u64;
@@ -410,7 +409,8 @@ impl Fabric {
                 "a host received a packet for another host"
             );
             Some(pkt)
-        } else if first_hop && self.signal.is_some() {
+        } else if self.signal.is_some() && !self.ports[l as usize].switch {
+            // A host's link: `node` is the packet's first-hop switch.
             self.forward_signaled(node, pkt, now, ev, c);
             None
         } else {

@@ -441,12 +441,7 @@ impl<'a> Simulation<'a> {
                 }
                 Event::FlowletIdle(f) => self.on_flowlet_idle(f),
                 Event::AgentTick => self.on_agent_tick(),
-                Event::HopFeedback(word) => {
-                    let (f, flags) = crate::signal::unpack(word);
-                    self.hosts.on_hop_signal(f, flags, t, &mut self.outbox, c);
-                    net!(self).send_outbox();
-                    self.hosts.rearm(f, &mut self.events);
-                }
+                Event::HopFeedback(word) => self.on_hop_feedback(word),
                 Event::Sample => {
                     self.fabric.sample(&self.sample_links, t, &mut self.samples);
                     if let Some(dt) = self.opts.queue_sample {
@@ -466,6 +461,17 @@ impl<'a> Simulation<'a> {
         }
         self.now = until;
         progress(until);
+    }
+
+    /// A first-hop switch's signal (`word`: flow and flags, [`crate::signal::pack`]) reaches
+    /// the flow's source. Out of line: only signaling runs have these events.
+    #[inline(never)]
+    fn on_hop_feedback(&mut self, word: u32) {
+        let (f, flags) = crate::signal::unpack(word);
+        self.hosts
+            .on_hop_signal(f, flags, self.now, &mut self.outbox, &mut self.counters);
+        net!(self).send_outbox();
+        self.hosts.rearm(f, &mut self.events);
     }
 
     /// A packet reached its host: the endpoint answers, the application hears of a completed
