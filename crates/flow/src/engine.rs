@@ -101,8 +101,6 @@ pub struct Simulator<'n> {
     inc: Option<IncMaxMin>,
     /// Whether `load` is kept (CONGA's path choice reads it).
     track_load: bool,
-    /// Active flows on each link.
-    nact: Vec<u32>,
     /// Active flows.
     live: usize,
     /// Whether [`RatePolicy::completion_reallocates`] may skip a completion's re-solve
@@ -175,7 +173,6 @@ impl<'n> Simulator<'n> {
         Simulator {
             inc: incremental.then(|| IncMaxMin::new(links, n)),
             track_load,
-            nact: vec![0; links],
             live: 0,
             skip_completions: true,
             skipped_links: Vec::new(),
@@ -432,7 +429,6 @@ impl<'n> Simulator<'n> {
         self.flows.route_epoch += 1;
         for h in hops {
             self.link_flows[h.link as usize].push((f as u32, start));
-            self.nact[h.link as usize] += 1;
         }
         if let Some(inc) = self.inc.as_mut() {
             inc.set_route(f, hops);
@@ -500,7 +496,6 @@ impl<'n> Simulator<'n> {
                     seed_links.push(l);
                 }
             }
-            self.nact[l as usize] -= 1;
         }
         let rate = self.flows.rate[f];
         self.set_rate(f, 0.0);
@@ -886,10 +881,6 @@ impl<'n> Simulator<'n> {
             let fu = *f as usize;
             let r = self.flows.rate[fu];
             self.set_rate(fu, 0.0);
-            let (a, n) = self.flows.route[fu];
-            for h in &self.flows.arena[a as usize..(a + n) as usize] {
-                self.nact[h.link as usize] -= 1;
-            }
             let hops: Vec<Hop> = chosen.iter().map(|&l| Hop { link: l, coef: 1.0 }).collect();
             self.set_route(fu, &hops);
             self.set_rate(fu, r);
