@@ -48,6 +48,19 @@ pub struct HopSignal {
     pub hops: u32,
     /// A port is congested when its backlog reaches this percentage of its buffer.
     pub congested_percent: u64,
+    /// How far [`NEXT_HOP`] looks. `false`: the next switch's own ports toward the
+    /// destination. `true`: Table II applied at every node on the way, each node's state
+    /// being its port's or its own next hop's, so the next hop counts as congested when any
+    /// port from it to the destination host is (the per-hop reports composed).
+    pub downstream: bool,
+}
+
+impl HopSignal {
+    /// Whether a port with `backlog` bytes in a `buffer`-byte buffer is congested.
+    #[inline]
+    pub(crate) fn congested(&self, backlog: u64, buffer: u64) -> bool {
+        backlog * 100 >= self.congested_percent * buffer
+    }
 }
 
 /// The first-hop switches' per-flow signaling state of one run.
@@ -74,12 +87,6 @@ impl FirstHopSignals {
         self.last.len()
     }
 
-    /// Whether a port with `backlog` bytes in a `buffer`-byte buffer is congested.
-    #[inline]
-    pub(crate) fn congested(&self, backlog: u64, buffer: u64) -> bool {
-        backlog * 100 >= self.spec.congested_percent * buffer
-    }
-
     /// The switch judged flow `flow`'s path `flags`: returns the flags to signal when they
     /// differ from what the source last heard.
     #[inline]
@@ -104,11 +111,12 @@ mod tests {
             HopSignal {
                 hops: LOCAL,
                 congested_percent: 80,
+                downstream: false,
             },
             2,
         );
-        assert!(!s.congested(79_999, 100_000));
-        assert!(s.congested(80_000, 100_000));
+        assert!(!s.spec.congested(79_999, 100_000));
+        assert!(s.spec.congested(80_000, 100_000));
         // Nothing congested is what a source assumes at the start: no signal.
         assert_eq!(s.judge(0, 0), None);
         // The next hop alone is not asked for.

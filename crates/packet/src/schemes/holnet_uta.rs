@@ -24,8 +24,10 @@ crate::scheme_config! {
     /// What the controller hears and how: `first-hop` (default: the first-hop node's
     /// report per Table II, its own port and its next hop's, signaled directly to the
     /// source), `first-hop-queue` (the first-hop node's own port only, signaled),
-    /// `first-hop-echo` (the `first-hop` report as bits echoed in ACKs, one RTT later) or
-    /// `every-hop` (every switch's bit on the path, echoed).
+    /// `first-hop-chain` (the `first-hop` report with Table II applied at every node on
+    /// the way: the next hop is congested when any port from it to the destination is,
+    /// signaled), `first-hop-echo` (the `first-hop` report as bits echoed in ACKs, one RTT
+    /// later) or `every-hop` (every switch's bit on the path, echoed).
     feedback: Option<String>,
 }
 
@@ -47,13 +49,17 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     (c.hop_mask, c.via) = match cfg.feedback.as_deref() {
         None | Some("first-hop") => (FIRST_HOP_REPORT, UtaFeedback::Signal),
         Some("first-hop-queue") => (1, UtaFeedback::Signal),
+        Some("first-hop-chain") => {
+            c.downstream = true;
+            (FIRST_HOP_REPORT, UtaFeedback::Signal)
+        }
         Some("first-hop-echo") => (FIRST_HOP_REPORT, UtaFeedback::Echo),
         Some("every-hop") => (u32::MAX, UtaFeedback::Echo),
         Some(other) => {
             return Err(ctx.error(
                 "feedback",
                 format!(
-                    "must be `first-hop`, `first-hop-queue`, `first-hop-echo` or `every-hop`, got `{other}`"
+                    "must be `first-hop`, `first-hop-queue`, `first-hop-chain`, `first-hop-echo` or `every-hop`, got `{other}`"
                 ),
             ))
         }

@@ -435,25 +435,23 @@ impl Fabric {
         let p = &self.pool[pkt];
         let (flow, data, src, dst) = (p.flow, p.kind == PacketKind::Data, p.src, p.dst);
         let link = self.forward(at, pkt, now, ev, c);
+        let Some(spec) = (self.signal.as_ref())
+            .filter(|sig| data && (flow as usize) < sig.flows())
+            .map(|sig| sig.spec)
+        else {
+            return;
+        };
+        let port = &self.ports[link as usize];
+        let mut flags = 0;
+        if spec.congested(port.backlog(now), port.queue.capacity()) {
+            flags |= crate::signal::LOCAL;
+        }
+        if !self.is_host[port.to.index()] && self.node_congested(&spec, port.to, dst, now) {
+            flags |= crate::signal::NEXT_HOP;
+        }
         let Some(sig) = &mut self.signal else {
             return;
         };
-        if !data || flow as usize >= sig.flows() {
-            return;
-        }
-        let port = &self.ports[link as usize];
-        let mut flags = 0;
-        if sig.congested(port.backlog(now), port.queue.capacity()) {
-            flags |= crate::signal::LOCAL;
-        }
-        if !self.is_host[port.to.index()]
-            && self.routes.next_hops(port.to, dst).iter().any(|l| {
-                let next = &self.ports[l.index()];
-                sig.congested(next.backlog(now), next.queue.capacity())
-            })
-        {
-            flags |= crate::signal::NEXT_HOP;
-        }
         if let Some(flags) = sig.judge(flow, flags) {
             let back = self.routes.next_hops(at, src)[0];
             let delay = self.ports[back.index()].delay;
@@ -463,6 +461,25 @@ impl Fabric {
             );
             c.hop_signals += 1;
         }
+    }
+
+    /// Whether switch `node` counts as congested toward `dst` in a first-hop report: one of
+    /// its ports toward `dst` is, or (with `spec.downstream`) the switch behind one of them
+    /// is, by the same rule (see [`crate::signal::HopSignal::downstream`]).
+    fn node_congested(
+        &self,
+        spec: &crate::signal::HopSignal,
+        node: NodeId,
+        dst: NodeId,
+        now: SimTime,
+    ) -> bool {
+        self.routes.next_hops(node, dst).iter().any(|l| {
+            let next = &self.ports[l.index()];
+            spec.congested(next.backlog(now), next.queue.capacity())
+                || (spec.downstream
+                    && !self.is_host[next.to.index()]
+                    && self.node_congested(spec, next.to, dst, now))
+        })
     }
 
     /// The packet a host received, and its header fields (zero unless `header`); frees it.

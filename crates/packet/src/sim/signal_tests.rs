@@ -144,3 +144,69 @@ fn a_steady_judgment_is_signaled_once_and_echo_runs_send_no_signals() {
     assert!(heard);
     assert_eq!(signals, 0);
 }
+
+/// Two senders in their own racks into one receiver in a third, over fabric links twice the
+/// host rate: only the destination leaf's downlink congests. After 30 ms: per flow, whether
+/// its source heard of congestion, and the drops at that downlink.
+fn incast_behind_the_next_hop(downstream: bool) -> (Vec<bool>, u64) {
+    let t = leaf_spine(&LeafSpineSpec {
+        racks: 3,
+        hosts_per_rack: 1,
+        spines: 1,
+        host_rate_gbps: 10.0,
+        fabric_rate_gbps: 20.0,
+        oversubscription: None,
+        host_link_delay_us: 1.0,
+        fabric_link_delay_us: 50.0,
+        host_delay_us: 0.0,
+        buffer_bytes: BUFFER,
+        spine_buffer_bytes: None,
+    })
+    .unwrap();
+    let r = Routing::new(&t).unwrap();
+    let mut s = scheme(UtaFeedback::Signal);
+    if let Cc::HolnetUta(c) = &mut s.cc {
+        c.downstream = downstream;
+    }
+    let h = t.hosts();
+    let until = SimTime::from_delta(Delta::from_ms(30));
+    let flows = (0..2)
+        .map(|i| FlowSpec {
+            id: FlowId(i),
+            src: h[i as usize],
+            dst: h[2],
+            size_bytes: None,
+            start: SimTime::ZERO,
+            stop: Some(until),
+            coflow: None,
+        })
+        .collect();
+    let wl = Workload {
+        flows,
+        incasts: vec![],
+    };
+    let mut sim = Simulation::new(&t, &r, &s, &wl, RunOptions::new(1, until)).unwrap();
+    sim.schedule_start();
+    sim.run_events(&mut |_| {});
+    let heard = (0..2)
+        .map(|i| sim.hosts.flows[i].sender.window().ssthresh != u64::MAX)
+        .collect();
+    let leaf = t.edge_switch(h[2]).unwrap();
+    let down = t.link_between(leaf, h[2]).unwrap().index();
+    let (_, _, ports) = sim.fabric.finish(&t, until);
+    (heard, ports[down].drops)
+}
+
+#[test]
+fn the_chained_report_hears_the_destination_downlink_the_single_one_does_not() {
+    // Table II read at the first-hop node alone: its uplink and the spine's port toward the
+    // destination leaf never fill, so the sources never hear of the downlink they overrun.
+    let (heard, drops) = incast_behind_the_next_hop(false);
+    assert_eq!(heard, vec![false, false]);
+    assert!(drops > 0, "the downlink overflows unreported");
+    // Composed at every node, the spine's next hop (the destination leaf's downlink) makes
+    // the spine congested in the first-hop report: both sources hear it and slow down.
+    let (heard_c, drops_c) = incast_behind_the_next_hop(true);
+    assert_eq!(heard_c, vec![true, true]);
+    assert!(drops_c < drops, "{drops_c} drops chained, {drops} single");
+}

@@ -60,6 +60,10 @@ pub struct HolnetUta {
     pub hop_mask: u32,
     /// How the report arrives (default: the single-hop signal).
     pub via: UtaFeedback,
+    /// With the signal: the first-hop node's next hop counts as congested when any port
+    /// from it to the destination is (Table II at every node, composed), not only its own
+    /// ([`HopSignal::downstream`]).
+    pub downstream: bool,
     /// The latest report: the first-hop node congested.
     congested: bool,
     /// The window in fractional bytes (the sender's is whole bytes).
@@ -76,6 +80,7 @@ impl Default for HolnetUta {
             r_min: 0.1,
             hop_mask: 0b11,
             via: UtaFeedback::Signal,
+            downstream: false,
             congested: false,
             cwnd: 0.0,
             in_cap: false,
@@ -130,6 +135,7 @@ impl CongestionControl for HolnetUta {
         (self.via == UtaFeedback::Signal).then_some(HopSignal {
             hops: self.hop_mask & (LOCAL | NEXT_HOP),
             congested_percent: CONGESTED_PERCENT,
+            downstream: self.downstream,
         })
     }
 
@@ -186,7 +192,8 @@ mod tests {
             c.hop_signal(),
             Some(HopSignal {
                 hops: LOCAL | NEXT_HOP,
-                congested_percent: 80
+                congested_percent: 80,
+                downstream: false,
             })
         );
         // An echoed bit is not the paper's path: ignored.
