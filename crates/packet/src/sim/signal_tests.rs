@@ -14,12 +14,18 @@ const BUFFER: u64 = 60_000;
 /// One host per rack behind a 1 Gb/s uplink: a 10 Gb/s sender's slow start fills the source
 /// leaf's uplink. The host links take 1 us, the fabric links 50 us (an RTT above 200 us).
 fn fabric() -> Topology {
+    one_host_racks(2, 1.0)
+}
+
+/// `racks` racks of one 10 Gb/s host each (1 us links) under one spine over fabric links of
+/// `fabric_gbps` (50 us).
+fn one_host_racks(racks: usize, fabric_gbps: f64) -> Topology {
     leaf_spine(&LeafSpineSpec {
-        racks: 2,
+        racks,
         hosts_per_rack: 1,
         spines: 1,
         host_rate_gbps: 10.0,
-        fabric_rate_gbps: 1.0,
+        fabric_rate_gbps: fabric_gbps,
         oversubscription: None,
         host_link_delay_us: 1.0,
         fabric_link_delay_us: 50.0,
@@ -149,20 +155,7 @@ fn a_steady_judgment_is_signaled_once_and_echo_runs_send_no_signals() {
 /// host rate: only the destination leaf's downlink congests. After 30 ms: per flow, whether
 /// its source heard of congestion, and the drops at that downlink.
 fn incast_behind_the_next_hop(downstream: bool) -> (Vec<bool>, u64) {
-    let t = leaf_spine(&LeafSpineSpec {
-        racks: 3,
-        hosts_per_rack: 1,
-        spines: 1,
-        host_rate_gbps: 10.0,
-        fabric_rate_gbps: 20.0,
-        oversubscription: None,
-        host_link_delay_us: 1.0,
-        fabric_link_delay_us: 50.0,
-        host_delay_us: 0.0,
-        buffer_bytes: BUFFER,
-        spine_buffer_bytes: None,
-    })
-    .unwrap();
+    let t = one_host_racks(3, 20.0);
     let r = Routing::new(&t).unwrap();
     let mut s = scheme(UtaFeedback::Signal);
     if let Cc::HolnetUta(c) = &mut s.cc {
