@@ -149,6 +149,10 @@ pub struct Counters {
     pub ecn_marks: u64,
     /// Payload bytes delivered in order to receiving applications.
     pub goodput_bytes: u64,
+    /// When the last of them was delivered, ps (0: none). Goodput is taken over the run up
+    /// to here: a finished flow's sender can keep a timer past its last useful byte (an RTO
+    /// in backoff whose ACK was lost), which would otherwise stretch the run and dilute it.
+    pub last_goodput_ps: u64,
     /// Data packets (payload-carrying) that reached their destination host, retransmissions
     /// included.
     pub delivered_data_packets: u64,

@@ -349,7 +349,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "queue_delay_us": { "p50": us(qd.quantile(0.5)), "p99": us(qd.quantile(0.99)), "max": us(qd.max()), "mean": qd.mean() / 1e6 },
         "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes, "fraction_of_sent": frac(c.dropped_bytes, c.sent_bytes) },
         "ecn_marks": c.ecn_marks,
-        "goodput_gbps": c.goodput_bytes as f64 * 8.0 / secs / 1e9,
+        "goodput_gbps": goodput_gbps(c, secs),
         "long_flow_throughput_gbps": long_flow_throughput_gbps(&r.records),
         "switch_buffer_bytes": scheme.switch_buffer_bytes,
         "timeouts": c.timeouts,
@@ -382,6 +382,18 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         mean_rates(r, from, obj);
     }
     summary
+}
+
+/// Payload delivered in order, Gb/s, over the run up to the last delivery (a run of `secs`
+/// simulated seconds can go on past it with nothing left to deliver: timers of finished
+/// flows, or an idle tail before the horizon).
+fn goodput_gbps(c: &dctc_packet::metrics::Counters, secs: f64) -> f64 {
+    let span = if c.last_goodput_ps > 0 {
+        c.last_goodput_ps as f64 * 1e-12
+    } else {
+        secs
+    };
+    c.goodput_bytes as f64 * 8.0 / span / 1e9
 }
 
 /// Flowtune's control traffic (§6.4): bytes to and from the allocator, also as a fraction of
@@ -1356,7 +1368,22 @@ fn relative(schemes: &Map<String, Value>) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::flows_table;
+    use super::{flows_table, goodput_gbps};
+    use dctc_packet::metrics::Counters;
+
+    #[test]
+    fn goodput_is_taken_up_to_the_last_delivery_not_the_run_end() {
+        // 1 Gb delivered, the last byte at 0.5 s of a run that went on to 1 s (a finished
+        // flow's retransmission timer still pending): 2 Gb/s, not 1.
+        let c = Counters {
+            goodput_bytes: 125_000_000,
+            last_goodput_ps: 500_000_000_000,
+            ..Default::default()
+        };
+        assert_eq!(goodput_gbps(&c, 1.0), 2.0);
+        // Nothing delivered: 0 over the run.
+        assert_eq!(goodput_gbps(&Counters::default(), 1.0), 0.0);
+    }
     use crate::records::Values;
     use dctc_core::stats::FlowRecord;
 

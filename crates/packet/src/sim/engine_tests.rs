@@ -190,12 +190,16 @@ fn a_host_acks_data_in_order_and_reports_the_block_complete_only_when_all_bytes_
     assert_eq!(out.pkts.len(), 1);
     assert_eq!((out.pkts[0].kind, out.pkts[0].seq), (PacketKind::Ack, 0));
     assert_eq!((out.pkts[0].src, out.pkts[0].dst), (b, a));
+    // Nothing reached the application yet.
+    assert_eq!((c.goodput_bytes, c.last_goodput_ps), (0, 0));
     out.clear();
     // The first fills the hole: a cumulative ACK of everything, and the block is done.
-    assert!(hosts.deliver(b, &first, &ext, t, &mut out, &mut c));
+    let t2 = SimTime::from_delta(Delta::from_us(7));
+    assert!(hosts.deliver(b, &first, &ext, t2, &mut out, &mut c));
     assert_eq!(out.pkts[0].seq, 2_000);
     assert_eq!(c.goodput_bytes, 2_000);
-    assert_eq!(hosts.flows[0].finish, Some(t));
+    assert_eq!(c.last_goodput_ps, t2.0);
+    assert_eq!(hosts.flows[0].finish, Some(t2));
 }
 
 #[test]

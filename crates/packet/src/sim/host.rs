@@ -283,6 +283,7 @@ impl Hosts {
                 );
                 if newly > 0 {
                     c.goodput_bytes += newly;
+                    c.last_goodput_ps = now.0;
                     if fl.block_active && fl.receiver.delivered() >= fl.goal {
                         fl.block_active = false;
                         fl.finish = Some(now);
