@@ -532,3 +532,11 @@ fn hot_fields_fill_the_first_two_cache_lines() {
     assert_eq!(offset_of!(FlowQueues, dropped), 128);
     assert_eq!(offset_of!(FqCodel, q), 0);
 }
+
+#[test]
+fn a_bucket_is_one_cache_line() {
+    // Each bucket's state in a line of its own: its CoDel state packs into 32 bytes.
+    assert_eq!(std::mem::size_of::<crate::queue::codel::CodelState>(), 32);
+    assert_eq!(std::mem::size_of::<Bucket>(), 64);
+    assert_eq!(std::mem::align_of::<Bucket>(), 64);
+}
