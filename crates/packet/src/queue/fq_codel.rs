@@ -120,9 +120,9 @@ enum On {
     Old,
 }
 
-/// One bucket's state: its packets, its place in the schedule and its CoDel. 61 bytes, so
-/// aligned to 64 each bucket is one cache line (at 72 bytes unaligned, seven buckets in
-/// eight straddled two).
+/// One bucket's state: its packets, its place in the schedule, its CoDel and which bucket
+/// holds its slot. 63 bytes, so aligned to 64 each bucket is one cache line (at 72 bytes
+/// unaligned, seven buckets in eight straddled two).
 #[derive(Clone, Debug)]
 #[repr(align(64))]
 struct Bucket {
@@ -132,12 +132,14 @@ struct Bucket {
     on: On,
     /// The next bucket on the same list.
     next: u32,
+    /// The bucket whose state this slot holds (bucket numbers are below 65,536).
+    owner: u16,
     codel: CodelState,
 }
 
 impl Bucket {
-    /// A bucket that has never held a packet.
-    fn fresh() -> Bucket {
+    /// The state of bucket `owner`, which has never held a packet.
+    fn fresh(owner: u32) -> Bucket {
         Bucket {
             fifo: Fifo {
                 head: NIL,
@@ -147,6 +149,7 @@ impl Bucket {
             deficit: 0,
             on: On::Neither,
             next: NIL,
+            owner: owner as u16,
             codel: CodelState::default(),
         }
     }
@@ -245,8 +248,6 @@ pub(crate) struct FlowQueues {
     /// `stats.codel.marks` already handed to the engine by `take_marks`.
     marks_taken: u64,
     // Then the slot bookkeeping.
-    /// The bucket each slot belongs to.
-    owner: Vec<u32>,
     /// Slots given back, reused newest first.
     spare: Vec<u32>,
     /// Keep every slot (tests compare the two ways).
@@ -271,7 +272,6 @@ impl FlowQueues {
         FlowQueues {
             slot_of: vec![NIL; buckets as usize].into_boxed_slice(),
             slots: Vec::with_capacity(slots),
-            owner: Vec::with_capacity(slots),
             spare: Vec::with_capacity(slots),
             #[cfg(test)]
             keep_slots: false,
@@ -309,13 +309,11 @@ impl FlowQueues {
         }
         let s = match self.spare.pop() {
             Some(s) => {
-                self.slots[s as usize] = Bucket::fresh();
-                self.owner[s as usize] = b;
+                self.slots[s as usize] = Bucket::fresh(b);
                 s
             }
             None => {
-                self.slots.push(Bucket::fresh());
-                self.owner.push(b);
+                self.slots.push(Bucket::fresh(b));
                 (self.slots.len() - 1) as u32
             }
         };
@@ -332,8 +330,9 @@ impl FlowQueues {
         if self.keep_slots {
             return;
         }
-        if self.slots[s as usize].codel.is_fresh(&self.codel, now) {
-            self.slot_of[self.owner[s as usize] as usize] = NIL;
+        let slot = &self.slots[s as usize];
+        if slot.codel.is_fresh(&self.codel, now) {
+            self.slot_of[slot.owner as usize] = NIL;
             self.spare.push(s);
         }
     }
