@@ -215,7 +215,7 @@ impl CodelQueue for BucketView<'_> {
 /// with a CoDel state that acts as a new one's would ([`CodelState::is_fresh`]) gives its
 /// slot back, and gets a fresh one when a packet next hashes to it. What the discipline does
 /// is the same as with a state per bucket, but the few buckets in use share a handful of
-/// cache lines instead of being scattered over the whole table (1024 x 72 B per port).
+/// cache lines instead of being scattered over the whole table (1024 x 64 B per port).
 ///
 /// The fields are laid out in cache-line order (`repr(C)`, 64 B aligned): what every
 /// enqueue and dequeue reads comes first, in two lines; the drop and mark hand-over next;
