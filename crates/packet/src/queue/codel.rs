@@ -114,8 +114,9 @@ pub struct CodelStats {
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct CodelState {
     /// When sojourn has been above target for `interval`, if it is above target now
-    /// (`first_above_time`, RFC 8289 §5.4; `None` stands for the RFC's 0).
-    first_above_time: Option<SimTime>,
+    /// (`first_above_time`, RFC 8289 §5.4), valid while `above`; `ZERO` otherwise, so that
+    /// equal states compare equal.
+    first_above_time: SimTime,
     /// The next drop time while dropping (`drop_next`).
     drop_next: SimTime,
     /// Drops since entering the dropping state (`count`).
@@ -124,6 +125,10 @@ pub struct CodelState {
     lastcount: u32,
     /// Whether in the dropping state (`dropping`).
     dropping: bool,
+    /// Whether `first_above_time` is set (the RFC's `first_above_time != 0`). A flag beside
+    /// `dropping` rather than an `Option`, whose tag would take 8 more bytes: the state
+    /// packs into 32 bytes, and an FQ-CoDel bucket with it into one cache line.
+    above: bool,
 }
 
 impl CodelState {
@@ -158,8 +163,15 @@ impl CodelState {
     #[inline]
     pub(crate) fn is_fresh(&self, p: &CodelParams, now: SimTime) -> bool {
         !self.dropping
-            && self.first_above_time.is_none()
+            && !self.above
             && (self.count.wrapping_sub(self.lastcount) <= 1 || !self.recent(p, now))
+    }
+
+    /// `first_above_time = 0` (RFC 8289 §5.4): sojourn is below target.
+    #[inline(always)]
+    fn clear_above(&mut self) {
+        self.above = false;
+        self.first_above_time = SimTime::ZERO;
     }
 
     /// RFC 8289 §5.5 `dodequeue`: pops the head and says whether it may be dropped.
@@ -172,20 +184,20 @@ impl CodelState {
         now: SimTime,
     ) -> (Option<PacketId>, bool) {
         let Some(pkt) = q.pop(pool) else {
-            self.first_above_time = None;
+            self.clear_above();
             return (None, false);
         };
         let sojourn = now.saturating_since(pool[pkt].enqueued_at);
         if sojourn < p.target || q.backlog_bytes() <= MTU_BYTES {
-            self.first_above_time = None;
+            self.clear_above();
             return (Some(pkt), false);
         }
-        match self.first_above_time {
-            None => {
-                self.first_above_time = Some(now + p.interval);
-                (Some(pkt), false)
-            }
-            Some(t) => (Some(pkt), now >= t),
+        if self.above {
+            (Some(pkt), now >= self.first_above_time)
+        } else {
+            self.above = true;
+            self.first_above_time = now + p.interval;
+            (Some(pkt), false)
         }
     }
 

@@ -32,27 +32,36 @@ use rand::Rng;
 use std::collections::VecDeque;
 
 /// One output port: a queue discipline feeding one link.
+///
+/// Laid out in cache-line order (`repr(C)`, 64 B aligned, three lines): line 0 holds the
+/// discipline (its tag and, for a stored queue, the box) with the flags every hop tests;
+/// line 1 the clock and the backlog integral; line 2 the link's in-flight FIFO and the
+/// report's counters. A packet offered to a stored queue touches lines 0 and 1 only.
+#[repr(C, align(64))]
 pub(crate) struct Port {
+    // Line 0.
+    pub(crate) queue: Queue,
     to: NodeId,
-    rate: Rate,
+    /// The discipline decides at arrival (FIFO): packets go straight onto the link.
+    fifo_fast: bool,
+    pub(crate) switch: bool,
+    tx_pending: bool,
+    // Line 1.
+    area: u128,
+    last_change: SimTime,
+    max_queue: u64,
+    pub(crate) busy_until: SimTime,
+    /// The discipline's timer event pending, if any (`NEVER` = none).
+    timer_at: SimTime,
     /// Serialization time per byte when it is a whole number of ps (0 otherwise).
     ps_per_byte: u64,
     delay: Delta,
-    pub(crate) queue: Queue,
-    pub(crate) busy_until: SimTime,
-    tx_pending: bool,
-    /// The discipline's timer event pending, if any (`NEVER` = none).
-    timer_at: SimTime,
-    /// The discipline decides at arrival (FIFO): packets go straight onto the link.
-    fifo_fast: bool,
+    // Line 2.
     pipe: VecDeque<(SimTime, PacketId)>,
-    pub(crate) switch: bool,
     tx_bytes: u64,
+    rate: Rate,
     pub(crate) drops: u64,
     pub(crate) marks: u64,
-    max_queue: u64,
-    area: u128,
-    last_change: SimTime,
 }
 
 impl Port {
@@ -813,5 +822,42 @@ impl Fabric {
             })
             .collect();
         (in_pkts, in_bytes, ports)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Port;
+    use std::mem::offset_of;
+
+    #[test]
+    fn a_port_keeps_its_cache_line_layout() {
+        // Line 0: the discipline and the flags; line 1: what an offer to a stored queue
+        // updates; line 2: the link's FIFO and the report's counters.
+        assert_eq!(std::mem::size_of::<Port>(), 192);
+        assert_eq!(std::mem::align_of::<Port>(), 64);
+        let line = |off: usize| off / 64;
+        for off in [
+            offset_of!(Port, queue),
+            offset_of!(Port, queue) + std::mem::size_of::<crate::queue::Queue>() - 1,
+            offset_of!(Port, to),
+            offset_of!(Port, fifo_fast),
+            offset_of!(Port, switch),
+            offset_of!(Port, tx_pending),
+        ] {
+            assert_eq!(line(off), 0, "offset {off}");
+        }
+        for off in [
+            offset_of!(Port, area),
+            offset_of!(Port, last_change),
+            offset_of!(Port, max_queue),
+            offset_of!(Port, busy_until),
+            offset_of!(Port, timer_at),
+            offset_of!(Port, ps_per_byte),
+            offset_of!(Port, delay),
+        ] {
+            assert_eq!(line(off), 1, "offset {off}");
+        }
+        assert_eq!(line(offset_of!(Port, pipe)), 2);
     }
 }

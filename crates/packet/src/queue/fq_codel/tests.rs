@@ -522,6 +522,36 @@ fn flows_one_after_another_share_one_slot() {
     assert_eq!(q.q.slots_held(), 0);
 }
 
+/// A slot records its bucket in 16 bits: with 65,536 buckets, the last bucket's slot is
+/// given back to that bucket's entry, and no other entry is touched.
+#[test]
+fn the_last_of_65536_buckets_gives_its_slot_back() {
+    let mut pool = PacketPool::default();
+    let mut q = fq(FqCodelParams {
+        buckets: MAX_BUCKETS,
+        ..FqCodelParams::default()
+    });
+    let last = MAX_BUCKETS - 1;
+    let hashes: Vec<u64> = [last, 0, 255, 256]
+        .iter()
+        .map(|&b| (1u64..).find(|&h| q.q.bucket_of(h) == b).unwrap())
+        .collect();
+    for (f, &h) in hashes.iter().enumerate() {
+        let now = SimTime(f as u64 * 10 * US);
+        let p = pkt(&mut pool, f as u32, h, 1500);
+        assert_eq!(
+            q.enqueue(p, &mut pool, now),
+            Enqueued::Queued { marked: false }
+        );
+        assert_eq!(q.q.slots_held(), 1);
+        assert_eq!(q.dequeue(&mut pool, now), Some(p));
+        assert_eq!(q.dequeue(&mut pool, now), None);
+        pool.free(p);
+        assert_eq!(q.q.slots_held(), 0);
+        assert!(q.q.slot_of.iter().all(|&s| s == NIL), "flow {f}");
+    }
+}
+
 /// The fields every packet touches sit in the first two cache lines of the boxed state.
 #[test]
 fn hot_fields_fill_the_first_two_cache_lines() {
@@ -531,4 +561,13 @@ fn hot_fields_fill_the_first_two_cache_lines() {
     assert!(offset_of!(FlowQueues, new_flow_priority) < 128);
     assert_eq!(offset_of!(FlowQueues, dropped), 128);
     assert_eq!(offset_of!(FqCodel, q), 0);
+}
+
+#[test]
+fn a_bucket_is_one_cache_line() {
+    // Each bucket's state in a line of its own: its CoDel state packs into 32 bytes, the
+    // slot's bucket into 16 bits.
+    assert_eq!(std::mem::size_of::<crate::queue::codel::CodelState>(), 32);
+    assert_eq!(std::mem::size_of::<Bucket>(), 64);
+    assert_eq!(std::mem::align_of::<Bucket>(), 64);
 }
