@@ -18,21 +18,32 @@ pub const CONGESTED_PERCENT: u64 = 80;
 #[derive(Debug)]
 pub struct HolnetMark {
     fifo: DropTail,
+    /// Whether packets carry the bits: off when no one reads them (a run whose controller
+    /// uses no header fields, such as HOLNET-UTA with the single-hop signal), so the port is
+    /// DropTail and a hop does not touch the packet's header fields.
+    bits: bool,
 }
 
 impl HolnetMark {
-    /// A queue of `capacity` bytes.
+    /// A queue of `capacity` bytes that marks packets.
     pub fn new(capacity: u64) -> Self {
         HolnetMark {
             fifo: DropTail::new(capacity),
+            bits: true,
         }
+    }
+
+    /// Turns the per-hop bits off, for a run whose packets carry no header fields: the same
+    /// admissions and drops, and the packets' fields left as they are.
+    pub fn no_bits(&mut self) {
+        self.bits = false;
     }
 
     /// Sets this hop's bit on a data packet when `queued` bytes (the arrival included) reach
     /// 80% of the buffer, and counts the hop.
     #[inline]
     fn mark(&self, pkt: PacketId, pool: &mut PacketPool, queued: u64) {
-        if pool[pkt].kind != PacketKind::Data {
+        if !self.bits || pool[pkt].kind != PacketKind::Data {
             return;
         }
         let congested = queued * 100 >= CONGESTED_PERCENT * self.fifo.capacity();
@@ -119,5 +130,32 @@ mod tests {
         }
         assert_eq!(pool.ext(ids[4]).flags, 0);
         assert_eq!(pool.ext(ids[5]).flags, 1);
+    }
+
+    #[test]
+    fn without_bits_it_admits_and_drops_the_same_and_leaves_the_fields_alone() {
+        let mut pool = PacketPool::with_capacity(16);
+        let mut q = HolnetMark::new(10_000);
+        q.no_bits();
+        let a = pkt(&mut pool, PacketKind::Data);
+        pool.ext(a).flags = 0b100;
+        assert_eq!(
+            q.admit(a, &mut pool, 8_000),
+            Enqueued::Queued { marked: false }
+        );
+        assert_eq!((pool.ext(a).flags, pool.ext(a).aux), (0b100, 0));
+        assert_eq!(q.admit(a, &mut pool, 9_000), Enqueued::Dropped(a));
+        let ids: Vec<PacketId> = (0..7).map(|_| pkt(&mut pool, PacketKind::Data)).collect();
+        for &x in &ids[..6] {
+            assert_eq!(
+                q.enqueue(x, &mut pool, SimTime::ZERO),
+                Enqueued::Queued { marked: false }
+            );
+        }
+        assert!(ids.iter().all(|&x| *pool.ext(x) == Default::default()));
+        assert_eq!(
+            q.enqueue(ids[6], &mut pool, SimTime::ZERO),
+            Enqueued::Dropped(ids[6])
+        );
     }
 }

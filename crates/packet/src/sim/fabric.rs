@@ -23,6 +23,7 @@ use crate::metrics::{Counters, Histogram, PortStats, QueueSample};
 use crate::packet::{HeaderExt, Packet, PacketKind};
 use crate::queue::{Codel, Enqueued, FqCodel, PFabric, Queue, QueueDisc, SfqCodel, Stored};
 use crate::schemes::{LbKind, PacketScheme, QueueSpec};
+use crate::transport::CongestionControl;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, streams, SimRng};
 use dctc_core::routing::Routing;
@@ -253,11 +254,16 @@ impl Fabric {
                 };
                 // Hashed-bucket queues key their flow hash per port (reproducible).
                 let port_seed = QueueSpec::port_seed(seed, li);
-                let queue = if from_host {
+                let mut queue = if from_host {
                     scheme.host_queue.build(buffer, port_seed, l.rate)
                 } else {
                     scheme.switch_queue.build(buffer, port_seed, l.rate)
                 };
+                // HOLNET's per-hop bits are header fields: without a controller that reads
+                // them (`uses_header`), no one would, so the port leaves packets unmarked.
+                if let (Queue::Holnet(h), false) = (&mut queue, scheme.cc.uses_header()) {
+                    h.no_bits();
+                }
                 let ps = 8_000_000_000_000u64;
                 let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
                     ps / l.rate.0
