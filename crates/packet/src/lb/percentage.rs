@@ -279,14 +279,16 @@ impl LoadBalancer for Percentage {
         // Smooth weighted round robin: every uplink earns its percentage, the richest sends
         // and pays one packet, so over any run of packets each uplink's share tracks p_l.
         let a = g.start as usize;
-        let mut best = 0;
-        for k in 0..n {
-            self.credit[a + k] += self.p[a + k];
-            if self.credit[a + k] > self.credit[a + best] {
-                best = k;
+        let (credit, p) = (&mut self.credit[a..a + n], &self.p[a..a + n]);
+        // The first uplink with the most credit (credits are finite).
+        let (mut best, mut top) = (0, f64::NEG_INFINITY);
+        for (k, (c, &pk)) in credit.iter_mut().zip(p).enumerate() {
+            *c += pk;
+            if *c > top {
+                (best, top) = (k, *c);
             }
         }
-        self.credit[a + best] -= 1.0;
+        credit[best] -= 1.0;
         best
     }
 

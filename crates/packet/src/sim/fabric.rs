@@ -345,6 +345,20 @@ impl Fabric {
     /// (see [`crate::signal`]); `None`: no signaling.
     pub(crate) fn hop_signal(&mut self, spec: Option<crate::signal::HopSignal>, n_flows: usize) {
         self.signal = spec.map(|s| crate::signal::FirstHopSignals::new(s, n_flows));
+        if let Some(sig) = &mut self.signal {
+            sig.congested_left = self
+                .ports
+                .iter()
+                .map(|p| {
+                    if !p.fifo_fast || p.ps_per_byte == 0 {
+                        return u64::MAX;
+                    }
+                    sig.congested_bytes(p.queue.capacity())
+                        .checked_mul(p.ps_per_byte)
+                        .unwrap_or(u64::MAX)
+                })
+                .collect();
+        }
     }
 
     /// How often the balancer wants [`Fabric::lb_update`] (HOLNET's percentage balancer).
@@ -447,16 +461,27 @@ impl Fabric {
         if !data || flow as usize >= sig.flows() {
             return;
         }
-        let port = &self.ports[link as usize];
+        let ports = &self.ports;
+        // `sig.congested(port.backlog(now), buffer)`, for a FIFO port with a whole number of
+        // ps per byte read as its unfinished work against a threshold in ps (no division).
+        let congested = |l: usize| {
+            let port = &ports[l];
+            match sig.congested_left[l] {
+                u64::MAX => sig.congested(port.backlog(now), port.queue.capacity()),
+                left => port.busy_until.0.saturating_sub(now.0) >= left,
+            }
+        };
         let mut flags = 0;
-        if sig.congested(port.backlog(now), port.queue.capacity()) {
+        if congested(link as usize) {
             flags |= crate::signal::LOCAL;
         }
-        if !self.is_host[port.to.index()]
-            && self.routes.next_hops(port.to, dst).iter().any(|l| {
-                let next = &self.ports[l.index()];
-                sig.congested(next.backlog(now), next.queue.capacity())
-            })
+        let to = ports[link as usize].to;
+        if !self.is_host[to.index()]
+            && self
+                .routes
+                .next_hops(to, dst)
+                .iter()
+                .any(|l| congested(l.index()))
         {
             flags |= crate::signal::NEXT_HOP;
         }
