@@ -76,6 +76,31 @@ impl Port {
         left.checked_div(self.ps_per_byte)
             .unwrap_or_else(|| self.rate.bytes_in(Delta(left)))
     }
+    /// Whether the first-hop signal judges this port congested at `now`:
+    /// `sig.congested(self.backlog(now), buffer)`; `left` is the port's entry in
+    /// `sig.congested_left`, with which a FIFO port with a whole number of ps per byte is
+    /// judged by its unfinished work in ps (no division).
+    #[inline(always)]
+    fn signal_congested(
+        &self,
+        sig: &crate::signal::FirstHopSignals,
+        left: u64,
+        now: SimTime,
+    ) -> bool {
+        if left != u64::MAX {
+            self.busy_until.0.saturating_sub(now.0) >= left
+        } else {
+            self.signal_congested_by_backlog(sig, now)
+        }
+    }
+    #[inline(never)]
+    fn signal_congested_by_backlog(
+        &self,
+        sig: &crate::signal::FirstHopSignals,
+        now: SimTime,
+    ) -> bool {
+        sig.congested(self.backlog(now), self.queue.capacity())
+    }
     /// Report: bytes counted in `tx_bytes` whose serialization ends after `now`.
     fn unsent(&self, now: SimTime) -> u64 {
         let left = Delta(self.busy_until.0.saturating_sub(now.0));
@@ -462,15 +487,7 @@ impl Fabric {
             return;
         }
         let ports = &self.ports;
-        // `sig.congested(port.backlog(now), buffer)`, for a FIFO port with a whole number of
-        // ps per byte read as its unfinished work against a threshold in ps (no division).
-        let congested = |l: usize| {
-            let port = &ports[l];
-            match sig.congested_left[l] {
-                u64::MAX => sig.congested(port.backlog(now), port.queue.capacity()),
-                left => port.busy_until.0.saturating_sub(now.0) >= left,
-            }
-        };
+        let congested = |l: usize| ports[l].signal_congested(sig, sig.congested_left[l], now);
         let mut flags = 0;
         if congested(link as usize) {
             flags |= crate::signal::LOCAL;
