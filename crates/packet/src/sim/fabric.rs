@@ -378,9 +378,9 @@ impl Fabric {
                     if !p.fifo_fast || p.ps_per_byte == 0 {
                         return u64::MAX;
                     }
+                    // u64::MAX (judged by the backlog) should the product overflow.
                     sig.congested_bytes(p.queue.capacity())
-                        .checked_mul(p.ps_per_byte)
-                        .unwrap_or(u64::MAX)
+                        .saturating_mul(p.ps_per_byte)
                 })
                 .collect();
         }
