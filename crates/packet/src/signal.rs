@@ -69,6 +69,10 @@ pub(crate) struct FirstHopSignals {
     pub(crate) spec: HopSignal,
     /// Per flow index, the flags its source last heard (0, nothing congested, at the start).
     last: Vec<u8>,
+    /// Per port (link index), set by the fabric: the unfinished work in ps at which a FIFO
+    /// port with a whole number of ps per byte is congested ([`Self::congested_bytes`] times
+    /// its ps per byte); `u64::MAX` for other ports, judged by their backlog.
+    pub(crate) congested_left: Vec<u64>,
 }
 
 impl FirstHopSignals {
@@ -78,6 +82,7 @@ impl FirstHopSignals {
         FirstHopSignals {
             spec,
             last: vec![0; n_flows],
+            congested_left: Vec::new(),
         }
     }
 
@@ -85,6 +90,20 @@ impl FirstHopSignals {
     #[inline]
     pub(crate) fn flows(&self) -> usize {
         self.last.len()
+    }
+
+    /// Whether a port with `backlog` bytes in a `buffer`-byte buffer is congested.
+    #[inline]
+    pub(crate) fn congested(&self, backlog: u64, buffer: u64) -> bool {
+        self.spec.congested(backlog, buffer)
+    }
+
+    /// The fewest bytes of backlog that are congested in a `buffer`-byte buffer: `backlog`
+    /// is congested exactly when `backlog >= congested_bytes(buffer)` (the ceiling of
+    /// `congested_percent x buffer / 100`).
+    #[inline]
+    pub(crate) fn congested_bytes(&self, buffer: u64) -> u64 {
+        (self.spec.congested_percent * buffer).div_ceil(100)
     }
 
     /// The switch judged flow `flow`'s path `flags`: returns the flags to signal when they
@@ -115,8 +134,14 @@ mod tests {
             },
             2,
         );
-        assert!(!s.spec.congested(79_999, 100_000));
-        assert!(s.spec.congested(80_000, 100_000));
+        assert!(!s.congested(79_999, 100_000));
+        assert!(s.congested(80_000, 100_000));
+        // The threshold in bytes agrees with the test, whole or not.
+        for buffer in [0, 1, 99, 100, 101, 12_345, 100_000, 123_457] {
+            let t = s.congested_bytes(buffer);
+            assert!(s.congested(t, buffer), "{buffer}");
+            assert!(t == 0 || !s.congested(t - 1, buffer), "{buffer}");
+        }
         // Nothing congested is what a source assumes at the start: no signal.
         assert_eq!(s.judge(0, 0), None);
         // The next hop alone is not asked for.

@@ -86,6 +86,13 @@ pub struct Percentage {
     /// Next-hop ports of each uplink toward the group's leaf: `next[next_span[i].0 ..][.. .1]`.
     next_span: Vec<(u32, u32)>,
     next: Vec<LinkId>,
+    /// The distinct ports an update reads (uplinks and their next hops), each judged once per
+    /// update; `links_at[i]` and `next_at[j]` are the places of `links[i]` and `next[j]`.
+    watched: Vec<LinkId>,
+    links_at: Vec<u32>,
+    next_at: Vec<u32>,
+    /// Scratch: whether `watched[i]` is congested at this update.
+    watched_congested: Vec<bool>,
     /// Percentages (HOLNET's p_{i,b,l}).
     p: Vec<f64>,
     /// Smooth weighted round-robin credit.
@@ -136,6 +143,10 @@ impl Percentage {
             links: Vec::new(),
             next_span: Vec::new(),
             next: Vec::new(),
+            watched: Vec::new(),
+            links_at: Vec::new(),
+            next_at: Vec::new(),
+            watched_congested: Vec::new(),
             p: Vec::new(),
             credit: Vec::new(),
             xdot: Vec::new(),
@@ -196,6 +207,16 @@ impl Percentage {
             }
         }
         out.period = out.params.update.unwrap_or(Delta(rtt.0 / 4)).max(Delta(1));
+        let mut place = std::collections::HashMap::new();
+        let mut at = |l: LinkId, watched: &mut Vec<LinkId>| {
+            *place.entry(l).or_insert_with(|| {
+                watched.push(l);
+                (watched.len() - 1) as u32
+            })
+        };
+        out.links_at = out.links.iter().map(|&l| at(l, &mut out.watched)).collect();
+        out.next_at = out.next.iter().map(|&l| at(l, &mut out.watched)).collect();
+        out.watched_congested = vec![false; out.watched.len()];
         Ok(out)
     }
 
@@ -258,14 +279,16 @@ impl LoadBalancer for Percentage {
         // Smooth weighted round robin: every uplink earns its percentage, the richest sends
         // and pays one packet, so over any run of packets each uplink's share tracks p_l.
         let a = g.start as usize;
-        let mut best = 0;
-        for k in 0..n {
-            self.credit[a + k] += self.p[a + k];
-            if self.credit[a + k] > self.credit[a + best] {
-                best = k;
+        let (credit, p) = (&mut self.credit[a..a + n], &self.p[a..a + n]);
+        // The first uplink with the most credit (credits are finite).
+        let (mut best, mut top) = (0, f64::NEG_INFINITY);
+        for (k, (c, &pk)) in credit.iter_mut().zip(p).enumerate() {
+            *c += pk;
+            if *c > top {
+                (best, top) = (k, *c);
             }
         }
-        self.credit[a + best] -= 1.0;
+        credit[best] -= 1.0;
         best
     }
 
@@ -275,20 +298,27 @@ impl LoadBalancer for Percentage {
 
     fn on_update(&mut self, _now: SimTime, ports: &dyn Fn(LinkId) -> PortLoad) {
         let frac = self.params.congested_fraction;
-        let congested = |l: LinkId| {
+        // Every port's load is read at the same instant, so each is judged once, however
+        // many balancers watch it.
+        for (c, &l) in self.watched_congested.iter_mut().zip(&self.watched) {
             let x = ports(l);
-            x.backlog as f64 >= frac * x.buffer as f64
-        };
+            *c = x.backlog as f64 >= frac * x.buffer as f64;
+        }
+        let congested = &self.watched_congested;
+        if !congested.contains(&true) {
+            // Every balancer's `any` below would be false: no percentage moves.
+            return;
+        }
         let (r_min, r_max, gain) = (self.params.r_min, self.params.r_max, self.params.gain);
         for gi in 0..self.groups.len() {
             let (a, n) = (self.groups[gi].start as usize, self.groups[gi].n as usize);
             let mut any = false;
             for k in 0..n {
-                let local = congested(self.links[a + k]);
+                let local = congested[self.links_at[a + k] as usize];
                 let (s, m) = self.next_span[a + k];
-                let next = self.next[s as usize..(s + m) as usize]
+                let next = self.next_at[s as usize..(s + m) as usize]
                     .iter()
-                    .any(|&l| congested(l));
+                    .any(|&i| congested[i as usize]);
                 any |= local || next;
                 // HOLNET eq. (18) with Table II (r_in = r_max once anything is congested).
                 self.xdot[k] = if local {

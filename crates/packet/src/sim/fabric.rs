@@ -23,6 +23,7 @@ use crate::metrics::{Counters, Histogram, PortStats, QueueSample};
 use crate::packet::{HeaderExt, Packet, PacketKind};
 use crate::queue::{Codel, Enqueued, FqCodel, PFabric, Queue, QueueDisc, SfqCodel, Stored};
 use crate::schemes::{LbKind, PacketScheme, QueueSpec};
+use crate::transport::CongestionControl;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, streams, SimRng};
 use dctc_core::routing::Routing;
@@ -83,6 +84,31 @@ impl Port {
         let left = self.busy_until.0.saturating_sub(now.0);
         left.checked_div(self.ps_per_byte)
             .unwrap_or_else(|| self.rate.bytes_in(Delta(left)))
+    }
+    /// Whether the first-hop signal judges this port congested at `now`:
+    /// `sig.congested(self.backlog(now), buffer)`; `left` is the port's entry in
+    /// `sig.congested_left`, with which a FIFO port with a whole number of ps per byte is
+    /// judged by its unfinished work in ps (no division).
+    #[inline(always)]
+    fn signal_congested(
+        &self,
+        sig: &crate::signal::FirstHopSignals,
+        left: u64,
+        now: SimTime,
+    ) -> bool {
+        if left != u64::MAX {
+            self.busy_until.0.saturating_sub(now.0) >= left
+        } else {
+            self.signal_congested_by_backlog(sig, now)
+        }
+    }
+    #[inline(never)]
+    fn signal_congested_by_backlog(
+        &self,
+        sig: &crate::signal::FirstHopSignals,
+        now: SimTime,
+    ) -> bool {
+        sig.congested(self.backlog(now), self.queue.capacity())
     }
     /// Report: bytes counted in `tx_bytes` whose serialization ends after `now`.
     fn unsent(&self, now: SimTime) -> u64 {
@@ -267,6 +293,12 @@ impl Fabric {
                 } else {
                     scheme.switch_queue.build(buffer, port_seed, l.rate)
                 };
+                // HOLNET's per-hop bits are header fields: without a controller that reads
+                // them (`uses_header`), no one would, so the port runs as its plain FIFO.
+                let queue = match queue {
+                    Queue::Holnet(h) if !scheme.cc.uses_header() => Queue::DropTail(h.into_fifo()),
+                    q => q,
+                };
                 let ps = 8_000_000_000_000u64;
                 let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
                     ps / l.rate.0
@@ -348,6 +380,20 @@ impl Fabric {
     /// (see [`crate::signal`]); `None`: no signaling.
     pub(crate) fn hop_signal(&mut self, spec: Option<crate::signal::HopSignal>, n_flows: usize) {
         self.signal = spec.map(|s| crate::signal::FirstHopSignals::new(s, n_flows));
+        if let Some(sig) = &mut self.signal {
+            sig.congested_left = self
+                .ports
+                .iter()
+                .map(|p| {
+                    if !p.fifo_fast || p.ps_per_byte == 0 {
+                        return u64::MAX;
+                    }
+                    // u64::MAX (judged by the backlog) should the product overflow.
+                    sig.congested_bytes(p.queue.capacity())
+                        .saturating_mul(p.ps_per_byte)
+                })
+                .collect();
+        }
     }
 
     /// How often the balancer wants [`Fabric::lb_update`] (HOLNET's percentage balancer).
@@ -444,18 +490,18 @@ impl Fabric {
         let p = &self.pool[pkt];
         let (flow, data, src, dst) = (p.flow, p.kind == PacketKind::Data, p.src, p.dst);
         let link = self.forward(at, pkt, now, ev, c);
-        let Some(spec) = (self.signal.as_ref())
-            .filter(|sig| data && (flow as usize) < sig.flows())
-            .map(|sig| sig.spec)
-        else {
+        let Some(sig) = &self.signal else {
             return;
         };
-        let port = &self.ports[link as usize];
+        if !data || flow as usize >= sig.flows() {
+            return;
+        }
         let mut flags = 0;
-        if spec.congested(port.backlog(now), port.queue.capacity()) {
+        if self.ports[link as usize].signal_congested(sig, sig.congested_left[link as usize], now) {
             flags |= crate::signal::LOCAL;
         }
-        if !self.is_host[port.to.index()] && self.node_congested(&spec, port.to, dst, now) {
+        let to = self.ports[link as usize].to;
+        if !self.is_host[to.index()] && self.node_congested(sig, to, dst, now) {
             flags |= crate::signal::NEXT_HOP;
         }
         let Some(sig) = &mut self.signal else {
@@ -475,19 +521,20 @@ impl Fabric {
     /// Whether switch `node` counts as congested toward `dst` in a first-hop report: one of
     /// its ports toward `dst` is, or (with `spec.downstream`) the switch behind one of them
     /// is, by the same rule (see [`crate::signal::HopSignal::downstream`]).
+    #[inline]
     fn node_congested(
         &self,
-        spec: &crate::signal::HopSignal,
+        sig: &crate::signal::FirstHopSignals,
         node: NodeId,
         dst: NodeId,
         now: SimTime,
     ) -> bool {
         self.routes.next_hops(node, dst).iter().any(|l| {
             let next = &self.ports[l.index()];
-            spec.congested(next.backlog(now), next.queue.capacity())
-                || (spec.downstream
+            next.signal_congested(sig, sig.congested_left[l.index()], now)
+                || (sig.spec.downstream
                     && !self.is_host[next.to.index()]
-                    && self.node_congested(spec, next.to, dst, now))
+                    && self.node_congested(sig, next.to, dst, now))
         })
     }
 
