@@ -174,7 +174,9 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
                 crate::schemes::holnet_uta::NAME,
                 tcp,
                 Cc::HolnetUta(Default::default()),
-                QueueSpec::Holnet,
+                // As `holnet-uta` builds it: its default single-hop signal needs no marking
+                // queue (`schemes::holnet_uta::parts`).
+                QueueSpec::DropTail,
             )
         },
         flowtune::NAME => {

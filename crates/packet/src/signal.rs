@@ -55,14 +55,6 @@ pub struct HopSignal {
     pub downstream: bool,
 }
 
-impl HopSignal {
-    /// Whether a port with `backlog` bytes in a `buffer`-byte buffer is congested.
-    #[inline]
-    pub(crate) fn congested(&self, backlog: u64, buffer: u64) -> bool {
-        backlog * 100 >= self.congested_percent * buffer
-    }
-}
-
 /// The first-hop switches' per-flow signaling state of one run.
 #[derive(Clone, Debug)]
 pub(crate) struct FirstHopSignals {
@@ -95,7 +87,7 @@ impl FirstHopSignals {
     /// Whether a port with `backlog` bytes in a `buffer`-byte buffer is congested.
     #[inline]
     pub(crate) fn congested(&self, backlog: u64, buffer: u64) -> bool {
-        self.spec.congested(backlog, buffer)
+        backlog * 100 >= self.spec.congested_percent * buffer
     }
 
     /// The fewest bytes of backlog that are congested in a `buffer`-byte buffer: `backlog`

@@ -4,10 +4,8 @@
 //! `HeaderExt::flags` (bit k: the k-th switch the packet crossed was congested when it arrived)
 //! and the hop count in `HeaderExt::aux`; the receiver echoes them to the sender, whose
 //! controller reads the hops it listens to (HOLNET-UTA: the first-hop node). ACKs are not
-//! marked. In a run whose controller reads no header fields (HOLNET-UTA with the single-hop
-//! signal, its default) the fabric runs the port as the plain DropTail inside
-//! ([`HolnetMark::into_fifo`]): no one would read the bits, and writing them cost a cache
-//! miss per data packet per hop.
+//! marked. HOLNET-UTA with the single-hop signal (its default) reads no header fields and
+//! runs over plain DropTail ports instead (`schemes::holnet_uta`).
 
 use super::{DropTail, Enqueued, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
@@ -24,18 +22,11 @@ pub struct HolnetMark {
 }
 
 impl HolnetMark {
-    /// A queue of `capacity` bytes that marks packets.
+    /// A queue of `capacity` bytes.
     pub fn new(capacity: u64) -> Self {
         HolnetMark {
             fifo: DropTail::new(capacity),
         }
-    }
-
-    /// The FIFO without the bits, for a run whose packets carry no header fields: the same
-    /// admissions and drops, and the packets' fields left as they are. (A flag here instead
-    /// would grow every port's `Queue` past its first cache line.)
-    pub fn into_fifo(self) -> DropTail {
-        self.fifo
     }
 
     /// Sets this hop's bit on a data packet when `queued` bytes (the arrival included) reach
@@ -129,31 +120,5 @@ mod tests {
         }
         assert_eq!(pool.ext(ids[4]).flags, 0);
         assert_eq!(pool.ext(ids[5]).flags, 1);
-    }
-
-    #[test]
-    fn without_bits_it_admits_and_drops_the_same_and_leaves_the_fields_alone() {
-        let mut pool = PacketPool::with_capacity(16);
-        let mut q = HolnetMark::new(10_000).into_fifo();
-        let a = pkt(&mut pool, PacketKind::Data);
-        pool.ext(a).flags = 0b100;
-        assert_eq!(
-            q.admit(a, &mut pool, 8_000),
-            Enqueued::Queued { marked: false }
-        );
-        assert_eq!((pool.ext(a).flags, pool.ext(a).aux), (0b100, 0));
-        assert_eq!(q.admit(a, &mut pool, 9_000), Enqueued::Dropped(a));
-        let ids: Vec<PacketId> = (0..7).map(|_| pkt(&mut pool, PacketKind::Data)).collect();
-        for &x in &ids[..6] {
-            assert_eq!(
-                q.enqueue(x, &mut pool, SimTime::ZERO),
-                Enqueued::Queued { marked: false }
-            );
-        }
-        assert!(ids.iter().all(|&x| *pool.ext(x) == Default::default()));
-        assert_eq!(
-            q.enqueue(ids[6], &mut pool, SimTime::ZERO),
-            Enqueued::Dropped(ids[6])
-        );
     }
 }

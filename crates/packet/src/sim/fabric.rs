@@ -23,7 +23,6 @@ use crate::metrics::{Counters, Histogram, PortStats, QueueSample};
 use crate::packet::{HeaderExt, Packet, PacketKind};
 use crate::queue::{Codel, Enqueued, FqCodel, PFabric, Queue, QueueDisc, SfqCodel, Stored};
 use crate::schemes::{LbKind, PacketScheme, QueueSpec};
-use crate::transport::CongestionControl;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, streams, SimRng};
 use dctc_core::routing::Routing;
@@ -292,12 +291,6 @@ impl Fabric {
                     scheme.host_queue.build(buffer, port_seed, l.rate)
                 } else {
                     scheme.switch_queue.build(buffer, port_seed, l.rate)
-                };
-                // HOLNET's per-hop bits are header fields: without a controller that reads
-                // them (`uses_header`), no one would, so the port runs as its plain FIFO.
-                let queue = match queue {
-                    Queue::Holnet(h) if !scheme.cc.uses_header() => Queue::DropTail(h.into_fifo()),
-                    q => q,
                 };
                 let ps = 8_000_000_000_000u64;
                 let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
