@@ -89,3 +89,25 @@ fn bad_holnet_and_subflow_keys_exit_2_naming_the_key() {
         assert!(!dir.path().join("out").exists(), "{scheme}: no output");
     }
 }
+
+#[test]
+fn a_misspelt_uta_feedback_exits_2_naming_the_key_and_the_readings() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(
+        "name = \"holnet-uta\"\nfeedback = \"first-hop-chained\"",
+        dir.path(),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("schemes[0].feedback"), "{err}");
+    for reading in [
+        "`first-hop`",
+        "`first-hop-queue`",
+        "`first-hop-chain`",
+        "`first-hop-echo`",
+        "`every-hop`",
+    ] {
+        assert!(err.contains(reading), "{reading} not offered: {err}");
+    }
+    assert!(!dir.path().join("out").exists(), "no output");
+}
