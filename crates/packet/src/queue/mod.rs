@@ -178,11 +178,16 @@ impl QueueDisc for Queue {
 /// discipline call inside it inlines (a dispatch per call cost about as much as FQ-CoDel's
 /// own work). [`Queue`] itself is the catch-all, dispatching per call as before.
 pub(crate) trait Stored: QueueDisc {
+    /// The discipline never asks for a timer ([`QueueDisc::poll_at`] is always `NEVER`), so
+    /// what it sends next is decided only by its own packets and the time: the engine may
+    /// settle its departures when the port is next looked at, with no event of their own.
+    const TIMERLESS: bool;
     /// The discipline inside `q`, which holds this variant.
     fn of(q: &mut Queue) -> &mut Self;
 }
 
 impl Stored for Queue {
+    const TIMERLESS: bool = false;
     #[inline(always)]
     fn of(q: &mut Queue) -> &mut Self {
         q
@@ -193,6 +198,7 @@ impl Stored for Queue {
 macro_rules! stored_variants {
     ($($v:ident($t:ty)),*) => {$(
         impl Stored for $t {
+            const TIMERLESS: bool = true;
             #[inline(always)]
             fn of(q: &mut Queue) -> &mut Self {
                 match q {

@@ -218,3 +218,152 @@ fn a_scheme_buffer_replaces_the_fabric_buffer_on_switch_ports_only() {
         assert_eq!(p.queue.capacity(), want);
     }
 }
+
+/// One offer to the bottleneck port: time (ps), flow hash, wire bytes, pFabric priority.
+type Offer = (u64, u64, u32, u64);
+
+/// Bursts at 1.5x the bottleneck's rate with idle gaps between them, from 4 flows of mixed
+/// packet sizes; offer times are random picoseconds, so (with these seeds) none coincides
+/// with a departure.
+fn offers(seed: u64) -> Vec<Offer> {
+    let mut rng = dctc_core::rng::component_rng(seed, 0);
+    let mut t = 1_000_001u64;
+    let mut out = Vec::new();
+    for burst in 0..6 {
+        for _ in 0..800 {
+            t += rng.random_range(1..850_000u64);
+            out.push((
+                t,
+                rng.random_range(0..4u64),
+                rng.random_range(64..=1500u32),
+                rng.random_range(0..1_000_000u64),
+            ));
+        }
+        // Idle long enough for queues to drain and CoDel to forget (several intervals).
+        t += 400_000_000 + burst * 7;
+    }
+    out
+}
+
+/// What one run of [`drive`] saw: deliveries (time, hash, seq) in order, then drops, CE
+/// marks, TxDone events, and the port's samples before each offer with the ports'
+/// statistics and in-flight totals at the end.
+type Seen = (Vec<(u64, u64, u64)>, u64, u64, u64, String);
+
+/// Offers `offers` to the left switch's port toward the right switch of a dumbbell whose
+/// switch ports run `q`, running the fabric's events between offers and stopping at `until`
+/// ps; `defer` false makes every port schedule its departures as events.
+fn drive(q: &QueueSpec, defer: bool, offers: &[Offer], until: u64) -> Seen {
+    let t = dumbbell(&DumbbellSpec {
+        senders: 1,
+        receivers: 1,
+        // The receiver's port never queues: no departure there can coincide with an arrival.
+        host_rate_gbps: 40.0,
+        bottleneck_rate_gbps: 10.0,
+        link_delay_us: 1.0,
+        host_delay_us: 1.0,
+        buffer_bytes: 150_000,
+    })
+    .unwrap();
+    let routing = Routing::new(&t).unwrap();
+    let mut fab = Fabric::new(&t, &routing, &scheme(*q), 7).unwrap();
+    let (src, dst) = (t.hosts()[0], t.hosts()[1]);
+    let l = (0..t.links().len())
+        .find(|&i| {
+            let k = &t.links()[i];
+            !t.is_host(k.from) && !t.is_host(k.to)
+        })
+        .unwrap() as u32;
+    assert!(fab.defers(l), "the port under test defers");
+    if !defer {
+        fab.schedule_departures();
+    }
+    let (mut ev, mut c) = (EventQueue::with_capacity(64), Counters::default());
+    let (mut seen, mut tx_done, mut samples) = (Vec::new(), 0, Vec::new());
+    let mut next = 0;
+    loop {
+        let due = ev.peek_time().map_or(u64::MAX, |t| t.0);
+        let offer = offers.get(next).map_or(u64::MAX, |o| o.0);
+        if due.min(offer) > until {
+            break;
+        }
+        if offer < due {
+            let (at, hash, bytes, priority) = offers[next];
+            // A read of the port's backlog sees its departures due by now.
+            fab.sample(&[l], SimTime(at), &mut samples, &mut ev, &mut c);
+            let mut p = Packet::new(0, PacketKind::Data, src, dst);
+            p.wire_bytes = bytes;
+            p.hash = hash;
+            p.seq = next as u64;
+            let id = fab.pool.alloc(p);
+            fab.pool.ext(id).priority = priority;
+            fab.enqueue(l, id, SimTime(at), &mut ev, &mut c);
+            next += 1;
+            continue;
+        }
+        let (now, e) = ev.pop().unwrap();
+        match e {
+            Event::Arrive(k) => {
+                if let Some(pkt) = fab.on_arrive(k, now, &mut ev, &mut c) {
+                    let (p, _) = fab.release(pkt, false);
+                    seen.push((now.0, p.hash, p.seq));
+                }
+            }
+            Event::TxDone(k) => {
+                tx_done += 1;
+                fab.on_tx_done(k, now, &mut ev, &mut c);
+            }
+            other => panic!("unexpected event {other:?}"),
+        }
+    }
+    let (in_pkts, in_bytes, ports) = fab.finish(&t, SimTime(until), &mut ev, &mut c);
+    let ports = format!("{samples:?} {in_pkts} {in_bytes} {ports:?}");
+    (seen, c.dropped_packets, c.ecn_marks, tx_done, ports)
+}
+
+#[test]
+fn a_port_that_settles_its_departures_when_looked_at_sends_what_departure_events_send() {
+    let codel_ecn = CodelParams {
+        ecn: true,
+        ..CodelParams::default()
+    };
+    for (name, q) in [
+        ("fq-codel", QueueSpec::FqCodel(FqCodelParams::default())),
+        (
+            "sfqcodel",
+            QueueSpec::SfqCodel(crate::queue::SfqCodelParams::default()),
+        ),
+        ("codel", QueueSpec::Codel(CodelParams::default())),
+        ("codel-ecn", QueueSpec::Codel(codel_ecn)),
+        ("pfabric", QueueSpec::PFabric),
+    ] {
+        let offers = offers(11);
+        // To the end, and stopped in the middle of the third burst (the end settles).
+        for until in [u64::MAX - 1, offers[1200].0 + 333] {
+            let evented = drive(&q, false, &offers, until);
+            let deferred = drive(&q, true, &offers, until);
+            assert!(
+                evented.0.len() > 500,
+                "{name}: {} delivered",
+                evented.0.len()
+            );
+            assert!(evented.1 > 0, "{name}: the bursts overflow or trip CoDel");
+            assert!(evented.3 > 1000, "{name}: departures waited");
+            assert_eq!(deferred.3, 0, "{name}: no departure events");
+            let first = evented.0.iter().zip(&deferred.0).position(|(a, b)| a != b);
+            assert!(
+                first.is_none() && evented.0.len() == deferred.0.len(),
+                "{name}, until {until}: deliveries differ from {first:?} ({} / {}): {:?} / {:?}",
+                evented.0.len(),
+                deferred.0.len(),
+                first.map(|i| &evented.0[i.saturating_sub(2)..i + 2]),
+                first.map(|i| &deferred.0[i.saturating_sub(2)..i + 2]),
+            );
+            assert_eq!(
+                (evented.1, evented.2, &evented.4),
+                (deferred.1, deferred.2, &deferred.4),
+                "{name}: drops, marks and port statistics, until {until}"
+            );
+        }
+    }
+}

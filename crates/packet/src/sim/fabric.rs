@@ -29,7 +29,17 @@ use dctc_core::routing::Routing;
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, Rate, SimTime};
 use rand::Rng;
-use std::collections::VecDeque;
+
+/// A stored queue's next departure, still to be decided.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Pending {
+    /// None: the queue is empty, or its head is being sent with nothing behind it decided.
+    None,
+    /// A `TxDone` event decides it.
+    Event,
+    /// The port decides it when next looked at ([`Fabric::settle`]).
+    Deferred,
+}
 
 /// One output port: a queue discipline feeding one link.
 ///
@@ -45,7 +55,12 @@ pub(crate) struct Port {
     /// The discipline decides at arrival (FIFO): packets go straight onto the link.
     fifo_fast: bool,
     pub(crate) switch: bool,
-    tx_pending: bool,
+    /// Whether a stored queue's next departure, at `busy_until`, is still to be decided.
+    pending: Pending,
+    /// The port's departures have no events of their own (see [`Fabric::settle`]): a stored
+    /// queue whose discipline has no timers ([`Stored::TIMERLESS`]), on a link without
+    /// send jitter.
+    defer: bool,
     // Line 1.
     area: u128,
     last_change: SimTime,
@@ -57,7 +72,7 @@ pub(crate) struct Port {
     ps_per_byte: u64,
     delay: Delta,
     // Line 2.
-    pipe: VecDeque<(SimTime, PacketId)>,
+    pipe: super::pipe::Pipe,
     tx_bytes: u64,
     rate: Rate,
     pub(crate) drops: u64,
@@ -126,6 +141,17 @@ impl Port {
     fn account_in(&mut self, queued: u64, now: SimTime) {
         self.area += queued as u128 * (now.0 - self.last_change.0) as u128;
         self.last_change = now;
+    }
+    /// Port `l`'s next departure, due at `at` (port `l` is this one), is to be decided:
+    /// by a `TxDone` event, or when the port is next looked at if it defers.
+    #[inline(always)]
+    fn pend(&mut self, l: u32, at: SimTime, ev: &mut EventQueue) {
+        self.pending = if self.defer {
+            Pending::Deferred
+        } else {
+            ev.push(at, Event::TxDone(l));
+            Pending::Event
+        };
     }
     /// The one place a drop is counted (per port and per run) and its packet freed.
     #[inline(always)]
@@ -204,6 +230,11 @@ pub(crate) struct Fabric {
     jitter: Option<Jitter>,
     /// First-hop switches' single-hop signals to sources, if the controller asks for them.
     signal: Option<crate::signal::FirstHopSignals>,
+    /// Some port defers its departures ([`Port::defer`]): whatever reads a port's backlog
+    /// settles it first.
+    deferred: bool,
+    /// `deferred`, and the balancer reads its candidates' backlogs per packet (DRILL).
+    settle_on_pick: bool,
 }
 
 /// Seeded send jitter of host ports: each packet a host sends reaches the far end an extra
@@ -274,6 +305,8 @@ impl Fabric {
                 topo.is_host(n) || topo.node(n).kind == dctc_core::topology::NodeKind::Controller
             })
             .collect();
+        // Send jitter applies to host links (see `jittered`).
+        let jitter_on = scheme.send_jitter > Delta::ZERO;
         let ports: Vec<Port> = topo
             .links()
             .iter()
@@ -292,6 +325,10 @@ impl Fabric {
                 } else {
                     scheme.switch_queue.build(buffer, port_seed, l.rate)
                 };
+                let fifo_fast = queue.fifo_at_arrival();
+                let defer = !fifo_fast
+                    && with_stored!(queue, Q => <Q as Stored>::TIMERLESS)
+                    && !(from_host && jitter_on);
                 let ps = 8_000_000_000_000u64;
                 let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
                     ps / l.rate.0
@@ -308,11 +345,12 @@ impl Fabric {
                         l.delay
                     },
                     busy_until: SimTime::ZERO,
-                    tx_pending: false,
+                    pending: Pending::None,
+                    defer,
                     timer_at: SimTime::NEVER,
-                    fifo_fast: queue.fifo_at_arrival(),
+                    fifo_fast,
                     queue,
-                    pipe: VecDeque::new(),
+                    pipe: Default::default(),
                     switch: !from_host,
                     tx_bytes: 0,
                     drops: 0,
@@ -332,12 +370,12 @@ impl Fabric {
                     .map_err(super::SimError::BadBalancer)?,
             ),
         };
+        let deferred = ports.iter().any(|p| p.defer);
         Ok(Fabric {
             routes: RouteTable::new(topo, routing),
             pool: PacketPool::with_capacity(4096),
             ports,
             is_host,
-            lb,
             drop_buf: Vec::new(),
             queue_delay: Histogram::default(),
             pin_of: Vec::new(),
@@ -347,6 +385,9 @@ impl Fabric {
                 max_ps: scheme.send_jitter.0,
             }),
             signal: None,
+            deferred,
+            settle_on_pick: deferred && matches!(lb, Balancer::Drill(_)),
+            lb,
         })
     }
 
@@ -395,7 +436,9 @@ impl Fabric {
     }
 
     /// The balancer's periodic update, reading every port's load now.
-    pub(crate) fn lb_update(&mut self, now: SimTime) {
+    #[inline(never)]
+    pub(crate) fn lb_update(&mut self, now: SimTime, ev: &mut EventQueue, c: &mut Counters) {
+        self.settle_all(now, ev, c);
         let ports = &self.ports;
         self.lb.on_update(now, &|l: LinkId| {
             let p = &ports[l.index()];
@@ -449,6 +492,11 @@ impl Fabric {
             ev.push(t, Event::Arrive(l));
         }
         let node = port.to;
+        if port.pending == Pending::Deferred {
+            // The packet in service when the next departure fell due arrives no earlier
+            // than that departure: its arrival is the settling that always comes.
+            self.settle(l, now, ev, c);
+        }
         if self.is_host[node.index()] {
             c.delivered_packets += 1;
             c.delivered_bytes += self.pool[pkt].wire_bytes as u64;
@@ -489,6 +537,18 @@ impl Fabric {
         if !data || flow as usize >= sig.flows() {
             return;
         }
+        if self.deferred {
+            // The judgment reads these ports' backlogs.
+            let downstream = sig.spec.downstream;
+            let to = self.ports[link as usize].to;
+            self.settle(link, now, ev, c);
+            if !self.is_host[to.index()] {
+                self.settle_toward(to, dst, downstream, now, ev, c);
+            }
+        }
+        let Some(sig) = &self.signal else {
+            return;
+        };
         let mut flags = 0;
         if self.ports[link as usize].signal_congested(sig, sig.congested_left[link as usize], now) {
             flags |= crate::signal::LOCAL;
@@ -565,17 +625,40 @@ impl Fabric {
         }
         let dst = self.pool[pkt].dst;
         let cands = self.routes.next_hops(at, dst);
-        let i = if cands.len() == 1 {
-            0
+        let link = if cands.len() == 1 {
+            cands[0].0
+        } else if let Balancer::Ecmp(b) = &mut self.lb {
+            // ECMP reads no backlog: its hash inlines here.
+            let i = b.pick(at, &self.pool[pkt], cands, &|_: LinkId| 0);
+            cands[i].0
         } else {
-            let ports = &self.ports;
-            self.lb.pick(at, &self.pool[pkt], cands, &|l: LinkId| {
-                ports[l.index()].backlog(now)
-            })
+            self.pick_loaded(at, pkt, dst, now, ev, c).0
         };
-        let link = cands[i].0;
         self.enqueue(link, pkt, now, ev, c);
         link
+    }
+
+    /// The link a balancer other than ECMP picks for `pkt` at `at`, reading the candidates'
+    /// backlogs (settled first where ports defer their departures).
+    #[inline(never)]
+    fn pick_loaded(
+        &mut self,
+        at: NodeId,
+        pkt: PacketId,
+        dst: NodeId,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) -> LinkId {
+        if self.settle_on_pick {
+            self.settle_toward(at, dst, false, now, ev, c);
+        }
+        let cands = self.routes.next_hops(at, dst);
+        let ports = &self.ports;
+        let i = self.lb.pick(at, &self.pool[pkt], cands, &|l: LinkId| {
+            ports[l.index()].backlog(now)
+        });
+        cands[i]
     }
 
     /// The link a multipath subflow's data packet at `at` leaves by, if it is pinned.
@@ -665,6 +748,10 @@ impl Fabric {
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
+        if self.ports[l as usize].pending == Pending::Deferred {
+            // Departures due by now go first.
+            self.settle_in::<Q>(l, now, ev, c);
+        }
         let port = &mut self.ports[l as usize];
         let queued = Q::of(&mut port.queue).bytes();
         port.account_in(queued, now);
@@ -688,14 +775,13 @@ impl Fabric {
             port.timer_at = due;
             ev.push(due, Event::PortTimer(l));
         }
-        if port.tx_pending || empty {
+        if port.pending != Pending::None || empty {
             return;
         }
         if port.busy_until <= now {
             self.start_tx_in::<Q>(l, now, ev, c);
         } else {
-            port.tx_pending = true;
-            ev.push(port.busy_until, Event::TxDone(l));
+            port.pend(l, port.busy_until, ev);
         }
     }
 
@@ -744,8 +830,98 @@ impl Fabric {
         }
         port.pipe.push_back((arrive, pkt));
         if !Q::of(&mut port.queue).is_empty() {
-            port.tx_pending = true;
-            ev.push(done, Event::TxDone(l));
+            port.pend(l, done, ev);
+        }
+    }
+
+    /// Settles port `l`'s departures due by `now` if it defers them ([`Port::defer`]).
+    ///
+    /// A deferring port schedules no event for its next departure. Its discipline has no
+    /// timers, so between two looks at the port nothing but the clock changes what it would
+    /// send, and a departure due at `t` is decided exactly as an event at `t` would decide it,
+    /// provided the port is settled before anything else touches or reads it: an arrival
+    /// ([`Fabric::enqueue`]), a backlog read (a balancer, a first-hop signal, a sample), the
+    /// end of the run. If nothing does, the packet in service when the departure fell due
+    /// reaches the far end no earlier than that ([`Fabric::on_arrive`]), and that settles it;
+    /// every packet it sends then arrives after that moment, so no event lands in the past.
+    /// At one instant, a port's due departures come before its arrivals and reads.
+    #[inline(never)]
+    pub(crate) fn settle(&mut self, l: u32, now: SimTime, ev: &mut EventQueue, c: &mut Counters) {
+        if self.ports[l as usize].pending == Pending::Deferred {
+            with_stored!(self.ports[l as usize].queue, Q => self.settle_in::<Q>(l, now, ev, c))
+        }
+    }
+
+    /// [`Fabric::settle`] for the discipline `Q` of port `l`.
+    #[inline(always)]
+    fn settle_in<Q: Stored>(
+        &mut self,
+        l: u32,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        loop {
+            let port = &mut self.ports[l as usize];
+            if port.pending != Pending::Deferred || port.busy_until > now {
+                return;
+            }
+            port.pending = Pending::None;
+            let at = port.busy_until;
+            self.start_tx_in::<Q>(l, at, ev, c);
+            debug_assert!(
+                self.ports[l as usize]
+                    .pipe
+                    .back()
+                    .is_none_or(|&(t, _)| t > now),
+                "a settled departure arrives after the moment that settled it"
+            );
+        }
+    }
+
+    /// Settles the ports of `node` toward `dst` and, with `downstream`, those of the
+    /// switches behind them, as [`Fabric::node_congested`] reads them.
+    fn settle_toward(
+        &mut self,
+        node: NodeId,
+        dst: NodeId,
+        downstream: bool,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        for k in 0..self.routes.next_hops(node, dst).len() {
+            let l = self.routes.next_hops(node, dst)[k];
+            self.settle(l.0, now, ev, c);
+            let to = self.ports[l.index()].to;
+            if downstream && !self.is_host[to.index()] {
+                self.settle_toward(to, dst, downstream, now, ev, c);
+            }
+        }
+    }
+
+    /// Whether port `l` defers its departures.
+    #[cfg(test)]
+    pub(crate) fn defers(&self, l: u32) -> bool {
+        self.ports[l as usize].defer
+    }
+
+    /// Makes every port schedule its departures as events (tests compare the two ways).
+    #[cfg(test)]
+    pub(crate) fn schedule_departures(&mut self) {
+        for p in &mut self.ports {
+            p.defer = false;
+        }
+        self.deferred = false;
+        self.settle_on_pick = false;
+    }
+
+    /// Settles every deferring port up to `now` (before a read of all ports).
+    fn settle_all(&mut self, now: SimTime, ev: &mut EventQueue, c: &mut Counters) {
+        if self.deferred {
+            for l in 0..self.ports.len() as u32 {
+                self.settle(l, now, ev, c);
+            }
         }
     }
 
@@ -772,7 +948,7 @@ impl Fabric {
         }
         self.free_dropped_in::<Queue>(l, c);
         let port = &self.ports[l as usize];
-        if !port.tx_pending && !port.queue.is_empty() && port.busy_until <= now {
+        if port.pending == Pending::None && !port.queue.is_empty() && port.busy_until <= now {
             self.start_tx(l, now, ev, c);
         }
     }
@@ -807,12 +983,23 @@ impl Fabric {
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
-        self.ports[l as usize].tx_pending = false;
+        self.ports[l as usize].pending = Pending::None;
         self.start_tx(l, now, ev, c);
     }
 
     /// Queue length and bytes sent so far of each port in `links`.
-    pub(crate) fn sample(&self, links: &[u32], now: SimTime, out: &mut Vec<QueueSample>) {
+    #[inline(never)]
+    pub(crate) fn sample(
+        &mut self,
+        links: &[u32],
+        now: SimTime,
+        out: &mut Vec<QueueSample>,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        for &l in links {
+            self.settle(l, now, ev, c);
+        }
         for &l in links {
             let port = &self.ports[l as usize];
             out.push(QueueSample {
@@ -827,7 +1014,15 @@ impl Fabric {
 
     /// Closes the books at `end`: the packets and bytes still queued or on a link, and each
     /// port's statistics.
-    pub(crate) fn finish(&mut self, topo: &Topology, end: SimTime) -> (u64, u64, Vec<PortStats>) {
+    pub(crate) fn finish(
+        &mut self,
+        topo: &Topology,
+        end: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) -> (u64, u64, Vec<PortStats>) {
+        // Departures due by the end happen, as their events would have.
+        self.settle_all(end, ev, c);
         let span = end.0.max(1);
         // In flight at the end: every packet still in a queue or on a link.
         let mut in_pkts = 0u64;
@@ -836,7 +1031,7 @@ impl Fabric {
             p.account(end);
             in_pkts += p.queue.len() as u64 + p.pipe.len() as u64;
             in_bytes += p.queue.bytes();
-            for &(_, pkt) in &p.pipe {
+            for &(_, pkt) in p.pipe.iter() {
                 in_bytes += self.pool[pkt].wire_bytes as u64;
             }
         }
@@ -883,7 +1078,8 @@ mod tests {
             offset_of!(Port, to),
             offset_of!(Port, fifo_fast),
             offset_of!(Port, switch),
-            offset_of!(Port, tx_pending),
+            offset_of!(Port, pending),
+            offset_of!(Port, defer),
         ] {
             assert_eq!(line(off), 0, "offset {off}");
         }

@@ -15,6 +15,7 @@
 pub mod app;
 pub(crate) mod fabric;
 pub(crate) mod host;
+mod pipe;
 pub(crate) mod results;
 
 use crate::control::{Allocator, ControlPlane};
@@ -443,14 +444,16 @@ impl<'a> Simulation<'a> {
                 Event::AgentTick => self.on_agent_tick(),
                 Event::HopFeedback(word) => self.on_hop_feedback(word),
                 Event::Sample => {
-                    self.fabric.sample(&self.sample_links, t, &mut self.samples);
+                    let (ev_q, c) = (&mut self.events, &mut self.counters);
+                    self.fabric
+                        .sample(&self.sample_links, t, &mut self.samples, ev_q, c);
                     if let Some(dt) = self.opts.queue_sample {
                         self.events.push(t + dt, Event::Sample);
                     }
                 }
                 // The balancer's periodic update; it stops once nothing else is pending.
                 Event::LbUpdate => {
-                    self.fabric.lb_update(t);
+                    self.fabric.lb_update(t, ev_q, c);
                     if let (Some(dt), false) =
                         (self.fabric.lb_update_period(), self.events.is_empty())
                     {
@@ -520,7 +523,9 @@ impl<'a> Simulation<'a> {
 
     fn finish(mut self, wall: std::time::Instant) -> PacketRun {
         let end = self.now;
-        let (in_pkts, in_bytes, ports) = self.fabric.finish(self.topo, end);
+        let (in_pkts, in_bytes, ports) =
+            self.fabric
+                .finish(self.topo, end, &mut self.events, &mut self.counters);
         self.counters.in_flight_packets = in_pkts;
         self.counters.in_flight_bytes = in_bytes;
         if let Some(cp) = &self.ctrl {

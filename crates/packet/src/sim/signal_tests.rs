@@ -79,7 +79,9 @@ fn state_at(t: &Topology, r: &Routing, s: &PacketScheme, until: SimTime) -> (u64
         .find(|&&l| !t.is_host(t.link(l).to))
         .unwrap()
         .index();
-    let (_, _, ports) = sim.fabric.finish(t, until);
+    let (_, _, ports) = sim
+        .fabric
+        .finish(t, until, &mut sim.events, &mut sim.counters);
     (ports[up].max_queue_bytes, heard, signals)
 }
 
@@ -186,7 +188,9 @@ fn incast_behind_the_next_hop(downstream: bool) -> (Vec<bool>, u64) {
         .collect();
     let leaf = t.edge_switch(h[2]).unwrap();
     let down = t.link_between(leaf, h[2]).unwrap().index();
-    let (_, _, ports) = sim.fabric.finish(&t, until);
+    let (_, _, ports) = sim
+        .fabric
+        .finish(&t, until, &mut sim.events, &mut sim.counters);
     (heard, ports[down].drops)
 }
 
