@@ -243,6 +243,10 @@ pub(crate) struct FlowQueues {
     drop_batch: u32,
     new_flow_priority: bool,
     // Line 2: what the engine collects after each call.
+    /// The bucket the last packet went to and its slot (bucket `NIL` once that slot is given
+    /// back): a train of one flow's packets skips the `slot_of` load, on a busy fabric a
+    /// cache miss (1024 x 4 B per port).
+    recent: (u32, u32),
     dropped: Vec<PacketId>,
     stats: FlowQueueStats,
     /// `stats.codel.marks` already handed to the engine by `take_marks`.
@@ -289,6 +293,7 @@ impl FlowQueues {
             dropped: Vec::with_capacity(drop_batch.clamp(16, 1024) as usize),
             stats: FlowQueueStats::default(),
             marks_taken: 0,
+            recent: (NIL, NIL),
         }
     }
 
@@ -303,8 +308,12 @@ impl FlowQueues {
     /// The slot of bucket `b`, taking a fresh one if it has none.
     #[inline]
     fn slot(&mut self, b: u32) -> u32 {
+        if self.recent.0 == b {
+            return self.recent.1;
+        }
         let s = self.slot_of[b as usize];
         if s != NIL {
+            self.recent = (b, s);
             return s;
         }
         let s = match self.spare.pop() {
@@ -318,6 +327,7 @@ impl FlowQueues {
             }
         };
         self.slot_of[b as usize] = s;
+        self.recent = (b, s);
         s
     }
 
@@ -332,6 +342,9 @@ impl FlowQueues {
         }
         let slot = &self.slots[s as usize];
         if slot.codel.is_fresh(&self.codel, now) {
+            if self.recent.1 == s {
+                self.recent.0 = NIL;
+            }
             self.slot_of[slot.owner as usize] = NIL;
             self.spare.push(s);
         }

@@ -492,7 +492,7 @@ impl Fabric {
             ev.push(t, Event::Arrive(l));
         }
         let node = port.to;
-        if port.pending == Pending::Deferred {
+        if port.pending == Pending::Deferred && port.busy_until <= now {
             // The packet in service when the next departure fell due arrives no earlier
             // than that departure: its arrival is the settling that always comes.
             self.settle(l, now, ev, c);
