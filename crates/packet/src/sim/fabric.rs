@@ -4,8 +4,11 @@
 //! ([`Fabric::on_arrive`]). Every drop and mark is counted here, in one place.
 //!
 //! Forwarding path: a packet offered to a port is queued by the port's discipline; an idle
-//! port starts serializing at once, a busy one keeps exactly one `TxDone` event pending. A
-//! serialized packet joins the link's in-flight FIFO (links have constant delay, so order is
+//! port starts serializing at once. A busy port with a discipline that has timers (TFC, XCP)
+//! keeps exactly one `TxDone` event pending; one without (CoDel, FQ-CoDel, sfqCoDel, pFabric)
+//! schedules nothing and decides a due departure when the port is next looked at
+//! ([`Fabric::settle`]), which also sets the rule for one instant: a port's due departures
+//! come before its arrivals. A serialized packet joins the link's in-flight FIFO (links have constant delay, so order is
 //! kept) and only the FIFO's head has an `Arrive` event. FIFO disciplines that decide at
 //! arrival (DropTail, ECN threshold) skip the stored queue: a FIFO packet's start of
 //! transmission is known when it arrives (`max(now, busy_until)`), so it joins the link's FIFO

@@ -40,12 +40,13 @@ use rand::Rng;
 use results::Recorder;
 
 /// Something that happens at an instant. Payloads are dense indices (links, flows).
-/// Components keep at most one pending event each (htsim's habit): a port schedules its next
-/// departure only while it has a queue, a link only its head packet, a flow only its earliest
-/// timer.
+/// Components keep at most one pending event each (htsim's habit): a port with a timed
+/// discipline schedules its next departure only while it has a queue (others settle theirs
+/// when next looked at), a link only its head packet, a flow only its earliest timer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// The port feeding link `.0` finished serializing a packet and may start the next one.
+    /// The port feeding link `.0` finished serializing a packet and may start the next one
+    /// (ports whose discipline has timers; see `Fabric::settle`).
     TxDone(u32),
     /// The head packet in flight on link `.0` reaches the link's far end.
     Arrive(u32),
