@@ -12,7 +12,8 @@ use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_core::workload::{Cdf, PairMode, PoissonSpec};
 use dctc_packet::metrics::PacketRun as RunResult;
-use dctc_packet::schemes::LbKind;
+use dctc_packet::queue::FqCodelParams;
+use dctc_packet::schemes::{LbKind, QueueSpec};
 use dctc_packet::{PacketScheme, RunOptions, Workload};
 
 fn fabric() -> Topology {
@@ -33,6 +34,14 @@ fn fabric() -> Topology {
 }
 
 fn poisson_run(t: &Topology, lb: LbKind) -> RunResult {
+    let scheme = PacketScheme {
+        lb,
+        ..PacketScheme::dctcp(tuned(t), 97_500)
+    };
+    poisson_run_of(t, &scheme)
+}
+
+fn poisson_run_of(t: &Topology, scheme: &PacketScheme) -> RunResult {
     let until = SimTime::from_delta(Delta::from_ms(3));
     let spec = PoissonSpec {
         cdf: "websearch".into(),
@@ -51,13 +60,9 @@ fn poisson_run(t: &Topology, lb: LbKind) -> RunResult {
         .unwrap();
     let mut opts = RunOptions::new(4, until);
     opts.queue_sample = Some(Delta::from_us(10));
-    let scheme = PacketScheme {
-        lb,
-        ..PacketScheme::dctcp(tuned(t), 97_500)
-    };
     run_with(
         t,
-        &scheme,
+        scheme,
         &Workload {
             flows,
             incasts: vec![],
@@ -116,6 +121,28 @@ fn drill_evens_the_uplink_queues_better_than_ecmp_and_its_reordering_is_counted(
     // ECMP keeps a flow on one path: nothing overtakes; DRILL sprays packets over queues of
     // different lengths.
     assert_eq!(ecmp.counters.reordered_packets, 0);
+    assert!(drill.counters.reordered_packets > 0, "{:?}", drill.counters);
+    assert!(drill.records.iter().filter(|x| x.fct_us.is_some()).count() > 20);
+}
+
+#[test]
+fn drill_over_fq_codel_ports_reads_their_settled_backlogs_and_still_evens_the_uplinks() {
+    // FQ-CoDel ports decide a departure when next looked at: DRILL's per-packet reads and the
+    // queue samples must see them settled (in debug builds the engine asserts it at every
+    // backlog read), and with the backlogs right DRILL still evens the uplinks.
+    let t = fabric();
+    let over_fq_codel = |lb| PacketScheme {
+        lb,
+        switch_queue: QueueSpec::FqCodel(FqCodelParams::default()),
+        ..PacketScheme::dctcp(tuned(&t), 97_500)
+    };
+    let ecmp = poisson_run_of(&t, &over_fq_codel(LbKind::Ecmp));
+    let drill = poisson_run_of(&t, &over_fq_codel(LbKind::Drill));
+    let (ie, id) = (uplink_imbalance(&t, &ecmp), uplink_imbalance(&t, &drill));
+    assert!(
+        id < 0.5 * ie,
+        "DRILL imbalance {id:.0} B vs ECMP {ie:.0} B over FQ-CoDel ports"
+    );
     assert!(drill.counters.reordered_packets > 0, "{:?}", drill.counters);
     assert!(drill.records.iter().filter(|x| x.fct_us.is_some()).count() > 20);
 }

@@ -95,6 +95,10 @@ impl Port {
     /// arrival, the unfinished work `(busy_until - now) x rate`.
     #[inline]
     fn backlog(&self, now: SimTime) -> u64 {
+        debug_assert!(
+            self.pending != Pending::Deferred || self.busy_until > now,
+            "a port's backlog read before its due departures were settled (Fabric::settle)"
+        );
         if !self.fifo_fast {
             return self.queue.bytes();
         }
