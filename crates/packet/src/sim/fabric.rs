@@ -8,8 +8,8 @@
 //! keeps exactly one `TxDone` event pending; one without (CoDel, FQ-CoDel, sfqCoDel, pFabric)
 //! schedules nothing and decides a due departure when the port is next looked at
 //! ([`Fabric::settle`]), which also sets the rule for one instant: a port's due departures
-//! come before its arrivals. A serialized packet joins the link's in-flight FIFO (links have constant delay, so order is
-//! kept) and only the FIFO's head has an `Arrive` event. FIFO disciplines that decide at
+//! come before its arrivals. A serialized packet joins the link's in-flight FIFO (links have
+//! constant delay, so order is kept) and only the FIFO's head has an `Arrive` event. FIFO disciplines that decide at
 //! arrival (DropTail, ECN threshold) skip the stored queue: a FIFO packet's start of
 //! transmission is known when it arrives (`max(now, busy_until)`), so it joins the link's FIFO
 //! at once and needs no departure event. Their backlog is the port's unfinished work, which
@@ -36,7 +36,7 @@ use rand::Rng;
 /// A stored queue's next departure, still to be decided.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Pending {
-    /// None: the queue is empty, or its head is being sent with nothing behind it decided.
+    /// Nothing waits to be sent (the queue is empty or the port is idle).
     None,
     /// A `TxDone` event decides it.
     Event,
@@ -545,10 +545,10 @@ impl Fabric {
             return;
         }
         if self.deferred {
-            // The judgment reads these ports' backlogs.
+            // The judgment reads these ports' backlogs. `link` itself was settled when the
+            // packet was offered to it; the ports behind it were not.
             let downstream = sig.spec.downstream;
             let to = self.ports[link as usize].to;
-            self.settle(link, now, ev, c);
             if !self.is_host[to.index()] {
                 self.settle_toward(to, dst, downstream, now, ev, c);
             }
@@ -1006,8 +1006,6 @@ impl Fabric {
     ) {
         for &l in links {
             self.settle(l, now, ev, c);
-        }
-        for &l in links {
             let port = &self.ports[l as usize];
             out.push(QueueSample {
                 time_ps: now.0,
