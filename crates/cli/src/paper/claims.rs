@@ -885,10 +885,18 @@ impl Row {
         }
     }
 
-    /// The paper's side as the claim reads: "0.85, tol 25%", "< 0.0017", "|ours| < 0.06",
-    /// "DCTCP/Flowtune 8.6x-10.9x, tol 25%", "dba vs varys -37.1%, tol 25%", "a < b < c".
+    /// The paper's side as the claim reads: "0.85", "0.997, tol 1%" (a tolerance other than
+    /// the default), "< 0.0017", "|ours| < 0.06", "DCTCP/Flowtune 8.6x-10.9x",
+    /// "dba vs varys -37.1%", "a < b < c".
     pub(crate) fn paper_text(&self) -> String {
-        let tol = |t: f64| format!(", tol {}%", format_num(t * 100.0));
+        // The default tolerance goes without saying (the rule states it); another is shown.
+        let tol = |t: f64| {
+            if t == DEFAULT_TOLERANCE {
+                String::new()
+            } else {
+                format!(", tol {}%", format_num(t * 100.0))
+            }
+        };
         let cap = |m: Option<f64>| {
             m.map(|m| format!(", at most {}", format_num(m)))
                 .unwrap_or_default()
@@ -1169,10 +1177,11 @@ mod tests {
         assert_eq!(grade(&r, &json!({"m": 14.0})).verdict, Verdict::Misses);
         assert_eq!(grade(&r, &json!({})).verdict, Verdict::Missing);
         assert_eq!(grade(&r, &json!({"m": "x"})).verdict, Verdict::Missing);
-        assert_eq!(r.paper_text(), "140, tol 25%");
+        assert_eq!(r.paper_text(), "140");
         let tight = ok("kind = \"value\"\nmetric = \"m\"\nvalue = 0.997\ntolerance = 0.01");
         assert_eq!(grade(&tight, &json!({"m": 0.99})).verdict, Verdict::Holds);
         assert_eq!(grade(&tight, &json!({"m": 0.947})).verdict, Verdict::Misses);
+        assert_eq!(tight.paper_text(), "0.997, tol 1%");
         assert_eq!(
             err_key("kind = \"value\"\nmetric = \"m\"\nvalue = 0.0"),
             "paper[0].value"
@@ -1196,7 +1205,7 @@ mod tests {
         assert_eq!(grade(&r, &json!({"g": 1.05})).verdict, Verdict::Misses);
         assert_eq!(grade(&r, &json!({"g": 0.61})).verdict, Verdict::Holds);
         assert_eq!(grade(&r, &json!({"g": 0.59})).verdict, Verdict::Misses);
-        assert_eq!(r.paper_text(), "0.8-0.9, tol 25%, at most 1");
+        assert_eq!(r.paper_text(), "0.8-0.9, at most 1");
         assert_eq!(
             err_key("kind = \"range\"\nmetric = \"g\"\nlow = 0.8\nhigh = 0.9\nphysical_max = 0.5"),
             "paper[0].physical_max"
@@ -1258,7 +1267,7 @@ mod tests {
         assert_eq!(at(0.99).verdict, Verdict::Misses);
         assert_eq!(at(1.0).verdict, Verdict::Misses);
         assert_eq!(at(2.35).ours, Some(Ours::Ratio(2.35)));
-        assert_eq!(r.paper_text(), "XCP/Flowtune 2.35x, tol 25%");
+        assert_eq!(r.paper_text(), "XCP/Flowtune 2.35x");
         assert_eq!(r.ours_text(&at(0.5)), "0.5x");
         // Two metrics, a over b, against a range.
         let p = ok(
@@ -1270,7 +1279,7 @@ mod tests {
         assert_eq!(grade(&p, &v(140.0, 10.0)).verdict, Verdict::SameWinner);
         assert_eq!(grade(&p, &v(10.0, 98.0)).verdict, Verdict::Misses);
         assert_eq!(grade(&p, &v(10.0, 0.0)).verdict, Verdict::Missing);
-        assert_eq!(p.paper_text(), "DCTCP/Flowtune 8.6x-10.9x, tol 25%");
+        assert_eq!(p.paper_text(), "DCTCP/Flowtune 8.6x-10.9x");
         // A factor below 1 names b the larger.
         let below = ok("kind = \"ratio\"\na = \"s.x\"\nb = \"s.y\"\nfactor = 0.4");
         assert_eq!(
@@ -1293,7 +1302,7 @@ mod tests {
         assert_eq!(at(-0.0037).verdict, Verdict::SameWinner);
         assert_eq!(at(0.003).verdict, Verdict::Misses);
         assert_eq!(at(0.0).verdict, Verdict::Misses);
-        assert_eq!(r.paper_text(), "dba vs varys -37.1%, tol 25%");
+        assert_eq!(r.paper_text(), "dba vs varys -37.1%");
         assert_eq!(r.ours_text(&at(-0.147)), "-14.7%");
         assert_eq!(r.ours_text(&at(0.053)), "+5.3%");
     }
@@ -1524,7 +1533,7 @@ mod tests {
         let g = grade(&r, &json!({"relative": {"a_vs_b": {"m": 1.5}}}));
         let j = r.to_json(&g);
         assert_eq!(j["kind"], "ratio");
-        assert_eq!(j["paper"], "a/b 2x, tol 25%");
+        assert_eq!(j["paper"], "a/b 2x");
         assert_eq!(j["ours"], json!(2.5));
         assert_eq!(j["ours_text"], "2.5x");
         assert_eq!(j["verdict"], "holds");

@@ -475,7 +475,7 @@ impl PaperLedger {
                     e.row.paper_text(),
                     e.ours.clone(),
                     e.verdict.label().into(),
-                    format!("{}: {}", e.run, e.file),
+                    e.run.clone(),
                     reason(e),
                 ]
                 .map(Cell::Text)
@@ -483,6 +483,49 @@ impl PaperLedger {
             );
         }
         t
+    }
+
+    /// The ledger table as the HTML report shows it, narrow enough for a page: the id without
+    /// the paper (the section names it), the figure before the claim, no reason column (see
+    /// [`PaperLedger::reasons_table`]).
+    pub(crate) fn html_table(&self) -> Table {
+        let mut t = Table::new(
+            format!("{}: the paper's claims beside ours", self.paper),
+            ["id", "claim", "kind", "paper", "ours", "verdict", "run"],
+        );
+        let prefix = format!("{}/", self.paper);
+        for e in &self.entries {
+            t.push_row(
+                [
+                    e.id.strip_prefix(&prefix).unwrap_or(&e.id).to_string(),
+                    format!("{}: {}", e.row.figure, e.row.label),
+                    e.row.kind().into(),
+                    e.row.paper_text(),
+                    e.ours.clone(),
+                    e.verdict.label().into(),
+                    e.run.clone(),
+                ]
+                .map(Cell::Text)
+                .to_vec(),
+            );
+        }
+        t
+    }
+
+    /// Every row that does not hold, with its reason (None when all hold).
+    pub(crate) fn reasons_table(&self) -> Option<Table> {
+        let mut t = Table::new(
+            format!("{}: why rows do not hold", self.paper),
+            ["id", "verdict", "reason"],
+        );
+        for e in self.entries.iter().filter(|e| e.verdict != Verdict::Holds) {
+            t.push_row(
+                [e.id.clone(), e.verdict.label().into(), reason(e)]
+                    .map(Cell::Text)
+                    .to_vec(),
+            );
+        }
+        (!t.rows.is_empty()).then_some(t)
     }
 
     /// The untested headlines (None when there are none).
@@ -674,7 +717,7 @@ impl Tally {
             );
         }
         if self.not_run > 0 {
-            let _ = write!(s, "; {} rows of files not run in this mode", self.not_run);
+            let _ = write!(s, "; rows of files not run in this mode: {}", self.not_run);
         }
         s
     }
@@ -751,7 +794,7 @@ impl Ledger {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "Mode: **{}** ({}).\n",
+            "Mode: **{}** ({}). A row's id names its file: `<paper>/<stem>#<n>` is the n-th `[[paper]]` row of `scenarios/<paper>/<stem>.toml`, `<paper>/claims#<n>` and `<paper>/untested#<n>` are entries of `scenarios/<paper>/claims.toml`; `run` says which runs graded it.\n",
             self.mode,
             if self.mode == "short" {
                 "the short scenario files; `--full` takes `X.full.toml` where it exists"
@@ -863,7 +906,13 @@ impl Ledger {
         );
         let mut top = Section::new("Tally")
             .with_paragraph(tally.line())
-            .with_paragraph(super::claims::RULE);
+            .with_paragraph(super::claims::RULE)
+            .with_paragraph(
+                "A row's id names its file: <paper>/<stem>#<n> is the n-th [[paper]] row of \
+                 scenarios/<paper>/<stem>.toml; <paper>/claims#<n> and <paper>/untested#<n> are \
+                 entries of scenarios/<paper>/claims.toml. \"run\" says which runs graded it \
+                 (short, full, or both for a claim across files).",
+            );
         let mut per = Table::new(
             "Per paper",
             [
@@ -893,13 +942,16 @@ impl Ledger {
         top.push_table(per);
         r.push_section(top);
         for p in &self.papers {
-            let mut sec = Section::new(p.paper.clone()).with_table(p.table());
+            let mut sec = Section::new(p.paper.clone()).with_table(p.html_table());
+            if let Some(t) = p.reasons_table() {
+                sec.push_table(t);
+            }
             if let Some(t) = p.untested_table() {
                 sec.push_table(t);
             }
             if !p.ungraded.is_empty() {
                 sec.push_paragraph(format!(
-                    "Scenario files without a `[[paper]]` row: {}.",
+                    "Scenario files without a [[paper]] row: {}.",
                     p.ungraded.join(", ")
                 ));
             }
@@ -1093,7 +1145,7 @@ self_check = true
         let table = l.table();
         assert_eq!(table.rows[0][8], Cell::Text("unexplained".into()));
         assert!(matches!(&table.rows[1][8], Cell::Text(r) if r.starts_with("(c) ")));
-        assert_eq!(table.rows[3][7], Cell::Text("short: p/claims.toml".into()));
+        assert_eq!(table.rows[3][7], Cell::Text("short".into()));
         let ledger = Ledger {
             mode: "short",
             papers: vec![l],

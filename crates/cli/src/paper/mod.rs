@@ -212,7 +212,7 @@ miss_reason = "(b) a modelling difference, see scenarios/x/README.md#why"
         assert_eq!(t.rows[0][6], Cell::Text("misses (unexplained)".into()));
         assert_eq!(t.rows[1][5], Cell::Text("missing: a.c".into()));
         assert_eq!(t.rows[2][4], Cell::Text("< 10".into()));
-        assert_eq!(t.rows[3][4], Cell::Text("p/q 8.6x-10.9x, tol 25%".into()));
+        assert_eq!(t.rows[3][4], Cell::Text("p/q 8.6x-10.9x".into()));
         assert_eq!(t.rows[3][5], Cell::Text("1.5x".into()));
         assert_eq!(t.rows[3][6], Cell::Text("same winner".into()));
         assert!(matches!(&t.rows[3][7], Cell::Text(s) if s.starts_with("(b) ")));
