@@ -1173,7 +1173,7 @@ mod tests {
         assert_eq!(grade(&r, &json!({"m": 175.0})).verdict, Verdict::Holds);
         assert_eq!(grade(&r, &json!({"m": 105.0})).verdict, Verdict::Holds);
         assert_eq!(grade(&r, &json!({"m": 176.0})).verdict, Verdict::Misses);
-        // Same sign, a tenth of the size: what "direction only" once passed, now a miss.
+        // Same sign, a tenth of the size: no longer a half-verdict, a miss.
         assert_eq!(grade(&r, &json!({"m": 14.0})).verdict, Verdict::Misses);
         assert_eq!(grade(&r, &json!({})).verdict, Verdict::Missing);
         assert_eq!(grade(&r, &json!({"m": "x"})).verdict, Verdict::Missing);

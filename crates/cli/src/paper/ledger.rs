@@ -475,7 +475,7 @@ impl PaperLedger {
                     e.row.paper_text(),
                     e.ours.clone(),
                     e.verdict.label().into(),
-                    e.run.clone(),
+                    format!("{}: {}", e.run, e.file),
                     reason(e),
                 ]
                 .map(Cell::Text)
@@ -864,7 +864,12 @@ impl Ledger {
         s.push_str(&md_table(&per));
         let _ = writeln!(s, "\n{}", super::claims::RULE);
         for p in &self.papers {
-            let _ = writeln!(s, "\n## {}\n", p.paper);
+            let _ = writeln!(
+                s,
+                "\n## {}\n\n{}\n",
+                p.paper,
+                Tally::of(std::slice::from_ref(p)).line()
+            );
             s.push_str(&md_table(&p.table()));
             if let Some(t) = p.untested_table() {
                 let _ = writeln!(s, "\nHeadlines dctc does not grade:\n");
@@ -1145,7 +1150,8 @@ self_check = true
         let table = l.table();
         assert_eq!(table.rows[0][8], Cell::Text("unexplained".into()));
         assert!(matches!(&table.rows[1][8], Cell::Text(r) if r.starts_with("(c) ")));
-        assert_eq!(table.rows[3][7], Cell::Text("short".into()));
+        assert_eq!(table.rows[3][7], Cell::Text("short: p/claims.toml".into()));
+        assert_eq!(l.html_table().rows[3][6], Cell::Text("short".into()));
         let ledger = Ledger {
             mode: "short",
             papers: vec![l],
@@ -1179,9 +1185,8 @@ mod shipped {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
     }
 
-    /// Every row id with its kind and its claim as the ledger prints it; untested headlines
-    /// with kind "untested" and their headline.
-    pub(super) fn rows() -> Vec<(String, String, String)> {
+    /// Every row of every shipped scenario and claims.toml, by id.
+    fn all_rows() -> Vec<(String, Row)> {
         let root = repo().join("scenarios");
         let mut out = Vec::new();
         for paper in paper_names(&root).unwrap() {
@@ -1196,14 +1201,14 @@ mod shipped {
                 out.push((format!("{paper}/claims#{}", i + 1), r.clone()));
             }
         }
-        for (id, r) in &out {
-            assert!(
-                !r.figure.trim().is_empty() && !r.note.trim().is_empty(),
-                "{id}"
-            );
-            assert!(super::super::claims::KINDS.contains(&r.kind()), "{id}");
-        }
-        let mut ids: Vec<(String, String, String)> = out
+        out
+    }
+
+    /// Every row id with its kind and its claim as the ledger prints it; untested headlines
+    /// with kind "untested" and their headline.
+    pub(super) fn rows() -> Vec<(String, String, String)> {
+        let root = repo().join("scenarios");
+        let mut ids: Vec<(String, String, String)> = all_rows()
             .into_iter()
             .map(|(id, r)| (id, r.kind().to_string(), r.paper_text()))
             .collect();
@@ -1220,8 +1225,54 @@ mod shipped {
         ids
     }
 
+    /// GitHub's anchor for a markdown heading: lowercase, punctuation dropped, spaces to `-`.
+    fn anchor(heading: &str) -> String {
+        heading
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect()
+    }
+
+    #[test]
+    fn every_miss_reason_points_to_a_readme_section_that_exists() {
+        assert_eq!(
+            anchor("Fig. 4: what the paper plots, and why our FQ-CoDel gap stays flat"),
+            "fig-4-what-the-paper-plots-and-why-our-fq-codel-gap-stays-flat"
+        );
+        for (id, r) in all_rows() {
+            let Some(reason) = &r.miss_reason else {
+                continue;
+            };
+            let (file, section) = reason
+                .split_whitespace()
+                .find_map(|w| {
+                    w.trim_end_matches(['.', ',', ')', ';'])
+                        .split_once("README.md#")
+                })
+                .map(|(dir, sec)| (format!("{dir}README.md"), sec.to_string()))
+                .unwrap_or_else(|| panic!("{id}: no README pointer in `{reason}`"));
+            let text = std::fs::read_to_string(repo().join(&file))
+                .unwrap_or_else(|e| panic!("{id}: {file}: {e}"));
+            let found = text
+                .lines()
+                .filter_map(|l| l.strip_prefix('#'))
+                .any(|h| anchor(h.trim_start_matches('#')) == section);
+            assert!(found, "{id}: {file} has no section #{section}");
+        }
+    }
+
     #[test]
     fn every_shipped_row_has_a_kind_a_figure_and_a_note() {
+        for (id, r) in all_rows() {
+            assert!(
+                !r.figure.trim().is_empty() && !r.note.trim().is_empty(),
+                "{id}"
+            );
+            assert!(super::super::claims::KINDS.contains(&r.kind()), "{id}");
+        }
         let rows = rows();
         assert!(rows.len() > 150, "{}", rows.len());
         let kinds: BTreeSet<&str> = rows.iter().map(|r| r.1.as_str()).collect();
