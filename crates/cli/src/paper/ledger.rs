@@ -581,6 +581,25 @@ impl PaperLedger {
         Some(t)
     }
 
+    /// [`PaperLedger::not_run_table`] as the HTML report shows it, narrow enough for a page:
+    /// the id (which names the file) without the paper, the figure before the claim.
+    pub(crate) fn html_not_run_table(&self) -> Option<Table> {
+        let mut t = self.not_run_table()?;
+        t.columns = ["id", "claim", "kind", "paper"].map(String::from).to_vec();
+        let prefix = format!("{}/", self.paper);
+        for (row, e) in t.rows.iter_mut().zip(&self.not_run) {
+            *row = [
+                e.id.strip_prefix(&prefix).unwrap_or(&e.id).to_string(),
+                format!("{}: {}", e.row.figure, e.row.label),
+                e.row.kind().into(),
+                e.row.paper_text(),
+            ]
+            .map(Cell::Text)
+            .to_vec();
+        }
+        Some(t)
+    }
+
     /// The paper's ledger as console text: the table, the untested headlines and the tally.
     pub(crate) fn to_text(&self) -> String {
         let mut s = format!("\nLedger of {}\n{}", self.paper, self.table().to_text());
@@ -960,7 +979,7 @@ impl Ledger {
                     p.ungraded.join(", ")
                 ));
             }
-            if let Some(t) = p.not_run_table() {
+            if let Some(t) = p.html_not_run_table() {
                 sec.push_table(t);
             }
             r.push_section(sec);
@@ -1152,6 +1171,10 @@ self_check = true
         assert!(matches!(&table.rows[1][8], Cell::Text(r) if r.starts_with("(c) ")));
         assert_eq!(table.rows[3][7], Cell::Text("short: p/claims.toml".into()));
         assert_eq!(l.html_table().rows[3][6], Cell::Text("short".into()));
+        let nr = l.html_not_run_table().unwrap();
+        assert_eq!(nr.columns.len(), 4);
+        assert_eq!(nr.rows[0][0], Cell::Text("s-2.full#1".into()));
+        assert_eq!(nr.rows[0][1], Cell::Text("F: r".into()));
         let ledger = Ledger {
             mode: "short",
             papers: vec![l],
@@ -1223,6 +1246,70 @@ mod shipped {
             }
         }
         ids
+    }
+
+    /// The cells of a markdown table line, `\|` unescaped.
+    fn cells(line: &str) -> Vec<String> {
+        let mut out = vec![String::new()];
+        let mut chars = line.trim().trim_start_matches('|').chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&'|') => {
+                    out.last_mut().unwrap().push('|');
+                    chars.next();
+                }
+                '|' => out.push(String::new()),
+                _ => out.last_mut().unwrap().push(c),
+            }
+        }
+        out.pop();
+        out.into_iter().map(|c| c.trim().to_string()).collect()
+    }
+
+    #[test]
+    fn fidelity_lists_every_row_as_the_code_reads_it() {
+        let text = std::fs::read_to_string(repo().join("FIDELITY.md"))
+            .expect("FIDELITY.md at the repository root");
+        let regenerate =
+            "regenerate it: cargo run --release -p dctc -- ledger --fidelity FIDELITY.md";
+        // id -> (kind, claim) from every table: graded rows and rows not run carry
+        // `id | figure | claim | kind | paper | ...`, untested headlines
+        // `id | figure | headline | reason`.
+        let mut listed = std::collections::BTreeMap::new();
+        for line in text.lines().filter(|l| l.starts_with("| ")) {
+            let c = cells(line);
+            let is_id = c[0].contains('/') && c[0].contains('#') && !c[0].contains(' ');
+            if !is_id {
+                continue;
+            }
+            let entry = if c[0].contains("/untested#") {
+                ("untested".to_string(), c[2].clone())
+            } else {
+                (c[3].clone(), c[4].clone())
+            };
+            assert!(
+                listed.insert(c[0].clone(), entry).is_none(),
+                "{} is listed twice in FIDELITY.md",
+                c[0]
+            );
+        }
+        let rows = rows();
+        for (id, kind, claim) in &rows {
+            match listed.get(id) {
+                None => panic!("FIDELITY.md does not list {id}: {regenerate}"),
+                Some((k, c)) => assert!(
+                    k == kind && c == claim,
+                    "FIDELITY.md lists {id} as {k} `{c}`, the code reads {kind} `{claim}`: {regenerate}"
+                ),
+            }
+        }
+        let shipped: BTreeSet<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        for id in listed.keys() {
+            assert!(
+                shipped.contains(id.as_str()),
+                "FIDELITY.md lists {id}, which no scenario has any more: {regenerate}"
+            );
+        }
     }
 
     /// GitHub's anchor for a markdown heading: lowercase, punctuation dropped, spaces to `-`.
