@@ -231,7 +231,7 @@ fn the_ledger_grades_every_row_tallies_and_reruns_byte_identical() {
         format!("{}\n<!-- merge debris -->", fid),
     )
     .unwrap();
-    let o = dctc(&["ledger", "--fidelity", "FID.md", "--render"], &dir);
+    let o = dctc(&["ledger", "--fidelity", "FID.md", "--render"], dir);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(dir.join("FID.md")).unwrap(), fid);
     for id in [
