@@ -15,8 +15,9 @@ use dctc_core::stats::{min_samples_for, BucketSlowdown, Percentiles, SizeBucket,
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
 use dctc_packet::config::{IncastSweep, PacketSettings, WorkloadPlan, WORKLOAD_KINDS};
+use dctc_packet::keys::ParseTable;
 use dctc_packet::metrics::PacketRun;
-use dctc_packet::schemes::{resolve_scheme, ParseTable};
+use dctc_packet::schemes::resolve_scheme;
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
 use serde_json::{json, Map, Value};
@@ -24,7 +25,8 @@ use serde_json::{json, Map, Value};
 /// Schemes this engine runs, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = dctc_packet::SCHEMES;
 
-/// One `[[schemes]]` table of a scenario, read with the scenario's key-path errors.
+/// One table of a scenario (a `[[schemes]]` entry, `[packet]`), read with the scenario's
+/// key-path errors; each part of the engine takes the keys it owns.
 struct SchemeTable<'a> {
     s: &'a Scenario,
     value: &'a toml::Value,
@@ -32,9 +34,18 @@ struct SchemeTable<'a> {
 }
 
 impl ParseTable for SchemeTable<'_> {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-        self.s
-            .parse(self.value, self.key)
+    fn keys(&self) -> Vec<String> {
+        let table = self.value.as_table().into_iter().flatten();
+        table.map(|(k, _)| k.clone()).collect()
+    }
+
+    fn parse_keys<T: serde::de::DeserializeOwned>(&self, names: &[&str]) -> Result<T, KeyError> {
+        let part: toml::Table = (self.value.as_table().into_iter().flatten())
+            .filter(|(k, _)| names.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        (self.s)
+            .parse(&toml::Value::Table(part), self.key)
             .map_err(|e| KeyError::new(e.key, e.reason))
     }
 }
@@ -78,12 +89,17 @@ fn micros(
 /// Checks a scenario and, when `generate`, draws its flows; without, Poisson arrivals are only
 /// counted (so `validate` never generates the workload it checks).
 fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
-    let settings: PacketSettings = s.parse(&s.settings, "packet")?;
     let output = s.output_spec(OUTPUT_KEYS)?;
     let mut topo = s
         .fabric
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
+    let packet = SchemeTable {
+        s,
+        value: &s.settings,
+        key: "packet",
+    };
+    let settings = PacketSettings::read(&packet, &topo).map_err(|e| s.key_error(e))?;
     if s.schemes.is_empty() {
         return Err(s.error(
             "schemes",
@@ -122,18 +138,6 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         }
     }
     let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
-    let drain = match settings.drain_ms {
-        None => Delta::ZERO,
-        Some(x) if x.is_finite() && x >= 0.0 && x * 1e-3 <= Delta::MAX_SCENARIO.as_secs_f64() => {
-            Delta::from_secs_f64(x * 1e-3)
-        }
-        Some(x) => {
-            return Err(s.error(
-                "packet.drain_ms",
-                format!("must be between 0 and one day (86400000 ms), got {x}"),
-            ))
-        }
-    };
     let arrivals_until = SimTime::from_delta(s.duration);
     let specs = s.workload_specs(WORKLOAD_KINDS)?;
     let WorkloadPlan {
@@ -152,7 +156,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         )
         .map_err(|e| s.key_error(e))?;
     }
-    let until = arrivals_until + drain;
+    let until = arrivals_until + settings.drain;
     let mut opts = RunOptions::new(s.seed, until);
     opts.queue_sample = micros(s, "output.queue_sample_us", output.queue_sample_us, 100.0)?;
     opts.throughput_bin = micros(
@@ -370,7 +374,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "simulated_ms": r.simulated_ps as f64 * 1e-9,
         "hosts": p.topo.hosts().len(),
     });
-    if let dctc_packet::schemes::QueueSpec::Tfc(t) = scheme.switch_queue {
+    if let dctc_packet::queue::QueueSpec::Tfc(t) = scheme.switch_queue {
         // TFC's switch parameters as resolved (defaults filled).
         summary["tfc"] = json!({ "rho0": t.rho0, "alpha": t.alpha,
             "initial_rtt_b_us": t.initial_rtt_b.as_us_f64(), "delay_arbiter": t.delay_arbiter });

@@ -1,7 +1,10 @@
 //! `cubic`: CUBIC (RFC 9438) with HyStart++ (RFC 9406) over DropTail switch queues, Linux's
 //! defaults: `cubic_beta` 0.7, `cubic_c` 0.4, `fast_convergence` and `hystart` on.
 
-use super::{Context, Parts, QueueName};
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+
 use dctc_core::config::KeyError;
 use crate::transport::{Cc, Cubic};
 
@@ -45,7 +48,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     }
     Ok(Parts {
         cc: Cc::Cubic(c),
-        queue: QueueName::DropTail,
+        queue: DropTailParams::NAME,
         tcp: Default::default(),
     })
 }
@@ -54,7 +57,8 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
 mod tests {
     use super::*;
     use crate::config::PacketSettings;
-    use crate::schemes::{resolve_scheme, ParseTable, PacketScheme};
+    use crate::sim::PacketScheme;
+use crate::schemes::resolve_scheme;
     use crate::sim::{RunOptions, Simulation, Workload};
     use crate::transport::TcpConfig;
     use dctc_core::fabric::{dumbbell, DumbbellSpec};
@@ -63,16 +67,6 @@ mod tests {
     use dctc_core::spec::FlowSpec;
     use dctc_core::units::{Delta, SimTime};
 
-    struct Toml(toml::Value);
-
-    impl ParseTable for Toml {
-        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
-                "schemes[0]",
-                e.to_string(),
-            ))
-        }
-    }
 
     fn topo() -> dctc_core::topology::Topology {
         // The 5 Gb/s bottleneck, not the senders' NICs, is where the queue builds.
@@ -89,7 +83,7 @@ mod tests {
     }
 
     fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
-        let t = Toml(toml::from_str(src).unwrap());
+        let t = crate::toml_table::TomlTable::new(src, "schemes[0]");
         resolve_scheme(&t, &PacketSettings::default(), &topo(), "schemes[0]")
     }
 
@@ -107,7 +101,7 @@ mod tests {
         let e = resolve("name = \"cubic\"\ncubic_c = -1.0").unwrap_err();
         assert_eq!(e.path, "schemes[0].cubic_c");
         let e = resolve("name = \"cubic\"\ndctcp_g = 0.5").unwrap_err();
-        assert!(e.reason.contains("unknown field `dctcp_g`"), "{e}");
+        assert!(e.reason.contains("a key of scheme `dctcp`"), "{e}");
     }
 
     #[test]
@@ -121,7 +115,7 @@ mod tests {
             NAME,
             tcp,
             Cc::Cubic(Cubic::default()),
-            crate::schemes::QueueSpec::DropTail,
+            crate::schemes::QueueSpec::DropTail(DropTailParams),
         );
         let us = |x: u64| SimTime::from_delta(Delta::from_us(x));
         let flow = |id: u32, src: usize, start: u64| FlowSpec {

@@ -3,7 +3,10 @@
 //! BASELINES.md), senders keep the marked fraction alpha with gain g (`dctcp_g`, default
 //! 1/16) and cut `cwnd` by `alpha / 2` once per window.
 
-use super::{Context, Parts, QueueName};
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::ecn::EcnParams;
+
 use dctc_core::config::KeyError;
 use crate::transport::{Cc, Dctcp};
 
@@ -29,7 +32,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     }
     Ok(Parts {
         cc: Cc::Dctcp(d),
-        queue: QueueName::Ecn,
+        queue: EcnParams::NAME,
         tcp: Default::default(),
     })
 }

@@ -14,7 +14,10 @@
 //! throughput against the optimum computed every that many iterations), leaving out those
 //! before `churn_warmup_us` (0).
 
-use super::{Context, Parts, QueueName};
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+
 use dctc_core::config::KeyError;
 use crate::transport::flowtune::{AllocatorSpec, Flowtune};
 use crate::transport::Cc;
@@ -156,7 +159,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     }
     Ok(Parts {
         cc: Cc::Flowtune(Flowtune::new(spec)),
-        queue: QueueName::DropTail,
+        queue: DropTailParams::NAME,
         // Until its first rate a flow is plain TCP; ns-2's initial window of 2 packets (the
         // paper's simulator; the paper gives none) keeps that start from flooding a link the
         // allocator has already given away at 99%.
@@ -171,29 +174,20 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
 mod tests {
     use crate::config::PacketSettings;
     use dctc_core::config::KeyError;
-    use crate::schemes::{resolve_scheme, ParseTable, PacketScheme};
+    use crate::sim::PacketScheme;
+use crate::schemes::resolve_scheme;
     use crate::transport::Cc;
     use dctc_core::fabric::{preset, FabricSpec};
     use dctc_num::normalize::Normalize;
     use dctc_num::utility::Utility;
 
-    struct Toml(toml::Value);
-
-    impl ParseTable for Toml {
-        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
-                "schemes[0]",
-                e.to_string(),
-            ))
-        }
-    }
 
     fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
         let FabricSpec::LeafSpine(s) = preset("flowtune-144").unwrap() else {
             unreachable!()
         };
         let t = dctc_core::fabric::leaf_spine(&s).unwrap();
-        let table = Toml(toml::from_str(&format!("name = \"flowtune\"\n{src}")).unwrap());
+        let table = crate::toml_table::TomlTable::new(&format!("name = \"flowtune\"\n{src}"), "schemes[0]");
         resolve_scheme(&table, &PacketSettings::default(), &t, "schemes[0]")
     }
 
@@ -245,6 +239,6 @@ mod tests {
             assert_eq!(e.path, format!("schemes[0].{key}"), "{src}: {e:?}");
         }
         let e = resolve("dctcp_g = 0.5").unwrap_err();
-        assert!(e.reason.contains("unknown field `dctcp_g`"), "{e:?}");
+        assert!(e.reason.contains("a key of scheme `dctcp`"), "{e:?}");
     }
 }

@@ -3,7 +3,10 @@
 //! it on one path, where it is TCP's AIMD. Keys: `gamma` (default 1/2) and `eps` (segments,
 //! default 2), the values that make one path AIMD.
 
-use super::{Context, Parts, QueueName};
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+
 use dctc_core::config::KeyError;
 use crate::transport::{Cc, HolnetMcc};
 
@@ -33,7 +36,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     }
     Ok(Parts {
         cc: Cc::HolnetMcc(m),
-        queue: QueueName::DropTail,
+        queue: DropTailParams::NAME,
         tcp: Default::default(),
     })
 }

@@ -9,7 +9,11 @@
 //! percentage balancer at the leaves (`load_balancer = "holnet-percentage"`, whose r_min and
 //! r_max are `[packet].percentage_lb`'s), as §V does.
 
-use super::{Context, Parts, QueueName};
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+use crate::queue::holnet::HolnetParams;
+
 use dctc_core::config::KeyError;
 use crate::transport::{Cc, HolnetUta, UtaFeedback};
 
@@ -66,8 +70,8 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     };
     // The signaling switch judges its ports itself; echoed bits need the marking queue.
     let queue = match c.via {
-        UtaFeedback::Signal => QueueName::DropTail,
-        UtaFeedback::Echo => QueueName::Holnet,
+        UtaFeedback::Signal => DropTailParams::NAME,
+        UtaFeedback::Echo => HolnetParams::NAME,
     };
     Ok(Parts {
         cc: Cc::HolnetUta(c),
