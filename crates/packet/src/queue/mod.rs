@@ -346,6 +346,8 @@ disciplines! {
     Xcp(xcp::XcpParams),
     /// FIFO with HOLNET's per-hop congestion bits (80% of the buffer).
     Holnet(holnet::HolnetParams),
+    /// RED with ECN, gentle mode (RFC 2309, RFC 3168).
+    Red(red::RedParams),
 }
 
 impl QueueSpec {

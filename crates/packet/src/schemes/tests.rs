@@ -71,7 +71,7 @@ fn bad_names_and_values_are_named() {
     let e = resolve("name = \"dctcp\"\ntransport = \"dctpc\"").unwrap_err();
     assert_eq!(e.path, "schemes[1].transport");
     assert!(e.reason.contains("did you mean `dctcp`"), "{e}");
-    let e = resolve("name = \"dctcp\"\nqueue = \"red\"").unwrap_err();
+    let e = resolve("name = \"dctcp\"\nqueue = \"blue\"").unwrap_err();
     assert_eq!(e.path, "schemes[1].queue");
 }
 
