@@ -2,7 +2,9 @@
 //! errors that name the file, the key path and the reason (with the nearest valid key when a
 //! name is misspelt).
 
-use dctc_core::config::{unknown_name, KeyError, OutputSpec, WorkloadSpec};
+use dctc_core::config::{OutputSpec, WorkloadSpec};
+
+use dctc_core::error::{unknown_name, KeyError};
 use dctc_core::fabric::FabricSpec;
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;

@@ -8,7 +8,7 @@ use crate::workload::{
     load_trace, poisson_coflows, Arrivals, BuildTrace, Placement, SizeModel, TraceSpec,
 };
 use crate::FlowError;
-use dctc_core::config::unknown_name;
+use dctc_core::error::unknown_name;
 use dctc_core::fabric::{preset, FabricSpec, FatTreeSpec};
 use dctc_core::units::SimTime;
 use dctc_core::workload::{PairMode, PoissonSpec};

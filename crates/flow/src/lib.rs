@@ -36,7 +36,7 @@ pub mod routing;
 pub mod state;
 pub mod workload;
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use thiserror::Error;
 
 pub use engine::{CoflowInput, FlowInput, SimConfig, Simulator};

@@ -15,7 +15,7 @@
 use crate::alloc::WaterFill;
 use crate::net::{Hop, Net};
 use crate::FlowError;
-use dctc_core::config::unknown_name;
+use dctc_core::error::unknown_name;
 use dctc_core::rng::mix64;
 use dctc_core::units::Delta;
 

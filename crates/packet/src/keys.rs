@@ -8,7 +8,7 @@
 //! [`refuse_unowned`], which says which part would own it. Value checks share the helpers
 //! below, so a range reads the same in every part's errors.
 
-use dctc_core::config::{unknown_name, KeyError};
+use dctc_core::error::{unknown_name, KeyError};
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -76,7 +76,7 @@ macro_rules! unit_keys {
             fn names() -> Vec<&'static str> {
                 vec![$(stringify!($field)),*]
             }
-            fn read(table: &impl $crate::keys::ParseTable) -> Result<Self, dctc_core::config::KeyError> {
+            fn read(table: &impl $crate::keys::ParseTable) -> Result<Self, dctc_core::error::KeyError> {
                 table.parse_keys(&[$(stringify!($field)),*])
             }
             #[allow(clippy::clone_on_copy)]

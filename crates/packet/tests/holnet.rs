@@ -3,7 +3,7 @@
 
 mod common;
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::ids::{FlowId, NodeId};
 use dctc_core::routing::Routing;
 use dctc_core::spec::FlowSpec;

@@ -8,7 +8,7 @@ use crate::progress::Progress;
 use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::fabric::FabricSize;
 use dctc_core::routing::Routing;
 use dctc_core::stats::{min_samples_for, BucketSlowdown, Percentiles, SizeBucket, SlowdownSummary};

@@ -4,7 +4,7 @@
 use super::{PolicyKeys, RatePolicy};
 use crate::net::Net;
 use crate::FlowError;
-use dctc_core::config::{nearest, unknown_name, KeyError};
+use dctc_core::error::{nearest, unknown_name, KeyError};
 use serde::de::{DeserializeOwned, Visitor};
 use serde::Deserialize;
 

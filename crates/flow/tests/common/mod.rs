@@ -87,10 +87,10 @@ impl dctc_flow::policy::ParseTable for TomlKeys {
             .collect()
     }
 
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, dctc_core::config::KeyError> {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, dctc_core::error::KeyError> {
         self.0
             .clone()
             .try_into()
-            .map_err(|e| dctc_core::config::KeyError::new("", e.to_string()))
+            .map_err(|e| dctc_core::error::KeyError::new("", e.to_string()))
     }
 }

@@ -8,7 +8,7 @@
 use super::{BalancerUnit, Build, LoadBalancer};
 use crate::keys::At;
 use crate::packet::Packet;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::topology::Topology;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, streams, SimRng};

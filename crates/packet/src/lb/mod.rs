@@ -10,7 +10,7 @@ pub use spray::Spray;
 
 use crate::keys::{Keys, ParseTable};
 use crate::packet::Packet;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::routing::Routing;
 use dctc_core::topology::Topology;

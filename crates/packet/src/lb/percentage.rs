@@ -26,7 +26,7 @@
 use super::{BalancerUnit, Build, LoadBalancer, PortLoad};
 use crate::keys::{At, Range};
 use crate::packet::Packet;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::mix64;
 use dctc_core::routing::Routing;

@@ -4,7 +4,7 @@
 use super::{BalancerUnit, Build, LoadBalancer};
 use crate::keys::NoKeys;
 use crate::packet::Packet;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::topology::Topology;
 use dctc_core::ids::{LinkId, NodeId};
 

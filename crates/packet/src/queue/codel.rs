@@ -10,7 +10,7 @@ use super::fifo::{fifo_sizes, Fifo};
 use super::{Context, Discipline, Enqueued, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
 use crate::keys::Range;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::units::{Delta, Rate, SimTime};
 
 /// The largest packet on the wire in bytes (RFC 8289 `MAXPACKET`): CoDel never drops while at

@@ -4,7 +4,7 @@ use super::fifo::{ArrivalFifo, ArrivalRule};
 use super::{Context, Discipline};
 use crate::engine::{PacketId, PacketPool};
 use crate::keys::NoKeys;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::units::Rate;
 
 /// DropTail's arrival rule: accept whatever fits, unmarked.

@@ -8,7 +8,7 @@
 use super::fifo::{ArrivalFifo, ArrivalRule};
 use super::{Context, Discipline};
 use crate::engine::{PacketId, PacketPool};
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::units::Rate;
 
 /// The marking rule: CE on ECT arrivals that bring the queue above K.

@@ -11,7 +11,7 @@ use super::codel::{
 };
 use super::{Context, Discipline, Enqueued, QueueDisc, QueueParamError};
 use crate::engine::{PacketId, PacketPool};
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::rng::mix64;
 use dctc_core::units::{Rate, SimTime};
 

@@ -12,7 +12,7 @@ use super::{Context, Discipline};
 use crate::engine::{PacketId, PacketPool};
 use crate::keys::NoKeys;
 use crate::packet::PacketKind;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::units::Rate;
 
 /// HOLNET's threshold: a queue at 80% of its buffer is congested (`p_q = 80`).

@@ -21,7 +21,7 @@ pub use xcp::{XcpParams, XcpRouter};
 
 use crate::engine::{PacketId, PacketPool};
 use crate::keys::{At, Keys, ParseTable};
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::units::Rate;
 use dctc_core::units::SimTime;
 

@@ -15,7 +15,7 @@ use super::codel::{check_buffer, check_switch_buffer};
 use super::{Context, Discipline, Enqueued, QueueDisc, QueueParamError};
 use crate::engine::{PacketId, PacketPool};
 use crate::keys::NoKeys;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::units::{Rate, SimTime};
 
 /// One queued packet with what the scans read, copied at enqueue.

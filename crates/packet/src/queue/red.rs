@@ -30,7 +30,7 @@ use super::fifo::{fifo_sizes, Fifo};
 use super::{Context, Discipline, Enqueued, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
 use crate::keys::Range;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::rng::{component_rng, streams, SimRng};
 use dctc_core::units::{Rate, SimTime};
 use rand::Rng;

@@ -15,7 +15,7 @@ use super::codel::{check_switch_buffer, CodelKeys, CodelParams};
 use super::fq_codel::{bucket_keys, check_flow_params, FlowQueueStats, FlowQueues};
 use super::{Context, Discipline, Enqueued, QueueDisc, QueueParamError};
 use crate::engine::{PacketId, PacketPool};
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::units::{Rate, SimTime};
 
 /// sfqCoDel's parameters. The buffer overflows when either limit would be exceeded.

@@ -44,7 +44,7 @@ use super::{Context, Discipline, Enqueued, QueueDisc, QueueParamError};
 use crate::engine::{PacketId, PacketPool};
 use crate::keys::Range;
 use crate::packet::PacketKind;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::units::{Delta, Rate, SimTime};
 use std::collections::VecDeque;
 

@@ -20,7 +20,7 @@ use super::fifo::{fifo_sizes, Fifo};
 use super::{Context, Discipline, Enqueued, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
 use crate::packet::{HeaderExt, PacketKind};
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::units::{Delta, Rate, SimTime};
 
 /// XCP's router constants.

@@ -8,7 +8,7 @@ use super::{Context, Parts};
 use crate::queue::Discipline;
 use crate::queue::CodelParams;
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, NewReno};
 
 /// Registered name.

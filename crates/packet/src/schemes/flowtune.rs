@@ -18,7 +18,7 @@ use super::{Context, Parts};
 use crate::queue::Discipline;
 use crate::queue::droptail::DropTailParams;
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::transport::flowtune::{AllocatorSpec, Flowtune};
 use crate::transport::Cc;
 use dctc_core::units::Delta;
@@ -173,7 +173,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
 #[cfg(test)]
 mod tests {
     use crate::config::PacketSettings;
-    use dctc_core::config::KeyError;
+    use dctc_core::error::KeyError;
     use crate::sim::PacketScheme;
 use crate::schemes::resolve_scheme;
     use crate::transport::Cc;

@@ -14,7 +14,7 @@ use crate::queue::Discipline;
 use crate::queue::FqCodelParams;
 
 use crate::config::TcpKnobs;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, NewReno};
 
 /// Registered name.

@@ -24,7 +24,7 @@ use super::{Context, Parts};
 use crate::queue::Discipline;
 use crate::queue::droptail::DropTailParams;
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::transport::holnet_cc::{CosBounds, FlowParams};
 use crate::transport::{Cc, HolnetCc};
 use dctc_num::spec::UtilitySpec;

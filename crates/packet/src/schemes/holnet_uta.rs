@@ -14,7 +14,7 @@ use crate::queue::Discipline;
 use crate::queue::droptail::DropTailParams;
 use crate::queue::holnet::HolnetParams;
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, HolnetUta, UtaFeedback};
 
 /// Registered name.

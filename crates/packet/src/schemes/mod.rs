@@ -27,7 +27,7 @@ use crate::multipath::SubflowsSpec;
 use crate::queue::{self, QueueSpec, QUEUES};
 use crate::sim::PacketScheme;
 use crate::transport::{Cc, TcpConfig, TRANSPORTS};
-use dctc_core::config::{unknown_name, KeyError};
+use dctc_core::error::{unknown_name, KeyError};
 use dctc_core::topology::Topology;
 use dctc_core::units::Rate;
 

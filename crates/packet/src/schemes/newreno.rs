@@ -5,7 +5,7 @@ use super::{Context, Parts};
 use crate::queue::Discipline;
 use crate::queue::droptail::DropTailParams;
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, NewReno};
 
 /// Registered name.

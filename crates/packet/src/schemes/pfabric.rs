@@ -21,7 +21,7 @@ use crate::queue::Discipline;
 use crate::queue::pfabric::PFabricParams;
 
 use crate::config::TcpKnobs;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, PFabricHost};
 use dctc_core::routing::Routing;
 use dctc_core::stats::{ideal_fct, HEADER_BYTES, MSS_BYTES};

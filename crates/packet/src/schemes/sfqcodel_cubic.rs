@@ -9,7 +9,7 @@ use super::{Context, Parts};
 use crate::queue::Discipline;
 use crate::queue::SfqCodelParams;
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, Cubic};
 
 /// Registered name.

@@ -6,7 +6,7 @@
 use super::{Context, Parts};
 use crate::queue::{Discipline, QueueSpec, TfcParams};
 use crate::transport::{Cc, Tfc};
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 
 /// Registered name.
 pub const NAME: &str = "tfc";

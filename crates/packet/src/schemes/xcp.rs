@@ -10,7 +10,7 @@ use super::{Context, Parts};
 use crate::queue::Discipline;
 
 use crate::config::TcpKnobs;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::queue::XcpParams;
 use crate::transport::{Cc, Xcp};
 

@@ -2,7 +2,7 @@
 //! the crate include this file too).
 #![allow(dead_code, unreachable_pub)]
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::topology::Topology;
 use dctc_packet::config::PacketSettings;
 use dctc_packet::keys::ParseTable;
