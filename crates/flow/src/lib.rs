@@ -27,6 +27,7 @@ pub mod bench;
 mod completion;
 pub mod convergence;
 pub mod engine;
+mod error;
 pub mod heap;
 mod maxmin_inc;
 pub mod metrics;
@@ -36,32 +37,9 @@ pub mod routing;
 pub mod state;
 pub mod workload;
 
-use dctc_core::error::KeyError;
-use thiserror::Error;
-
 pub use engine::{CoflowInput, FlowInput, SimConfig, Simulator};
+pub use error::FlowError;
 pub use metrics::RunResult;
 pub use net::Net;
 pub use policy::{make_policy, PolicyConfig, PolicyKeys, RatePolicy, POLICIES};
 pub use routing::{RoutingMode, ROUTINGS};
-
-/// Why a flow-level run cannot be set up.
-#[derive(Debug, Error, PartialEq)]
-pub enum FlowError {
-    /// The fabric cannot be used.
-    #[error("fabric: {0}")]
-    Fabric(String),
-    /// A configuration value is invalid (its path relative to the table being read).
-    #[error("{0}")]
-    Invalid(#[from] KeyError),
-    /// A workload file or parameter is bad.
-    #[error("{0}")]
-    Workload(#[from] dctc_core::workload::WorkloadError),
-}
-
-impl FlowError {
-    /// An `Invalid` error for `key`.
-    pub fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        FlowError::Invalid(KeyError::new(key, reason))
-    }
-}

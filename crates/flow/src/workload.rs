@@ -26,8 +26,8 @@
 //! ignores `load`).
 
 use crate::engine::{CoflowInput, FlowInput};
+use crate::error::FlowError;
 use crate::net::Net;
-use crate::FlowError;
 use dctc_core::config::WorkloadSpec;
 use dctc_core::error::KeyError;
 use dctc_core::rng::{component_rng, streams};

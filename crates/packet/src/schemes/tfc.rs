@@ -27,11 +27,11 @@ pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
 
 /// TFC with `tcp` and switch parameters `params` (their `mss` and `header` come from `tcp`):
 /// TFC ports at switches, the delay arbiter alone at host NICs.
-pub fn scheme(tcp: crate::transport::TcpConfig, params: TfcParams) -> crate::PacketScheme {
+pub fn scheme(tcp: crate::transport::TcpConfig, params: TfcParams) -> crate::sim::PacketScheme {
     let params = TfcParams {
         mss: tcp.mss,
         header: tcp.header,
         ..params
     };
-    crate::PacketScheme::assemble(NAME, tcp, Cc::Tfc(Tfc::default()), QueueSpec::Tfc(params))
+    crate::sim::PacketScheme::assemble(NAME, tcp, Cc::Tfc(Tfc::default()), QueueSpec::Tfc(params))
 }
