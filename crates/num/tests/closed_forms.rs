@@ -192,7 +192,7 @@ fn holnet_multipath_60_20_80() {
         rel(y[0], 60e6) < 1e-6 && rel(y[1], 20e6) < 1e-6 && rel(y[2], 80e6) < 1e-6,
         "{y:?}"
     );
-    // NED with exponentiated-gradient splits gets there too, to a looser tolerance.
+    // NED (its proximal split update) gets there too, to a looser tolerance.
     let mut p = holnet(text);
     let mut ned = Ned::default();
     let mut st = State::new(&p, 1.0);
