@@ -297,10 +297,7 @@ mod tests {
     use dctc_core::units::Delta;
 
     fn pkt(pool: &mut PacketPool, ect: bool) -> PacketId {
-        let mut p = Packet::new(0, PacketKind::Data, NodeId(0), NodeId(1));
-        p.wire_bytes = 1500;
-        p.ecn.ect = ect;
-        pool.alloc(p)
+        crate::queue::tests::pkt(pool, 1500, ect)
     }
 
     #[test]
