@@ -9,6 +9,7 @@
 //! - [`net`]: capacities, edge links, equal-cost paths, base RTT.
 //! - [`routing`]: flow-level ECMP, Hedera-like, CONGA-like and DRILL-like path choice; Hedera
 //!   as a rerouting hook ([`routing::Reroute`]) the loop runs every period.
+//! - [`settings`]: the `[flow]` table, checked.
 //! - [`workload`]: the Facebook coflow trace (parse, place, scale), synthetic coflows, Poisson
 //!   flows as single-flow coflows.
 //! - [`alloc`]: dctc-num's weighted max-min water-filling and greedy priority kernels.
@@ -34,6 +35,7 @@ pub mod metrics;
 pub mod net;
 pub mod policy;
 pub mod routing;
+pub mod settings;
 pub mod state;
 pub mod workload;
 

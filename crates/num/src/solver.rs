@@ -390,6 +390,36 @@ pub enum AnySolver {
     Dba(Dba),
 }
 
+/// Every solver `dctc` runs, with what it is (the `dctc list` rows): those
+/// [`AnySolver::by_name`] makes, then the exact ones `dctc num solve` runs by themselves.
+pub const SOLVERS: &[(&str, &str)] = &[
+    (
+        "ned",
+        "Flowtune's Newton-Exact-Diagonal (gamma 0.4, prices start at 1)",
+    ),
+    ("gradient", "gradient projection on link prices"),
+    (
+        "fgm",
+        "fast weighted gradient (Beck et al. 2014), Nesterov-accelerated",
+    ),
+    (
+        "newton-like",
+        "Athuraliya & Low: H_ll estimated from observed rate changes",
+    ),
+    (
+        "dba",
+        "DBA: accelerated price update over weighted max-min rates",
+    ),
+    (
+        "maxmin",
+        "weighted max-min fair by water-filling (exact; dctc num solve only)",
+    ),
+    (
+        "reference",
+        "interior-point reference optimum (dctc num solve only)",
+    ),
+];
+
 impl AnySolver {
     /// Every name [`AnySolver::by_name`] takes.
     pub const NAMES: &'static [&'static str] = &["ned", "gradient", "fgm", "newton-like", "dba"];

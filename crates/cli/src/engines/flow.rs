@@ -34,17 +34,16 @@ use anyhow::Result;
 use dctc_core::config::OutputSpec;
 use dctc_core::error::KeyError;
 use dctc_core::rng::mix64;
-use dctc_core::units::{Delta, SimTime};
-use dctc_core::workload::coflow::MAX_LOAD;
+use dctc_core::units::SimTime;
 use dctc_flow::convergence::convergence;
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::policy::ParseTable;
+use dctc_flow::settings::{FlowKeys, FlowSettings, Mode};
 use dctc_flow::workload::{FlowWorkload, WORKLOAD_KINDS};
 use dctc_flow::{
     make_policy, CoflowInput, Net, PolicyConfig, RoutingMode, RunResult, SimConfig, Simulator,
 };
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 /// Schemes this engine runs, for `dctc list`.
@@ -52,39 +51,6 @@ pub(crate) const SCHEMES: &[(&str, &str)] = dctc_flow::POLICIES;
 
 /// Flow-level routings, for `dctc list`.
 pub(crate) const ROUTINGS: &[(&str, &str)] = dctc_flow::ROUTINGS;
-
-/// `[flow]`.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FlowSettings {
-    /// Default routing for every scheme.
-    #[serde(default)]
-    routing: Option<String>,
-    /// Hedera rescheduling period, ms (default 5).
-    #[serde(default)]
-    hedera_period_ms: Option<f64>,
-    /// Hedera large-flow threshold as a fraction of the host link rate (default 0.1).
-    #[serde(default)]
-    hedera_threshold: Option<f64>,
-    /// Rerun the workload at each of these loads (overrides each workload's `load`).
-    #[serde(default)]
-    loads: Vec<f64>,
-    /// `run` (default) or `convergence`.
-    #[serde(default)]
-    mode: Option<String>,
-    /// Convergence: DBA iterations to run (default 40).
-    #[serde(default)]
-    iterations: Option<usize>,
-    /// Convergence: relative band around the optimum (default 0.01).
-    #[serde(default)]
-    within: Option<f64>,
-    /// Convergence: multiply flow sizes so that none ends inside the window (default 1000).
-    #[serde(default)]
-    size_factor: Option<f64>,
-    /// Convergence: flows drawn in the chart (default 3).
-    #[serde(default)]
-    track: Option<usize>,
-}
 
 /// The `[output]` keys this engine reads: `flows_csv` (write `flows.csv`, default true; the
 /// full trace has 706,397 flows per run) and `cdf_points` (points per CCT CDF, default 100).
@@ -122,35 +88,11 @@ struct Plan {
     loads: Vec<Option<f64>>,
     settings: FlowSettings,
     output: OutputSpec,
-    convergence: bool,
-}
-
-fn routing_mode(
-    s: &Scenario,
-    key: &str,
-    name: &str,
-    st: &FlowSettings,
-) -> Result<RoutingMode, ScenarioError> {
-    let mut mode = RoutingMode::from_name(name).map_err(|e| s.error(key, e.to_string()))?;
-    if let RoutingMode::Hedera { period, threshold } = &mut mode {
-        if let Some(ms) = st.hedera_period_ms {
-            if !(ms.is_finite() && ms > 0.0) {
-                return Err(s.error("flow.hedera_period_ms", "must be > 0"));
-            }
-            *period = Delta::from_secs_f64(ms * 1e-3);
-        }
-        if let Some(t) = st.hedera_threshold {
-            if !(t.is_finite() && (0.0..=1.0).contains(&t)) {
-                return Err(s.error("flow.hedera_threshold", "must be in [0, 1]"));
-            }
-            *threshold = t;
-        }
-    }
-    Ok(mode)
 }
 
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
-    let settings: FlowSettings = s.parse(&s.settings, "flow")?;
+    let keys: FlowKeys = s.parse(&s.settings, "flow")?;
+    let settings = FlowSettings::new(&keys).map_err(|e| s.key_error(e.at("flow")))?;
     let output = s.output_spec(OUTPUT_KEYS)?;
     if let Some(n) = output.cdf_points {
         if n as u64 > crate::limits::MAX_SAMPLES {
@@ -168,22 +110,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
     let net = Net::new(topo).map_err(|e| s.error("fabric", e.to_string()))?;
-    let convergence = match settings.mode.as_deref().unwrap_or("run") {
-        "run" => false,
-        "convergence" => true,
-        other => {
-            return Err(s.error(
-                "flow.mode",
-                format!("unknown mode `{other}`; valid: run, convergence"),
-            ))
-        }
-    };
-    let default_routing = routing_mode(
-        s,
-        "flow.routing",
-        settings.routing.as_deref().unwrap_or("ecmp"),
-        &settings,
-    )?;
+    let convergence = settings.convergence();
     if s.schemes.is_empty() {
         return Err(s.error(
             "schemes",
@@ -203,8 +130,8 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             None => Ok(None),
         };
         let routing = match string_key("routing")? {
-            Some(r) => routing_mode(s, &format!("{key}.routing"), &r, &settings)?,
-            None => default_routing.clone(),
+            Some(r) => (settings.routing_named(&r)).map_err(|e| s.key_error(e.at(&key)))?,
+            None => settings.routing.clone(),
         };
         let Some(name) = string_key("name")? else {
             return Err(s.error(&key, "missing field `name`"));
@@ -241,14 +168,6 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             .map_err(|e| s.key_error(e.at(&format!("workload[{i}]"))))?;
         workloads.push(w);
     }
-    for (k, &l) in settings.loads.iter().enumerate() {
-        if !(l.is_finite() && l > 0.0 && l <= MAX_LOAD) {
-            return Err(s.error(
-                &format!("flow.loads[{k}]"),
-                format!("must be in (0, {MAX_LOAD}], got {l}"),
-            ));
-        }
-    }
     // Bound what the workloads will generate, without generating it: Poisson arrivals are
     // counted at every load the run sweeps, synthetic coflows by their widest size.
     let until = SimTime::from_delta(s.duration);
@@ -261,11 +180,6 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     } else {
         settings.loads.iter().map(|&l| Some(l)).collect()
     };
-    if let Some(w) = settings.within {
-        if !(w.is_finite() && w > 0.0) {
-            return Err(s.error("flow.within", "must be > 0"));
-        }
-    }
     Ok(Plan {
         net,
         schemes,
@@ -273,7 +187,6 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         loads,
         settings,
         output,
-        convergence,
     })
 }
 
@@ -369,7 +282,7 @@ fn load_key(l: f64) -> String {
 /// Runs a scenario on this engine.
 pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     let p = plan(s)?;
-    if p.convergence {
+    if p.settings.convergence() {
         return run_convergence(s, &p);
     }
     // Arrivals stop at the workloads' end; every run goes on until its last coflow ends.
@@ -705,10 +618,15 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
 }
 
 fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
-    let iterations = p.settings.iterations.unwrap_or(40);
-    let within = p.settings.within.unwrap_or(0.01);
-    let factor = p.settings.size_factor.unwrap_or(1000.0);
-    let track = p.settings.track.unwrap_or(3);
+    let Mode::Convergence {
+        iterations,
+        within,
+        size_factor: factor,
+        track,
+    } = p.settings.mode
+    else {
+        unreachable!("run_convergence runs convergence scenarios")
+    };
     let (mut coflows, dropped) = build_coflows(s, p, p.loads[0])?;
     if !dropped.is_empty() {
         eprint!("{}", dropped_lines(&dropped));
