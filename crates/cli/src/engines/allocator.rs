@@ -26,6 +26,7 @@
 //! Summary: `schemes.<label>.load_<pct>.{max_over_allocation_gbps, mean_over_allocation_gbps,
 //! f_norm_fraction, u_norm_fraction, raw_fraction, completed, notifications_per_flowlet}`.
 
+use super::Engine;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;
@@ -37,6 +38,7 @@ use dctc_core::routing::Routing;
 use dctc_core::units::SimTime;
 use dctc_core::workload::{Cdf, PoissonSpec};
 use dctc_num::churn::{self, ChurnConfig, ChurnResult, Flowlet};
+use dctc_num::convergence::ConvergenceResult;
 use dctc_num::settings::{AllocatorKeys, AllocatorSettings, Mode, SolverKeys};
 use dctc_num::solver::AnySolver;
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
@@ -48,7 +50,7 @@ pub(crate) const SCHEMES: &[(&str, &str)] = dctc_num::solver::SOLVERS;
 
 const WORKLOAD_KINDS: &[&str] = &["poisson"];
 
-struct Plan {
+pub(crate) struct Plan {
     settings: AllocatorSettings,
     schemes: Vec<(String, AnySolver)>,
     workload: Option<(PoissonSpec, Cdf)>,
@@ -143,19 +145,44 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     })
 }
 
-/// Checks a scenario for this engine.
-pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    plan(s)?;
-    Ok(())
-}
-
 fn pct(load: f64) -> String {
     format!("load_{:.0}", load * 100.0)
 }
 
-/// Runs a scenario on this engine.
-pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
-    let p = plan(s)?;
+/// The allocator engine.
+pub(crate) struct Allocator;
+
+/// What the allocator engine's runs produced (with the fabric's link count).
+pub(crate) enum Runs {
+    /// Churn runs: (label, load, result) per solver and load.
+    Churn(usize, Vec<(String, f64, ChurnResult)>),
+    /// Convergence runs, one per solver.
+    Convergence(usize, Vec<ConvergenceResult>),
+}
+
+impl Engine for Allocator {
+    type Plan = Plan;
+    type Runs = Runs;
+
+    fn plan(s: &Scenario, _generate: bool) -> Result<Plan, ScenarioError> {
+        plan(s)
+    }
+
+    fn execute(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
+        churn_runs(s, p, progress)
+    }
+
+    fn render(s: &Scenario, p: &Plan, runs: Runs) -> RunOutput {
+        match runs {
+            Runs::Churn(links, results) => output(s, p, links, results),
+            Runs::Convergence(links, r) => render_convergence(s, p, links, &r),
+        }
+    }
+}
+
+/// Every solver at every load under flowlet churn (or, in convergence mode, every solver's
+/// convergence).
+fn churn_runs(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
     let topo = s
         .fabric
         .build(&s.base_dir)
@@ -163,7 +190,8 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
     let capacity: Vec<f64> = topo.links().iter().map(|l| l.rate.bps_f64()).collect();
     let Mode::Churn { config, .. } = &p.settings.mode else {
-        return run_convergence(s, &p, &topo, &routing, &capacity, progress);
+        let runs = convergence_runs(s, p, &topo, &routing, &capacity, progress)?;
+        return Ok(Runs::Convergence(capacity.len(), runs));
     };
     let (workload, cdf) = p.workload.as_ref().expect("churn mode has a workload");
     let cfg = ChurnConfig {
@@ -201,7 +229,7 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
             results.push((label.clone(), load, r));
         }
     }
-    Ok(output(s, &p, capacity.len(), results))
+    Ok(Runs::Churn(capacity.len(), results))
 }
 
 fn output(
@@ -341,14 +369,15 @@ fn output(
 }
 
 /// Convergence mode: `flows` random host pairs (ECMP paths, log utilities), then one more.
-fn run_convergence(
+/// Every solver's convergence on random flows from a cold start and after one arrival.
+fn convergence_runs(
     s: &Scenario,
     p: &Plan,
     topo: &dctc_core::topology::Topology,
     routing: &Routing,
     capacity: &[f64],
     progress: &Progress,
-) -> Result<RunOutput> {
+) -> Result<Vec<ConvergenceResult>> {
     use dctc_num::{NumFlow, Problem, Utility};
     let Mode::Convergence {
         flows: n,
@@ -356,7 +385,7 @@ fn run_convergence(
         max_iterations: cap,
     } = p.settings.mode
     else {
-        unreachable!("run_convergence runs convergence scenarios")
+        unreachable!("convergence_runs runs convergence scenarios")
     };
     let hosts = topo.hosts();
     let unit = capacity.iter().cloned().fold(1.0, f64::max);
@@ -387,6 +416,37 @@ fn run_convergence(
             .map_err(|e| s.error("allocator.flows", e.to_string()))?;
     }
     let arrival = random_flow(n);
+    let mut runs = Vec::new();
+    for (label, solver) in &p.schemes {
+        progress.begin(label, 1);
+        runs.push(dctc_num::convergence::run(
+            &problem,
+            arrival.clone(),
+            solver,
+            tolerance,
+            cap,
+        ));
+        progress.set(1);
+    }
+    Ok(runs)
+}
+
+/// The output of convergence runs: iterations to the optimum per solver, and the cold
+/// start's rate error.
+fn render_convergence(
+    s: &Scenario,
+    p: &Plan,
+    links: usize,
+    runs: &[ConvergenceResult],
+) -> RunOutput {
+    let Mode::Convergence {
+        flows: n,
+        tolerance,
+        max_iterations: cap,
+    } = p.settings.mode
+    else {
+        unreachable!("render_convergence renders convergence scenarios")
+    };
     let mut table = Table::new(
         format!("Iterations to within {tolerance} of the optimum ({n} flows, F-NORM rates)"),
         [
@@ -408,10 +468,7 @@ fn run_convergence(
         Some(i) => Cell::Num(i as f64),
         None => Cell::Text(format!("> {cap}")),
     };
-    for (label, solver) in &p.schemes {
-        progress.begin(label, 1);
-        let r = dctc_num::convergence::run(&problem, arrival.clone(), solver, tolerance, cap);
-        progress.set(1);
+    for ((label, _), r) in p.schemes.iter().zip(runs) {
         schemes.insert(
             label.clone(),
             json!({
@@ -448,16 +505,16 @@ fn run_convergence(
              {tolerance} |U*|, a sum of logs of rates in b/s, every solver met it at its first \
              iteration); rate criterion: every F-NORM rate within {tolerance} of its optimum \
              (NED to 1e-11).",
-            capacity.len()
+            links
         ))
         .with_table(table.clone())
         .with_chart(chart);
-    Ok(RunOutput {
+    RunOutput {
         summary: json!({ "schemes": schemes }),
         tables: Vec::new(),
         report: Report::new(s.name.clone(), s.description.clone()).with_section(section),
         console: table.to_text(),
-    })
+    }
 }
 
 /// `dctc bench num`: Flowtune's §6.1 table rerun on this machine (medians of 2000

@@ -26,6 +26,7 @@
 //! for a sweep (`load_100` = load 1.0); `relative.<a>_vs_<b>.avg_cct` (= a / b - 1; likewise
 //! `p99_cct`, `throughput`) per load (`relative.load_<pct>....` in a sweep).
 
+use super::Engine;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;
@@ -35,7 +36,7 @@ use dctc_core::config::OutputSpec;
 use dctc_core::error::KeyError;
 use dctc_core::rng::mix64;
 use dctc_core::units::SimTime;
-use dctc_flow::convergence::convergence;
+use dctc_flow::convergence::{convergence, Convergence};
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::policy::ParseTable;
 use dctc_flow::settings::{FlowKeys, FlowSettings, Mode};
@@ -81,7 +82,7 @@ struct Scheme {
     routing: RoutingMode,
 }
 
-struct Plan {
+pub(crate) struct Plan {
     net: Net,
     schemes: Vec<Scheme>,
     workloads: Vec<FlowWorkload>,
@@ -199,7 +200,7 @@ fn flow_error(s: &Scenario, key: &str, e: dctc_flow::FlowError) -> ScenarioError
 }
 
 /// What a workload could not carry: `(workload key, flows dropped, coflows dropped)`.
-type Dropped = Vec<(String, usize, usize)>;
+pub(crate) type Dropped = Vec<(String, usize, usize)>;
 
 /// The warning lines for dropped flows, one per workload that lost some.
 fn dropped_lines(d: &Dropped) -> String {
@@ -248,13 +249,7 @@ fn build_coflows(
     Ok((all, dropped))
 }
 
-/// Checks a scenario for this engine.
-pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    plan(s)?;
-    Ok(())
-}
-
-struct Run {
+pub(crate) struct Run {
     label: String,
     load: Option<f64>,
     result: RunResult,
@@ -279,76 +274,107 @@ fn load_key(l: f64) -> String {
     format!("load_{}", (l * 100.0).round() as i64)
 }
 
-/// Runs a scenario on this engine.
-pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
-    let p = plan(s)?;
-    if p.settings.convergence() {
-        return run_convergence(s, &p);
+/// The flow engine.
+pub(crate) struct Flow;
+
+/// What the flow engine's runs produced.
+pub(crate) enum Runs {
+    /// Every scheme at every load, and the flows the workloads could not carry.
+    Loads {
+        /// The runs, load by load, scheme by scheme.
+        runs: Vec<Run>,
+        /// What the workloads dropped.
+        dropped: Dropped,
+    },
+    /// DBA's convergence, per scheme.
+    Convergence(Vec<Convergence>),
+}
+
+impl Engine for Flow {
+    type Plan = Plan;
+    type Runs = Runs;
+
+    fn plan(s: &Scenario, _generate: bool) -> Result<Plan, ScenarioError> {
+        plan(s)
     }
-    // Arrivals stop at the workloads' end; every run goes on until its last coflow ends.
-    let until = SimTime::NEVER;
-    let mut runs = Vec::new();
-    let mut dropped = Dropped::new();
-    for &load in &p.loads {
-        let (coflows, d) = build_coflows(s, &p, load)?;
-        if dropped.is_empty() {
-            dropped = d;
+
+    fn execute(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
+        if p.settings.convergence() {
+            return Ok(Runs::Convergence(convergence_runs(s, p)?));
         }
-        let sizes: Vec<f64> = coflows
-            .iter()
-            .map(|c| c.flows.iter().map(|f| f.bytes).sum())
-            .collect();
-        let last_arrival = coflows
-            .iter()
-            .map(|c| c.arrival)
-            .max()
-            .unwrap_or(SimTime::ZERO);
-        for sc in &p.schemes {
-            let policy = make_policy(&sc.cfg, &p.net, &sizes)
-                .map_err(|e| s.error("schemes", e.to_string()))?;
-            let cfg = SimConfig {
-                routing: sc.routing.clone(),
-                seed: s.seed,
-                until,
-                audit: false,
-            };
-            let name = match load {
-                Some(l) => format!("{} @ {:.0}%", sc.label, l * 100.0),
-                None => sc.label.clone(),
-            };
-            progress.begin(&name, last_arrival.ps().max(1));
-            let t0 = std::time::Instant::now();
-            let mut sim = Simulator::new(&p.net, coflows.clone(), policy, cfg);
-            let result = sim.run(|t| progress.set(t.ps()));
-            progress.finish();
-            let summary = result.summary();
-            let capacity = host_capacity_gbps(&p.net);
-            runs.push(Run {
-                label: sc.label.clone(),
-                load,
-                result,
-                utilization: if capacity > 0.0 {
-                    summary.throughput_gbps / capacity
-                } else {
-                    0.0
-                },
-                summary,
-                wall_s: t0.elapsed().as_secs_f64(),
-            });
+        // Arrivals stop at the workloads' end; every run goes on until its last coflow ends.
+        let until = SimTime::NEVER;
+        let mut runs = Vec::new();
+        let mut dropped = Dropped::new();
+        for &load in &p.loads {
+            let (coflows, d) = build_coflows(s, p, load)?;
+            if dropped.is_empty() {
+                dropped = d;
+            }
+            let sizes: Vec<f64> = coflows
+                .iter()
+                .map(|c| c.flows.iter().map(|f| f.bytes).sum())
+                .collect();
+            let last_arrival = coflows
+                .iter()
+                .map(|c| c.arrival)
+                .max()
+                .unwrap_or(SimTime::ZERO);
+            for sc in &p.schemes {
+                let policy = make_policy(&sc.cfg, &p.net, &sizes)
+                    .map_err(|e| s.error("schemes", e.to_string()))?;
+                let cfg = SimConfig {
+                    routing: sc.routing.clone(),
+                    seed: s.seed,
+                    until,
+                    audit: false,
+                };
+                let name = match load {
+                    Some(l) => format!("{} @ {:.0}%", sc.label, l * 100.0),
+                    None => sc.label.clone(),
+                };
+                progress.begin(&name, last_arrival.ps().max(1));
+                let t0 = std::time::Instant::now();
+                let mut sim = Simulator::new(&p.net, coflows.clone(), policy, cfg);
+                let result = sim.run(|t| progress.set(t.ps()));
+                progress.finish();
+                let summary = result.summary();
+                let capacity = host_capacity_gbps(&p.net);
+                runs.push(Run {
+                    label: sc.label.clone(),
+                    load,
+                    result,
+                    utilization: if capacity > 0.0 {
+                        summary.throughput_gbps / capacity
+                    } else {
+                        0.0
+                    },
+                    summary,
+                    wall_s: t0.elapsed().as_secs_f64(),
+                });
+            }
         }
+        Ok(Runs::Loads { runs, dropped })
     }
-    let mut out = render(s, &p, &runs);
-    if !dropped.is_empty() {
-        out.console = dropped_lines(&dropped) + &out.console;
-        if let Value::Object(m) = &mut out.summary {
-            let v: Vec<Value> = dropped
+
+    fn render(s: &Scenario, p: &Plan, runs: Runs) -> RunOutput {
+        let (runs, dropped) = match runs {
+            Runs::Loads { runs, dropped } => (runs, dropped),
+            Runs::Convergence(c) => return render_convergence(s, p, &c),
+        };
+        let mut out = render(s, p, &runs);
+        if !dropped.is_empty() {
+            out.console = dropped_lines(&dropped) + &out.console;
+            if let Value::Object(m) = &mut out.summary {
+                let v: Vec<Value> = dropped
                 .iter()
                 .map(|(k, f, c)| json!({"workload": k, "flows": f, "coflows": c, "reason": "reducer has 0 bytes"}))
                 .collect();
-            m.insert("dropped".into(), Value::Array(v));
+                m.insert("dropped".into(), Value::Array(v));
+            }
         }
+        out
     }
-    Ok(out)
 }
 
 /// A statistic over `n` finished items: `null` when there are none (not 0.0).
@@ -617,15 +643,17 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     }
 }
 
-fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
+/// DBA's convergence for every scheme (each runs policy `dba`), on the first load's
+/// coflows with their sizes multiplied so that none ends inside the window.
+fn convergence_runs(s: &Scenario, p: &Plan) -> Result<Vec<Convergence>> {
     let Mode::Convergence {
         iterations,
         within,
         size_factor: factor,
-        track,
+        ..
     } = p.settings.mode
     else {
-        unreachable!("run_convergence runs convergence scenarios")
+        unreachable!("convergence_runs runs convergence scenarios")
     };
     let (mut coflows, dropped) = build_coflows(s, p, p.loads[0])?;
     if !dropped.is_empty() {
@@ -636,6 +664,27 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
             f.bytes *= factor;
         }
     }
+    p.schemes
+        .iter()
+        .map(|sc| {
+            convergence(&p.net, coflows.clone(), &sc.cfg, iterations, within)
+                .map_err(|e| s.error("workload", e.to_string()).into())
+        })
+        .collect()
+}
+
+/// The output of a convergence run: per scheme, the RTTs until each flow settles near the
+/// optimum, and the tracked flows' rates per iteration.
+fn render_convergence(s: &Scenario, p: &Plan, runs: &[Convergence]) -> RunOutput {
+    let Mode::Convergence {
+        iterations,
+        within,
+        track,
+        ..
+    } = p.settings.mode
+    else {
+        unreachable!("render_convergence renders convergence scenarios")
+    };
     let mut schemes = Map::new();
     // convergence.csv: (scheme, iteration, flow, rate Gb/s, optimum Gb/s).
     let mut conv: Vec<(&str, usize, usize, f64, f64)> = Vec::new();
@@ -659,9 +708,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
             "max RTTs",
         ],
     );
-    for sc in &p.schemes {
-        let c = convergence(&p.net, coflows.clone(), &sc.cfg, iterations, within)
-            .map_err(|e| s.error("workload", e.to_string()))?;
+    for (sc, c) in p.schemes.iter().zip(runs) {
         let n = c.ideal.len();
         let mut settled: Vec<f64> = c
             .settle
@@ -741,7 +788,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
         .uint("flow", conv.iter().map(|r| r.2 as u64))
         .float("rate_gbps", conv.iter().map(|r| r.3))
         .float("ideal_gbps", conv.iter().map(|r| r.4));
-    Ok(RunOutput {
+    RunOutput {
         summary: json!({
             "engine": "flow",
             "mode": "convergence",
@@ -752,7 +799,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
         tables: vec![("convergence.csv".to_string(), conv_table)],
         report,
         console,
-    })
+    }
 }
 
 /// `dctc bench` for this engine: the benchmarks of `dctc_flow::bench`, each at its default
