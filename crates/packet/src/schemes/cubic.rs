@@ -2,6 +2,7 @@
 //! defaults: `cubic_beta` 0.7, `cubic_c` 0.4, `fast_convergence` and `hystart` on.
 
 use super::{Context, Parts};
+use crate::keys::Range;
 use crate::queue::Discipline;
 use crate::queue::droptail::DropTailParams;
 
@@ -28,18 +29,9 @@ crate::scheme_config! {
 /// CUBIC's controller over DropTail.
 pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut c = Cubic::default();
-    if let Some(b) = cfg.cubic_beta {
-        if !(b > 0.0 && b < 1.0) {
-            return Err(ctx.error("cubic_beta", format!("must be in (0, 1), got {b}")));
-        }
-        c.beta = b;
-    }
-    if let Some(x) = cfg.cubic_c {
-        if !(x.is_finite() && x > 0.0) {
-            return Err(ctx.error("cubic_c", format!("must be positive, got {x}")));
-        }
-        c.c = x;
-    }
+    let at = ctx.at();
+    c.beta = (at.number("cubic_beta", cfg.cubic_beta, Range::open(0.0, 1.0))?).unwrap_or(c.beta);
+    c.c = (at.number("cubic_c", cfg.cubic_c, Range::POSITIVE)?).unwrap_or(c.c);
     if let Some(f) = cfg.fast_convergence {
         c.fast_convergence = f;
     }

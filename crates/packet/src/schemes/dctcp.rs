@@ -4,6 +4,7 @@
 //! 1/16) and cut `cwnd` by `alpha / 2` once per window.
 
 use super::{Context, Parts};
+use crate::keys::Range;
 use crate::queue::Discipline;
 use crate::queue::ecn::EcnParams;
 
@@ -24,12 +25,8 @@ crate::scheme_config! {
 /// DCTCP's controller over the ECN-threshold queue.
 pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut d = Dctcp::default();
-    if let Some(g) = cfg.dctcp_g {
-        if !(g > 0.0 && g <= 1.0) {
-            return Err(ctx.error("dctcp_g", format!("must be in (0, 1], got {g}")));
-        }
-        d.g = g;
-    }
+    let g = ctx.at().number("dctcp_g", cfg.dctcp_g, Range::open_closed(0.0, 1.0))?;
+    d.g = g.unwrap_or(d.g);
     Ok(Parts {
         cc: Cc::Dctcp(d),
         queue: EcnParams::NAME,

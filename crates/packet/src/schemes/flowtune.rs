@@ -15,6 +15,7 @@
 //! before `churn_warmup_us` (0).
 
 use super::{Context, Parts};
+use crate::keys::Range;
 use crate::queue::Discipline;
 use crate::queue::droptail::DropTailParams;
 
@@ -59,19 +60,14 @@ crate::scheme_config! {
 }
 
 fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f64, KeyError> {
-    match v {
-        None => Ok(default),
-        Some(x) if x.is_finite() && x > 0.0 => Ok(x),
-        Some(x) => Err(ctx.error(key, format!("must be positive, got {x}"))),
-    }
+    Ok(ctx.at().number(key, v, Range::POSITIVE)?.unwrap_or(default))
 }
 
+/// At most a second.
 fn micros(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<Delta, KeyError> {
-    let x = positive(ctx, key, v, default)?;
-    if x > 1e6 {
-        return Err(ctx.error(key, format!("must be at most 1e6 us (1 s), got {x}")));
-    }
-    Ok(Delta::from_us_f64(x))
+    let range = Range::open_closed(0.0, 1e6);
+    let d = ctx.at().micros(key, v, range)?;
+    Ok(d.unwrap_or_else(|| Delta::from_us_f64(default)))
 }
 
 /// Flowtune's endpoint over DropTail, with its allocator's settings.

@@ -21,6 +21,7 @@
 //! (default 1/2).
 
 use super::{Context, Parts};
+use crate::keys::Range;
 use crate::queue::Discipline;
 use crate::queue::droptail::DropTailParams;
 
@@ -69,11 +70,7 @@ crate::scheme_config! {
 }
 
 fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f64, KeyError> {
-    match v {
-        None => Ok(default),
-        Some(x) if x.is_finite() && x > 0.0 => Ok(x),
-        Some(x) => Err(ctx.error(key, format!("must be positive and finite, got {x}"))),
-    }
+    Ok(ctx.at().number(key, v, Range::POSITIVE)?.unwrap_or(default))
 }
 
 /// Builds a utility and checks it is one eq. (19) can run: alpha-fair or log, alpha > 0,

@@ -4,6 +4,7 @@
 //! default 2), the values that make one path AIMD.
 
 use super::{Context, Parts};
+use crate::keys::Range;
 use crate::queue::Discipline;
 use crate::queue::droptail::DropTailParams;
 
@@ -27,12 +28,7 @@ crate::scheme_config! {
 pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut m = HolnetMcc::default();
     for (key, v, slot) in [("gamma", cfg.gamma, &mut m.gamma), ("eps", cfg.eps, &mut m.eps)] {
-        if let Some(x) = v {
-            if !(x.is_finite() && x > 0.0) {
-                return Err(ctx.error(key, format!("must be positive and finite, got {x}")));
-            }
-            *slot = x;
-        }
+        *slot = ctx.at().number(key, v, Range::POSITIVE)?.unwrap_or(*slot);
     }
     Ok(Parts {
         cc: Cc::HolnetMcc(m),

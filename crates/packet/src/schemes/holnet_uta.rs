@@ -10,6 +10,7 @@
 //! r_max are `[packet].percentage_lb`'s), as §V does.
 
 use super::{Context, Parts};
+use crate::keys::Range;
 use crate::queue::Discipline;
 use crate::queue::droptail::DropTailParams;
 use crate::queue::holnet::HolnetParams;
@@ -44,12 +45,7 @@ pub const FIRST_HOP_REPORT: u32 = 0b11;
 /// HOLNET-UTA's controller over `holnet` marking queues.
 pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut c = HolnetUta::default();
-    if let Some(r) = cfg.r_min {
-        if !(r > 0.0 && r < 1.0) {
-            return Err(ctx.error("r_min", format!("must lie in (0, 1), got {r}")));
-        }
-        c.r_min = r;
-    }
+    c.r_min = (ctx.at().number("r_min", cfg.r_min, Range::open(0.0, 1.0))?).unwrap_or(c.r_min);
     (c.hop_mask, c.via) = match cfg.feedback.as_deref() {
         None | Some("first-hop") => (FIRST_HOP_REPORT, UtaFeedback::Signal),
         Some("first-hop-queue") => (1, UtaFeedback::Signal),

@@ -190,6 +190,11 @@ impl Context<'_> {
     pub fn error(&self, field: &str, reason: impl Into<String>) -> KeyError {
         At(self.key).error(field, reason)
     }
+
+    /// Where the table sits, for the shared value checks (`ctx.at().number(...)`).
+    pub fn at(&self) -> At<'_> {
+        At(self.key)
+    }
 }
 
 /// Bytes of one full packet on the wire: what `buffer_packets` counts.
