@@ -26,7 +26,7 @@
 //! Summary: `schemes.<label>.load_<pct>.{max_over_allocation_gbps, mean_over_allocation_gbps,
 //! f_norm_fraction, u_norm_fraction, raw_fraction, completed, notifications_per_flowlet}`.
 
-use super::Engine;
+use super::engine::Engine;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;

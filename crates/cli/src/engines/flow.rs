@@ -26,7 +26,7 @@
 //! for a sweep (`load_100` = load 1.0); `relative.<a>_vs_<b>.avg_cct` (= a / b - 1; likewise
 //! `p99_cct`, `throughput`) per load (`relative.load_<pct>....` in a sweep).
 
-use super::Engine;
+use super::engine::Engine;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;

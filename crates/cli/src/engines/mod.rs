@@ -2,48 +2,17 @@
 //! render the runs); plus the catalogue printed by `dctc list` and the `dctc bench` dispatch.
 
 pub(crate) mod allocator;
+mod engine;
 pub(crate) mod fct;
 pub(crate) mod flow;
 pub(crate) mod packet;
 
-use crate::output::RunOutput;
-use crate::progress::Progress;
-use crate::scenario::{Scenario, ScenarioError};
+pub(crate) use engine::Engine;
+
 use anyhow::{bail, Result};
 use dctc_core::fabric::PRESETS;
 use dctc_core::workload::cdf::BUILTIN;
 use std::fmt::Write;
-
-/// What `dctc` needs of an engine. Its module implements it; `dctc` dispatches on the
-/// scenario's `engine` and never reaches into the engine's own tables or keys.
-pub(crate) trait Engine {
-    /// A scenario checked for this engine: everything its runs need.
-    type Plan;
-    /// What its runs produced.
-    type Runs;
-
-    /// Checks `s`; with `generate`, also draws its workload (checking alone never does).
-    fn plan(s: &Scenario, generate: bool) -> Result<Self::Plan, ScenarioError>;
-
-    /// Runs every scheme of a checked scenario.
-    fn execute(s: &Scenario, plan: &Self::Plan, progress: &Progress) -> Result<Self::Runs>;
-
-    /// The runs as `summary.json`, tables, console text and report.
-    fn render(s: &Scenario, plan: &Self::Plan, runs: Self::Runs) -> RunOutput;
-
-    /// Checks `s` without running it.
-    fn validate(s: &Scenario) -> Result<()> {
-        Self::plan(s, false)?;
-        Ok(())
-    }
-
-    /// Runs `s`.
-    fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
-        let plan = Self::plan(s, true)?;
-        let runs = Self::execute(s, &plan, progress)?;
-        Ok(Self::render(s, &plan, runs))
-    }
-}
 
 fn section(out: &mut String, title: &str, rows: &[(&str, impl AsRef<str>)]) {
     let _ = writeln!(out, "{title}:");

@@ -2,7 +2,7 @@
 //! `[output]`, runs every scheme on the identical flows, and turns the runs into
 //! `summary.json`, CSV tables, a console comparison and report sections.
 
-use super::Engine;
+use super::engine::Engine;
 use crate::limits;
 use crate::output::RunOutput;
 use crate::progress::Progress;
