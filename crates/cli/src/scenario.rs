@@ -24,48 +24,6 @@ pub(crate) enum Engine {
     Allocator,
 }
 
-/// One published figure to print beside ours.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PaperRow {
-    /// What the number is (e.g. "DCTCP p99 slowdown, 1-packet flows").
-    pub(crate) label: String,
-    /// Dotted path into `summary.json` (e.g. `schemes.dctcp.fct_slowdown.overall.p99`).
-    pub(crate) metric: String,
-    /// The paper's value.
-    pub(crate) value: f64,
-    /// Where it comes from or how to read it.
-    #[serde(default)]
-    pub(crate) note: String,
-    /// A claim the paper makes without a number: ours must lie below or above `value`
-    /// (e.g. a relative figure below 0: "A beats B").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) claim: Option<Claim>,
-    /// The top of the paper's range when it gives one (`value` ..= `up_to`, e.g. "8.6x-10.9x").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) up_to: Option<f64>,
-    /// The metric is a relative figure (`relative.<a>_vs_<b>.<figure>` = a / b - 1) and the
-    /// paper's numbers are the factor a / b ("Flowtune's p99 is 8.6x below DCTCP's" reads
-    /// `relative.DCTCP_vs_Flowtune.p99_slowdown_1pkt` as a factor): ours is a / b.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) factor: bool,
-    /// The relative tolerance within which ours "holds" (default 0.25): a figure the paper
-    /// gives to three digits near a bound, such as "0.997 of optimal", is graded with a
-    /// tighter one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) within: Option<f64>,
-}
-
-/// The side of `value` a paper's numberless claim puts ours on.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Claim {
-    /// Ours < value.
-    Below,
-    /// Ours > value.
-    Above,
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawScenario {
@@ -91,7 +49,7 @@ struct RawScenario {
     #[serde(default)]
     output: Option<toml::Value>,
     #[serde(default)]
-    paper: Vec<PaperRow>,
+    paper: Vec<toml::Value>,
 }
 
 fn default_seed() -> u64 {
@@ -125,8 +83,8 @@ pub struct Scenario {
     pub(crate) settings: toml::Value,
     /// `[output]`; empty when absent.
     pub(crate) output: toml::Value,
-    /// Published figures to print beside ours.
-    pub(crate) paper: Vec<PaperRow>,
+    /// The paper's claims, graded beside ours (`[[paper]]` rows).
+    pub(crate) paper: Vec<crate::paper::claims::Row>,
     /// The whole file as parsed, echoed into `summary.json`.
     pub(crate) raw: toml::Value,
 }
@@ -232,11 +190,14 @@ impl Scenario {
         {
             return Err(err("name", format!("`{name}` must be letters, digits, '-', '_' or '.' (it names the output directory)")));
         }
-        for (i, row) in r.paper.iter().enumerate() {
-            if let Err((key, reason)) = crate::paper::check(row) {
-                return Err(err(&format!("paper[{i}].{key}"), reason));
-            }
-        }
+        let paper = r
+            .paper
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                crate::paper::claims::parse_row(row, &format!("paper[{i}]"), &file, false)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         for (i, s) in r.schemes.iter().enumerate() {
             if !s.is_table() {
                 return Err(err(&format!("schemes[{i}]"), "must be a table".into()));
@@ -289,7 +250,7 @@ impl Scenario {
             schemes: r.schemes,
             settings: settings.unwrap_or_else(empty_table),
             output: r.output.unwrap_or_else(empty_table),
-            paper: r.paper,
+            paper,
             raw,
         })
     }
