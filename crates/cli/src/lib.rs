@@ -29,6 +29,7 @@ mod limits;
 mod num_cmd;
 mod output;
 mod paper;
+mod parse;
 mod progress;
 mod provenance;
 pub mod records;

@@ -10,7 +10,7 @@
 
 use super::claims::{parse_row, MetricRef, Row, Verdict};
 use super::lookup;
-use crate::scenario::{parse_value, ScenarioError};
+use crate::parse::{parse_value, ScenarioError};
 use anyhow::{bail, Context, Result};
 use dctc_report::{Cell, Report, Section, Table};
 use serde::Deserialize;
