@@ -85,9 +85,16 @@ impl Net<'_> {
     #[inline]
     pub(crate) fn send_outbox(&mut self) {
         let out = &mut *self.outbox;
+        let small_queues = self.hosts.small_queues();
         for (i, p) in out.pkts.iter().enumerate() {
-            self.fabric
+            let nic = self
+                .fabric
                 .inject(p, out.exts.get(i), self.now, self.events, self.counters);
+            if small_queues && p.kind == crate::packet::PacketKind::Data {
+                // TCP small queues: the sender learns when its packet leaves the NIC.
+                let leaves = self.fabric.drains_at(nic, self.now);
+                self.hosts.nic_enqueued(p.flow, leaves, p.wire_bytes);
+            }
         }
         out.clear();
     }

@@ -464,6 +464,7 @@ impl Fabric {
     }
 
     /// A host puts `pkt` (with header fields `ext`, if the scheme uses them) on the wire.
+    /// Returns the link of the host's NIC it was offered to.
     #[inline]
     pub(crate) fn inject(
         &mut self,
@@ -472,14 +473,27 @@ impl Fabric {
         now: SimTime,
         ev: &mut EventQueue,
         c: &mut Counters,
-    ) {
+    ) -> u32 {
         c.sent_packets += 1;
         c.sent_bytes += pkt.wire_bytes as u64;
         let id = self.pool.alloc(*pkt);
         if let Some(e) = ext {
             *self.pool.ext(id) = *e;
         }
-        self.forward(pkt.src, id, now, ev, c);
+        self.forward(pkt.src, id, now, ev, c)
+    }
+
+    /// When port `l` will have sent what it holds at `now` (just settled by an offer): for
+    /// a FIFO, when its last packet leaves; for a stored queue, when its backlog would, sent
+    /// at line rate in any order. TCP small queues read this right after a host's offer.
+    pub(crate) fn drains_at(&self, l: u32, now: SimTime) -> SimTime {
+        let p = &self.ports[l as usize];
+        let busy = p.busy_until.max(now);
+        if p.fifo_fast {
+            busy
+        } else {
+            busy + p.tx_time(p.queue.bytes())
+        }
     }
 
     /// The head packet on link `l` reaches the far end: forwarded if that is a switch,

@@ -334,6 +334,8 @@ impl<'a> Simulation<'a> {
                     delayed_ack: None,
                     pacing: None,
                     ecn: false,
+                    // Control connections' packets are not tracked through the NIC.
+                    small_queue_bytes: None,
                     ..scheme.tcp.clone()
                 };
                 let alloc = Allocator::new(topo, flows.len(), spec);
