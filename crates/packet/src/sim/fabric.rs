@@ -160,12 +160,20 @@ impl Port {
             Pending::Event
         };
     }
-    /// The one place a drop is counted (per port and per run) and its packet freed.
+    /// The one place a drop is counted (per port, per run and, for data, per flow) and its
+    /// packet freed.
     #[inline(always)]
-    fn count_drop(&mut self, pool: &mut PacketPool, c: &mut Counters, d: PacketId) {
+    fn count_drop(
+        &mut self,
+        pool: &mut PacketPool,
+        c: &mut Counters,
+        flow_drops: &mut FlowDrops,
+        d: PacketId,
+    ) {
         self.drops += 1;
         c.dropped_packets += 1;
         c.dropped_bytes += pool[d].wire_bytes as u64;
+        flow_drops.record(&pool[d]);
         pool.free(d);
     }
     /// The one place CE marks are counted, per port and per run.
@@ -242,6 +250,26 @@ pub(crate) struct Fabric {
     deferred: bool,
     /// `deferred`, and the balancer reads its candidates' backlogs per packet (DRILL).
     settle_on_pick: bool,
+    /// Payload of each flow's dropped data packets (the per-flow byte ledger).
+    pub(crate) flow_drops: FlowDrops,
+}
+
+/// Payload bytes of dropped data packets, by flow index (grown as flows drop).
+#[derive(Default)]
+pub(crate) struct FlowDrops(pub(crate) Vec<u64>);
+
+impl FlowDrops {
+    /// Counts `p` if it is a data packet.
+    #[inline]
+    fn record(&mut self, p: &Packet) {
+        if p.kind == PacketKind::Data {
+            let f = p.flow as usize;
+            if self.0.len() <= f {
+                self.0.resize(f + 1, 0);
+            }
+            self.0[f] += p.payload as u64;
+        }
+    }
 }
 
 /// Seeded send jitter of host ports: each packet a host sends reaches the far end an extra
@@ -395,6 +423,7 @@ impl Fabric {
             deferred,
             settle_on_pick: deferred && matches!(lb, Balancer::Drill(_)),
             lb,
+            flow_drops: FlowDrops::default(),
         })
     }
 
@@ -714,7 +743,7 @@ impl Fabric {
             let backlog = port.backlog(now);
             match port.queue.admit(pkt, &mut self.pool, backlog) {
                 Enqueued::Dropped(d) => {
-                    port.count_drop(&mut self.pool, c, d);
+                    port.count_drop(&mut self.pool, c, &mut self.flow_drops, d);
                     return;
                 }
                 Enqueued::Queued { marked } => {
@@ -778,7 +807,7 @@ impl Fabric {
         port.account_in(queued, now);
         self.pool[pkt].enqueued_at = now;
         match Q::of(&mut port.queue).enqueue(pkt, &mut self.pool, now) {
-            Enqueued::Dropped(d) => port.count_drop(&mut self.pool, c, d),
+            Enqueued::Dropped(d) => port.count_drop(&mut self.pool, c, &mut self.flow_drops, d),
             Enqueued::Queued { marked } => {
                 if marked {
                     port.count_marks(c, 1);
@@ -989,7 +1018,7 @@ impl Fabric {
             return;
         }
         for &d in &self.drop_buf {
-            port.count_drop(&mut self.pool, c, d);
+            port.count_drop(&mut self.pool, c, &mut self.flow_drops, d);
         }
         self.drop_buf.clear();
     }

@@ -73,6 +73,11 @@ pub(crate) struct Endpoint {
     latest_arrived: (SimTime, u64),
     /// Multipath connection this subflow belongs to (index into `Hosts::conns`), or `NONE`.
     pub(crate) conn: u32,
+    /// Payload of this flow's data packets that reached its receiver, duplicates included
+    /// (the per-flow byte ledger).
+    pub(crate) arrived_payload: u64,
+    /// The flow stalled at some point (counted once; see `TcpSender::stalled`).
+    pub(crate) stalled: bool,
 }
 
 /// No multipath connection.
@@ -111,6 +116,8 @@ impl Endpoint {
             rto_check: None,
             latest_arrived: (SimTime::ZERO, 0),
             conn: NONE,
+            arrived_payload: 0,
+            stalled: false,
         }
     }
 }
@@ -254,6 +261,7 @@ impl Hosts {
             return false;
         }
         fl.timer_at = SimTime::NEVER;
+        self.check_stall(f, now, c);
         self.couple(f);
         self.nic_drain(f, now);
         let fl = &mut self.flows[f as usize];
@@ -297,6 +305,7 @@ impl Hosts {
                 // Report: data packets delivered, and long-lived flows' throughput bins count
                 // payload as it arrives (bounded by the link rate), not as released in order.
                 c.delivered_data_packets += 1;
+                fl.arrived_payload += p.payload as u64;
                 // Report: the copy a timeout sent (sent at or after it) arrives; the timeout
                 // was spurious if the receiver already held that byte.
                 if let Some((seq, at)) = fl.rto_check {
@@ -378,6 +387,30 @@ impl Hosts {
             }
         }
         done
+    }
+
+    /// Checks whether flow `f` is stalled at `now` (see `TcpSender::stalled`), counting it
+    /// the first time. Called at the flow's timer events and at the end of the run, off the
+    /// per-packet path. Debug builds stop at the first stall.
+    pub(crate) fn check_stall(&mut self, f: u32, now: SimTime, c: &mut Counters) {
+        let fl = &mut self.flows[f as usize];
+        if fl.stalled || !fl.sender.stalled(&self.tcp, now) {
+            return;
+        }
+        fl.stalled = true;
+        c.stalled_flows += 1;
+        debug_assert!(
+            false,
+            "flow {} ({:?} -> {:?}) stalled at {now}: acked {} of {} supplied, {} sent, window {:?}, RTO {}",
+            fl.id,
+            fl.src,
+            fl.dst,
+            fl.sender.acked(),
+            fl.sender.supplied(),
+            fl.sender.snd_max(),
+            fl.sender.window(),
+            fl.sender.current_rto(&self.tcp),
+        );
     }
 
     /// Flow `f`'s first-hop switch signaled its judgment `flags` of the flow's path (see

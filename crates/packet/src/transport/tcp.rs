@@ -85,6 +85,8 @@ pub struct TcpSender {
     nic_wait: bool,
     /// The last `send` stopped because the window was full (window validation).
     cwnd_limited: bool,
+    /// When the sender last put a packet on the wire or heard an ACK (stall detection).
+    last_activity: SimTime,
 }
 
 impl TcpSender {
@@ -122,6 +124,7 @@ impl TcpSender {
             nic_queued: 0,
             nic_wait: false,
             cwnd_limited: true,
+            last_activity: SimTime::ZERO,
         }
     }
 
@@ -194,6 +197,27 @@ impl TcpSender {
             "more bytes left the NIC than entered it"
         );
         self.nic_queued -= bytes.min(self.nic_queued);
+    }
+    /// Payload bytes this sender put on the wire, retransmissions included (every byte below
+    /// `snd_max` went once, and each resend is counted in `retransmitted_bytes`).
+    pub fn sent_payload(&self) -> u64 {
+        self.snd_max + self.retransmitted_bytes
+    }
+    /// Whether the sender is stalled at `now`: it holds data the application supplied and the
+    /// receiver has not acknowledged, nothing holds it back legitimately (a paced send not yet
+    /// due, its own packets still in the host's NIC), and it has neither sent a packet nor
+    /// heard an ACK for longer than its retransmission timeout, which whenever data is
+    /// outstanding would have fired by then. A correct sender is never stalled: with data
+    /// and an open window it sends at once, and otherwise its timer acts within one RTO.
+    pub fn stalled(&self, cfg: &TcpConfig, now: SimTime) -> bool {
+        if self.snd_una >= self.app_end || self.nic_wait {
+            return false;
+        }
+        if self.paced_wait && now <= self.next_send {
+            return false;
+        }
+        now.checked_since(self.last_activity)
+            .is_some_and(|idle| idle > self.current_rto(cfg))
     }
     /// A data segment of `len` payload bytes goes to the NIC: counted under small queues.
     #[inline]
@@ -272,11 +296,33 @@ impl TcpSender {
             self.send_probe(cfg, now, out);
             return;
         }
-        let wnd = self.win.cwnd.min(cfg.rwnd_bytes).min(cfg.max_cwnd_bytes);
         self.paced_wait = false;
         self.nic_wait = false;
         self.cwnd_limited = false;
+        let sent_before = out.len();
+        // Two copies of the loop, so a run without small queues pays nothing for them.
+        if cfg.small_queue_bytes.is_some() {
+            self.send_segments::<true>(cfg, now, out);
+        } else {
+            self.send_segments::<false>(cfg, now, out);
+        }
+        if out.len() > sent_before {
+            self.last_activity = now;
+        }
+    }
+
+    /// `send`'s loop: segments while the windows (and with `SMALL_QUEUES`, the flow's share
+    /// of its NIC queue) allow.
+    #[inline(always)]
+    fn send_segments<const SMALL_QUEUES: bool>(
+        &mut self,
+        cfg: &TcpConfig,
+        now: SimTime,
+        out: &mut Vec<Segment>,
+    ) {
+        let wnd = self.win.cwnd.min(cfg.rwnd_bytes).min(cfg.max_cwnd_bytes);
         let pacing = self.win.pacing.or(cfg.pacing);
+        let nic_limit = cfg.small_queue_bytes.unwrap_or(u64::MAX);
         while self.snd_nxt < self.app_end {
             let len = cfg.mss.min(self.app_end - self.snd_nxt);
             let in_flight = self.snd_nxt - self.snd_una;
@@ -284,12 +330,11 @@ impl TcpSender {
                 self.cwnd_limited = true;
                 break;
             }
-            if let Some(limit) = cfg.small_queue_bytes {
-                // TCP small queues: one packet always fits an empty NIC share.
-                if self.nic_queued > 0 && self.nic_queued + len + cfg.header > limit {
-                    self.nic_wait = true;
-                    break;
-                }
+            // TCP small queues: one packet always fits an empty share of the NIC.
+            if SMALL_QUEUES && self.nic_queued > 0 && self.nic_queued + len + cfg.header > nic_limit
+            {
+                self.nic_wait = true;
+                break;
             }
             if let Some(rate) = pacing {
                 if now < self.next_send {
@@ -309,7 +354,9 @@ impl TcpSender {
                 len,
                 retransmit,
             });
-            self.count_in_nic(cfg, len);
+            if SMALL_QUEUES {
+                self.nic_queued += len + cfg.header;
+            }
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
             if self.rto_at == SimTime::NEVER {
@@ -322,6 +369,7 @@ impl TcpSender {
     fn send_probe(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
         self.awaiting_probe = true;
         self.probed = true;
+        self.last_activity = now;
         out.push(Segment {
             seq: self.snd_nxt,
             len: 0,
@@ -349,6 +397,7 @@ impl TcpSender {
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: SimTime, ack: &AckOut, out: &mut Vec<Segment>) {
         // Any ACK shows the path delivers again: leave probe mode, and the go-back-N restart
         // the last timeout began resumes below (`send` from `snd_una` with the timeout's window).
+        self.last_activity = now;
         self.consecutive_timeouts = 0;
         self.probing = false;
         let a = ack.ack.min(self.snd_max);
@@ -507,6 +556,7 @@ impl TcpSender {
             // answers at once (it holds nothing new), one per RTO, instead of full segments a
             // congested path would drop again.
             self.probing = true;
+            self.last_activity = now;
             out.push(Segment {
                 seq: self.snd_una,
                 len: 0,

@@ -805,3 +805,38 @@ fn window_validation_grows_only_a_window_the_sender_filled() {
         "alpha 1 halves the window of 12"
     );
 }
+
+#[test]
+fn a_sender_is_stalled_only_with_data_no_legitimate_wait_and_silence_past_its_rto() {
+    let c = cfg();
+    let rto = |s: &TcpSender| s.current_rto(&c);
+    // Nothing supplied: never stalled.
+    let s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    assert!(!s.stalled(&c, t(1_000_000)));
+    // Data sent at 0 and never acknowledged: stalled only once its RTO passed unserved.
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(5 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert!(!s.stalled(&c, SimTime::ZERO + rto(&s)));
+    assert!(s.stalled(&c, SimTime::ZERO + rto(&s) + Delta(1)));
+    // An ACK is activity: the clock restarts.
+    s.on_ack(&c, t(30), &ack(c.mss, false, t(0)), &mut out);
+    assert!(!s.stalled(&c, t(30) + rto(&s)));
+    // All acknowledged: nothing left to deliver, never stalled.
+    s.on_ack(&c, t(40), &ack(5 * c.mss, false, t(30)), &mut out);
+    assert!(!s.stalled(&c, t(10_000_000)));
+    // A paced sender waiting for its next send time is not stalled before it.
+    let mut c2 = cfg();
+    c2.pacing = Some(Rate(1_000_000)); // 1 Mb/s: 12 ms per packet, far past the RTO
+    let mut s = TcpSender::new(&c2, Cc::NewReno(NewReno::default()));
+    s.supply(5 * c.mss);
+    out.clear();
+    s.send(&c2, t(0), &mut out);
+    assert_eq!(out.len(), 1);
+    s.on_ack(&c2, t(20), &ack(c.mss, false, t(0)), &mut out);
+    assert!(
+        !s.stalled(&c2, t(11_000)),
+        "paced, the next send is due at 12 ms"
+    );
+}
