@@ -159,7 +159,10 @@ fn summary_and_report_say_what_their_numbers_mean_and_render_fully() {
     assert!(summary["paper"][0].get("ratio").is_none());
     assert!(html.contains("direction only") || html.contains(verdict));
     // The comparison table counts stalled flows.
-    assert!(html.contains(">stalled</th>"), "the report's table has a stalled column");
+    assert!(
+        html.contains(">stalled</th>"),
+        "the report's table has a stalled column"
+    );
 
     // The browser half.
     let Some(browser) = chromium() else {
