@@ -1,7 +1,7 @@
 //! The packet cases' test bench: small fabrics, schemes by their registered names, runs and
 //! the measurements the cases read off them (per-flow rates, queue quantiles, utilization).
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::ids::FlowId;
 use dctc_core::routing::Routing;
 use dctc_core::spec::FlowSpec;
@@ -9,8 +9,9 @@ pub(crate) use dctc_core::stats::{HEADER_BYTES, MSS_BYTES};
 use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_packet::config::PacketSettings;
+use dctc_packet::keys::ParseTable;
 use dctc_packet::metrics::PacketRun;
-use dctc_packet::schemes::{resolve_scheme, ParseTable};
+use dctc_packet::schemes::resolve_scheme;
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 
 /// Wire bytes of a full packet.
@@ -20,9 +21,17 @@ pub(crate) const PACKET: u64 = MSS_BYTES + HEADER_BYTES;
 struct Toml(toml::Value);
 
 impl ParseTable for Toml {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-        self.0
-            .clone()
+    fn keys(&self) -> Vec<String> {
+        let table = self.0.as_table().into_iter().flatten();
+        table.map(|(k, _)| k.clone()).collect()
+    }
+
+    fn parse_keys<T: serde::de::DeserializeOwned>(&self, names: &[&str]) -> Result<T, KeyError> {
+        let part: toml::Table = (self.0.as_table().into_iter().flatten())
+            .filter(|(k, _)| names.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        toml::Value::Table(part)
             .try_into()
             .map_err(|e: toml::de::Error| KeyError::new("conformance", e.to_string()))
     }
@@ -34,11 +43,11 @@ impl ParseTable for Toml {
 pub(crate) fn scheme(name: &str, keys: &str, packet: &str, topo: &mut Topology) -> PacketScheme {
     let table: toml::Table = toml::from_str(&format!("name = \"{name}\"\n{keys}"))
         .expect("the suite's scheme tables are valid TOML");
-    let settings: PacketSettings = Toml(toml::Value::Table(
+    let packet = Toml(toml::Value::Table(
         toml::from_str(packet).expect("the suite's [packet] tables are valid TOML"),
-    ))
-    .parse()
-    .expect("the suite's [packet] tables are valid");
+    ));
+    let settings = PacketSettings::read(&packet, topo)
+        .unwrap_or_else(|e| panic!("conformance [packet]: {}: {}", e.path, e.reason));
     let s = resolve_scheme(
         &Toml(toml::Value::Table(table)),
         &settings,
