@@ -722,8 +722,11 @@ fn collect(dir: &Path, points: &[Point]) -> Result<Vec<Row>> {
             .with_context(|| format!("cannot read {}", path.display()))?;
         let summary: Json = serde_json::from_str(&text)
             .with_context(|| format!("{}: not valid JSON", path.display()))?;
-        let schemes = scheme_leaves(&summary)
+        let mut schemes = scheme_leaves(&summary)
             .ok_or_else(|| anyhow!("{}: no `schemes` object", path.display()))?;
+        // The scenario's order, not the summary's (JSON objects come sorted by key).
+        let order = scheme_order(&p.scenario);
+        schemes.sort_by_key(|(label, _)| order.iter().position(|l| l == label));
         for (scheme, leaves) in schemes {
             rows.push(Row {
                 point: i,
@@ -733,6 +736,19 @@ fn collect(dir: &Path, points: &[Point]) -> Result<Vec<Row>> {
         }
     }
     Ok(rows)
+}
+
+/// The labels of a scenario's schemes in the file's order (a scheme's label, else its name).
+fn scheme_order(s: &Scenario) -> Vec<String> {
+    s.schemes
+        .iter()
+        .filter_map(|t| {
+            t.get("label")
+                .or_else(|| t.get("name"))
+                .and_then(toml::Value::as_str)
+                .map(str::to_string)
+        })
+        .collect()
 }
 
 /// The numeric leaves of each scheme of a summary (`schemes.<label>`), in its order; `None`
@@ -753,20 +769,77 @@ fn scheme_leaves(summary: &Json) -> Option<Vec<(String, Leaves)>> {
     )
 }
 
-/// Metrics `report.html` plots, where the summaries have them: (dotted path, title).
-const PLOTTED: [(&str, &str); 5] = [
-    ("fct_slowdown.overall.p99", "p99 FCT slowdown, all flows"),
+/// Metrics `report.html` plots for all flows, where the summaries have them: (dotted path,
+/// title with its unit). A metric may also sit below a prefix (the flow engine's per-load
+/// `load_50.avg_cct_s`).
+const PLOTTED: [(&str, &str); 8] = [
+    ("fct_slowdown.overall.p99", "p99 FCT slowdown (FCT / ideal)"),
+    (
+        "fct_slowdown.overall.mean",
+        "mean FCT slowdown (FCT / ideal)",
+    ),
+    ("flows_unfinished", "unfinished flows (count)"),
     ("goodput_gbps", "goodput (Gb/s)"),
-    ("drops.packets", "dropped packets"),
+    ("drops.packets", "dropped packets (count)"),
+    ("timeouts", "retransmission timeouts (count)"),
     ("avg_cct_s", "average CCT (s)"),
     ("avg_fct_s", "average FCT (s)"),
 ];
 
-/// `report.html`: each metric of [`PLOTTED`] (also below a prefix) against the first swept key, one line per
-/// scheme at the mean over the other keys' values, with the minimum and maximum as their own
-/// series where they differ from the mean (the report's charts have no error bars).
+/// What the report plots of each size class (`fct_slowdown.by_bytes.<class>` and
+/// `fct_slowdown.by_size.<bucket>`): (leaf, title with its unit).
+const PER_CLASS: [(&str, &str); 3] = [
+    ("p99", "p99 FCT slowdown (FCT / ideal)"),
+    ("mean", "mean FCT slowdown (FCT / ideal)"),
+    ("unfinished", "unfinished flows (count)"),
+];
+
+/// A swept key as an axis title: what it is and its unit, then the key path, e.g.
+/// `offered load (fraction of capacity): workload[0].load`.
+fn axis_title(key: &str) -> String {
+    let last = key
+        .rsplit('.')
+        .next()
+        .unwrap_or(key)
+        .split('[')
+        .next()
+        .unwrap_or(key);
+    let known = match last {
+        "load" => Some("offered load (fraction of capacity)".to_string()),
+        "seed" => Some("seed".to_string()),
+        _ => [
+            ("_us", "us"),
+            ("_ms", "ms"),
+            ("_bytes", "bytes"),
+            ("_gbps", "Gb/s"),
+            ("_mbps", "Mb/s"),
+            ("_packets", "packets"),
+        ]
+        .iter()
+        .find_map(|(suffix, unit)| {
+            last.strip_suffix(suffix)
+                .map(|stem| format!("{} ({unit})", stem.replace('_', " ")))
+        }),
+    };
+    match known {
+        Some(t) if t != key => format!("{t}: {key}"),
+        _ => key.to_string(),
+    }
+}
+
+/// One plotted metric: its column in the rows, and the chart's title.
+struct Plot {
+    column: String,
+    title: String,
+}
+
+/// `report.html`: per group of metrics (all flows; each byte class; each packet bucket; other
+/// engines' metrics), a table of every plotted number and a chart per metric against the first
+/// swept key, one line per scheme in the scenario's order at the mean over the other keys'
+/// values, with the minimum and maximum as their own series where they differ from the mean
+/// (the report's charts have no error bars). A metric whose positive values span two orders of
+/// magnitude or more, with no zero, gets a log axis.
 fn report(base: &Scenario, axes: &[Axis], points: &[Point], rows: &[Row]) -> dctc_report::Report {
-    use dctc_report::{Chart, Section, Series};
     let first = &axes[0];
     let others: Vec<&str> = axes[1..].iter().map(|a| a.key.as_str()).collect();
     let mut report = dctc_report::Report::new(
@@ -808,71 +881,199 @@ fn report(base: &Scenario, axes: &[Axis], points: &[Point], rows: &[Row]) -> dct
             _ => None,
         })
         .collect();
-    let mut section = Section::new(format!("Against {}", first.key));
-    section.push_paragraph(if others.is_empty() {
+    let mut intro = dctc_report::Section::new(format!("Against {}", first.key));
+    intro.push_paragraph(if others.is_empty() {
         "One run per value.".to_string()
     } else {
         format!(
-            "Lines: the mean over the values of {}; `min` and `max` series: their range.",
+            "Lines and tables: the mean over the values of {}; `min` and `max` series: their range.",
             others.join(", ")
         )
     });
+    intro.push_paragraph(
+        "Slowdown percentiles are over completed flows; the unfinished flows of each class are \
+         counted beside them, so a scheme that leaves flows behind cannot look better for it. \
+         An empty cell or a missing point: no flow of that class in those runs.",
+    );
     if numeric.is_none() {
-        section.push_paragraph(format!(
+        intro.push_paragraph(format!(
             "{} is not a number: the values are plotted in the order given, at 0, 1, 2, ...",
             first.key
         ));
     }
+    report.push_section(intro);
     let xs: Vec<f64> =
         numeric.unwrap_or_else(|| (0..first.values.len()).map(|i| i as f64).collect());
     let all = columns(rows);
-    // A metric may sit below a prefix, e.g. the flow engine's `load_50.avg_cct_s`.
-    let mut charts: Vec<(&str, String)> = Vec::new();
+    let sweep = SweepView {
+        first,
+        xs: &xs,
+        schemes: &schemes,
+        points,
+        rows,
+    };
+    for (heading, plots) in plot_groups(&all) {
+        if !plots.is_empty() {
+            report.push_section(sweep.section(&heading, &plots));
+        }
+    }
+    report
+}
+
+/// The plotted metrics found in `columns`, in groups of one section each: all flows, each byte
+/// class, each packet bucket.
+fn plot_groups(columns: &[String]) -> Vec<(String, Vec<Plot>)> {
+    let mut overall = Vec::new();
     for (metric, title) in PLOTTED {
         let tail = format!(".{metric}");
-        for c in &all {
+        for c in columns {
             if c == metric {
-                charts.push((c, title.to_string()));
+                overall.push(Plot {
+                    column: c.clone(),
+                    title: title.to_string(),
+                });
             } else if let Some(prefix) = c.strip_suffix(&tail) {
-                charts.push((c, format!("{title}, {prefix}")));
+                overall.push(Plot {
+                    column: c.clone(),
+                    title: format!("{title}, {prefix}"),
+                });
             }
         }
     }
-    for (metric, title) in charts {
-        let mut chart = Chart::line(&title, first.key.clone(), &title);
-        for scheme in &schemes {
-            let (mut mean, mut low, mut high) = (Vec::new(), Vec::new(), Vec::new());
-            for (xi, &x) in xs.iter().enumerate() {
-                let ys: Vec<f64> = rows
-                    .iter()
-                    .filter(|r| r.scheme == *scheme && points[r.point].picks[0] == xi)
-                    .filter_map(|r| r.get(metric).and_then(|v| v.parse::<f64>().ok()))
-                    .collect();
-                if ys.is_empty() {
-                    continue;
+    let mut groups = vec![("All flows".to_string(), overall)];
+    for (by, unit) in [
+        ("fct_slowdown.by_bytes.", ""),
+        ("fct_slowdown.by_size.", " packets"),
+    ] {
+        let mut classes: Vec<&str> = Vec::new();
+        for c in columns {
+            if let Some(class) = c.strip_prefix(by).and_then(|x| x.rsplit_once('.')) {
+                if !classes.contains(&class.0) {
+                    classes.push(class.0);
                 }
-                mean.push((x, ys.iter().sum::<f64>() / ys.len() as f64));
-                low.push((x, ys.iter().copied().fold(f64::INFINITY, f64::min)));
-                high.push((x, ys.iter().copied().fold(f64::NEG_INFINITY, f64::max)));
             }
-            let spread = low.iter().zip(&high).any(|(a, b)| a.1 < b.1);
-            chart = chart.with_series(Series {
-                name: scheme.to_string(),
-                points: mean,
-            });
-            if spread {
-                for (suffix, pts) in [("min", low), ("max", high)] {
-                    chart = chart.with_series(Series {
-                        name: format!("{scheme} {suffix}"),
-                        points: pts,
+        }
+        // Summaries hold classes sorted by label; plot them smallest first.
+        classes.sort_by(|a, b| class_floor(a).total_cmp(&class_floor(b)));
+        for class in classes {
+            let plots = PER_CLASS
+                .iter()
+                .map(|(leaf, title)| (format!("{by}{class}.{leaf}"), title))
+                .filter(|(c, _)| columns.contains(c))
+                .map(|(column, title)| Plot {
+                    title: format!("{title}, {class}{unit}"),
+                    column,
+                })
+                .collect();
+            groups.push((format!("Flows of {class}{unit}"), plots));
+        }
+    }
+    groups
+}
+
+/// Where a size class label starts, for ordering: `<=100KB` 0, `100KB-10MB` 1e5, `>10MB`
+/// just above 1e7; packet buckets (`1`, `1-10`, `>1000`) alike. Unreadable labels go last.
+fn class_floor(label: &str) -> f64 {
+    let size = |t: &str| -> Option<f64> {
+        let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let scale = match &t[digits.len()..] {
+            "" | "B" => 1.0,
+            "KB" => 1e3,
+            "MB" => 1e6,
+            "GB" => 1e9,
+            _ => return None,
+        };
+        digits.parse::<f64>().ok().map(|x| x * scale)
+    };
+    let floor = if label.starts_with("<=") {
+        Some(0.0)
+    } else if let Some(rest) = label.strip_prefix('>') {
+        size(rest).map(|x| x + 0.5)
+    } else {
+        size(label.split('-').next().unwrap_or(label))
+    };
+    floor.unwrap_or(f64::INFINITY)
+}
+
+/// What every section of a sweep report plots against.
+struct SweepView<'a> {
+    first: &'a Axis,
+    xs: &'a [f64],
+    schemes: &'a [&'a str],
+    points: &'a [Point],
+    rows: &'a [Row],
+}
+
+impl SweepView<'_> {
+    /// The values of `column` for `scheme` at the `xi`-th value of the first key, over the
+    /// other keys' values.
+    fn values(&self, scheme: &str, xi: usize, column: &str) -> Vec<f64> {
+        self.rows
+            .iter()
+            .filter(|r| r.scheme == scheme && self.points[r.point].picks[0] == xi)
+            .filter_map(|r| r.get(column).and_then(|v| v.parse::<f64>().ok()))
+            .collect()
+    }
+
+    /// A section: the table of every number its charts plot (means), then one chart per plot.
+    fn section(&self, heading: &str, plots: &[Plot]) -> dctc_report::Section {
+        use dctc_report::{Cell, Chart, Series, Table};
+        let mut section = dctc_report::Section::new(heading);
+        let mut header = vec![self.first.key.clone(), "scheme".to_string()];
+        header.extend(plots.iter().map(|p| p.title.clone()));
+        let mut table = Table::new(format!("{heading}: the plotted numbers"), header);
+        for (xi, v) in self.first.values.iter().enumerate() {
+            for scheme in self.schemes {
+                let mut row = vec![Cell::Text(value_text(v)), Cell::Text(scheme.to_string())];
+                for p in plots {
+                    let ys = self.values(scheme, xi, &p.column);
+                    row.push(if ys.is_empty() {
+                        Cell::Text(String::new())
+                    } else {
+                        Cell::Num(ys.iter().sum::<f64>() / ys.len() as f64)
                     });
                 }
+                table.push_row(row);
             }
         }
-        section.push_chart(chart);
+        section.push_table(table);
+        for p in plots {
+            let mut series = Vec::new();
+            for scheme in self.schemes {
+                let (mut mean, mut low, mut high) = (Vec::new(), Vec::new(), Vec::new());
+                for (xi, &x) in self.xs.iter().enumerate() {
+                    let ys = self.values(scheme, xi, &p.column);
+                    if ys.is_empty() {
+                        continue;
+                    }
+                    mean.push((x, ys.iter().sum::<f64>() / ys.len() as f64));
+                    low.push((x, ys.iter().copied().fold(f64::INFINITY, f64::min)));
+                    high.push((x, ys.iter().copied().fold(f64::NEG_INFINITY, f64::max)));
+                }
+                let spread = low.iter().zip(&high).any(|(a, b)| a.1 < b.1);
+                series.push(Series::new(scheme.to_string(), mean));
+                if spread {
+                    series.push(Series::new(format!("{scheme} min"), low));
+                    series.push(Series::new(format!("{scheme} max"), high));
+                }
+            }
+            let ys: Vec<f64> = series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .collect();
+            let (lo, hi) = ys.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &y| {
+                (lo.min(y), hi.max(y))
+            });
+            let log = lo > 0.0 && hi >= 100.0 * lo;
+            let mut chart =
+                Chart::line(&p.title, axis_title(&self.first.key), &p.title).with_log(false, log);
+            for s in series {
+                chart.push_series(s);
+            }
+            section.push_chart(chart);
+        }
+        section
     }
-    report.push_section(section);
-    report
 }
 
 /// The metric columns of `sweep.csv`: every leaf name, in order of first appearance.
@@ -1029,6 +1230,33 @@ pub(crate) fn scheme_metrics(summary: &Json) -> Option<Vec<SchemeMetrics>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn size_classes_plot_smallest_first_and_axes_name_their_unit() {
+        let columns: Vec<String> = [">10MB", "100KB-10MB", "<=100KB"]
+            .iter()
+            .map(|c| format!("fct_slowdown.by_bytes.{c}.p99"))
+            .collect();
+        let headings: Vec<String> = plot_groups(&columns).into_iter().map(|g| g.0).collect();
+        assert_eq!(
+            headings,
+            [
+                "All flows",
+                "Flows of <=100KB",
+                "Flows of 100KB-10MB",
+                "Flows of >10MB"
+            ]
+        );
+        assert_eq!(
+            axis_title("workload[0].load"),
+            "offered load (fraction of capacity): workload[0].load"
+        );
+        assert_eq!(
+            axis_title("schemes[0].ecn_k_bytes"),
+            "ecn k (bytes): schemes[0].ecn_k_bytes"
+        );
+        assert_eq!(axis_title("fabric.name"), "fabric.name");
+    }
 
     #[test]
     fn a_swept_key_the_scenario_lacks_suggests_its_full_path() {

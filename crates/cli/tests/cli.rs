@@ -222,3 +222,37 @@ fn a_swept_key_missing_from_the_scenario_suggests_its_full_path() {
         assert!(!dir.path().join("x").exists(), "{set}: wrote output");
     }
 }
+
+#[test]
+fn byte_classes_follow_the_scenario_and_count_every_sized_flow() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = format!("{MINIMAL}[output]\nsize_classes_bytes = [50000, 50000]\n");
+    std::fs::write(dir.path().join("s.toml"), &bad).unwrap();
+    let o = dctc(&["validate", "s.toml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .contains("`output.size_classes_bytes`: must be positive and strictly increasing"),
+        "{}",
+        stderr(&o)
+    );
+    let good = format!("{MINIMAL}[output]\nsize_classes_bytes = [50000]\n");
+    std::fs::write(dir.path().join("s.toml"), &good).unwrap();
+    let o = dctc(&["run", "--quiet", "s.toml"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.path().join("out/t/summary.json")).unwrap();
+    let s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let d = &s["schemes"]["dctcp"];
+    let classes = d["fct_slowdown"]["by_bytes"].as_object().unwrap();
+    let names: Vec<&str> = classes.keys().map(String::as_str).collect();
+    assert_eq!(names, ["<=50KB", ">50KB"]);
+    // Every sized flow is in one class, completed or unfinished (an empty class is null).
+    let count = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap_or(0);
+    let done: u64 = classes.values().map(|c| count(c, "count")).sum();
+    let left: u64 = classes.values().map(|c| count(c, "unfinished")).sum();
+    let left_bytes: u64 = classes.values().map(|c| count(c, "unfinished_bytes")).sum();
+    assert_eq!(done, d["flows_completed"].as_u64().unwrap());
+    assert_eq!(left, d["flows_unfinished"].as_u64().unwrap());
+    assert_eq!(left_bytes, d["flows_unfinished_bytes"].as_u64().unwrap());
+    assert!(done > 0, "{text}");
+}

@@ -72,7 +72,7 @@ impl WorkloadSpec {
 }
 
 /// The `[output]` table: what the engines record beside their results. Each engine reads only
-/// its own keys (the packet engine the first three, the flow engine the last two); `dctc`
+/// its own keys (the packet engine the first four, the flow engine the last two); `dctc`
 /// checks the table's keys against the running engine's list before reading it, so a key of
 /// another engine is refused with the nearest valid name ([`unknown_name`]).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -90,6 +90,11 @@ pub struct OutputSpec {
     /// `subflow_mean_rate_mbps`, `rate_ratio_<a>_<b>`), ms.
     #[serde(default)]
     pub rate_average_from_ms: Option<f64>,
+    /// Packet engine: upper bounds of the flow-size classes in bytes that summaries, reports
+    /// and sweeps report slowdown by, beside the packet buckets (default `[100000, 10000000]`:
+    /// (0, 100 KB], (100 KB, 10 MB], > 10 MB).
+    #[serde(default)]
+    pub size_classes_bytes: Option<Vec<u64>>,
     /// Flow engine: write `flows.csv` (default true; the full trace has 706,397 flows per
     /// run).
     #[serde(default)]
@@ -105,6 +110,7 @@ impl OutputSpec {
         "queue_sample_us",
         "throughput_bin_us",
         "rate_average_from_ms",
+        "size_classes_bytes",
         "flows_csv",
         "cdf_points",
     ];

@@ -116,6 +116,80 @@ impl SizeBucket {
     }
 }
 
+/// Flow-size classes in bytes, as the literature reports them (pFabric, DCTCP, Homa, HPCC:
+/// (0, 100 KB], (100 KB, 10 MB], > 10 MB by default): classes split at increasing upper bounds,
+/// the last one open above. `[output] size_classes_bytes` sets the bounds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ByteClasses {
+    bounds: Vec<u64>,
+}
+
+impl Default for ByteClasses {
+    fn default() -> Self {
+        ByteClasses {
+            bounds: vec![100_000, 10_000_000],
+        }
+    }
+}
+
+impl ByteClasses {
+    /// Classes split at `bounds` (bytes, each class's inclusive upper end): positive and
+    /// strictly increasing, at most 16 of them.
+    pub fn new(bounds: Vec<u64>) -> Result<ByteClasses, String> {
+        if bounds.is_empty() || bounds.len() > 16 {
+            return Err(format!(
+                "must list 1 to 16 class bounds in bytes, got {}",
+                bounds.len()
+            ));
+        }
+        if bounds[0] == 0 || bounds.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!(
+                "must be positive and strictly increasing, got {bounds:?}"
+            ));
+        }
+        Ok(ByteClasses { bounds })
+    }
+
+    /// How many classes there are (one more than bounds).
+    pub fn len(&self) -> usize {
+        self.bounds.len() + 1
+    }
+
+    /// Never: there is always the open class above the last bound.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The class of a flow of `bytes` (> 0).
+    pub fn of(&self, bytes: u64) -> usize {
+        self.bounds.partition_point(|&b| b < bytes)
+    }
+
+    /// The label of class `i`, e.g. `<=100KB`, `100KB-10MB`, `>10MB` (decimal units, as the
+    /// papers use them): used as a JSON key and a CSV column part.
+    pub fn label(&self, i: usize) -> String {
+        match i {
+            0 => format!("<={}", bytes_text(self.bounds[0])),
+            i if i == self.bounds.len() => format!(">{}", bytes_text(self.bounds[i - 1])),
+            i => format!(
+                "{}-{}",
+                bytes_text(self.bounds[i - 1]),
+                bytes_text(self.bounds[i])
+            ),
+        }
+    }
+}
+
+/// `bytes` in the largest decimal unit that divides it: `100KB`, `10MB`, `1500B`.
+fn bytes_text(bytes: u64) -> String {
+    for (unit, name) in [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB")] {
+        if bytes.is_multiple_of(unit) {
+            return format!("{}{name}", bytes / unit);
+        }
+    }
+    format!("{bytes}B")
+}
+
 /// Bytes on the wire for `payload` bytes cut into packets of at most `mss` payload bytes, each
 /// with `header` bytes of headers.
 pub fn wire_bytes(payload: u64, mss: u64, header: u64) -> u64 {
@@ -191,6 +265,8 @@ pub struct BucketSlowdown {
     pub completed: Percentiles,
     /// Flows of the bucket that had not finished when the run ended.
     pub unfinished: usize,
+    /// Their sizes, summed (bytes).
+    pub unfinished_bytes: u64,
 }
 
 impl BucketSlowdown {
@@ -201,39 +277,63 @@ impl BucketSlowdown {
     }
 }
 
-/// Slowdown percentiles overall and per size bucket, each beside its unfinished flows.
+/// Slowdown percentiles overall, per size bucket in packets and per size class in bytes, each
+/// beside its unfinished flows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SlowdownSummary {
     /// All completed sized flows.
     pub overall: Percentiles,
     /// Sized flows that had not finished when the run ended (excluded from `overall`).
     pub unfinished: usize,
+    /// Their sizes, summed (bytes).
+    pub unfinished_bytes: u64,
     /// Per size bucket, in [`SizeBucket::ALL`] order.
     pub by_size: Vec<BucketSlowdown>,
+    /// Per byte class ([`ByteClasses`]), smallest first.
+    pub by_bytes: Vec<BucketSlowdown>,
 }
 
 impl SlowdownSummary {
-    /// Summarizes the sized flows of `records` (long-lived ones, `size == 0`, are left out):
-    /// percentiles over the completed ones, counts of the unfinished ones.
+    /// [`SlowdownSummary::with_classes`] with the literature's byte classes.
     pub fn of(records: &[FlowRecord]) -> SlowdownSummary {
+        SlowdownSummary::with_classes(records, &ByteClasses::default())
+    }
+
+    /// Summarizes the sized flows of `records` (long-lived ones, `size == 0`, are left out):
+    /// percentiles over the completed ones, counts and bytes of the unfinished ones, overall,
+    /// per packet bucket and per byte class of `classes`.
+    pub fn with_classes(records: &[FlowRecord], classes: &ByteClasses) -> SlowdownSummary {
         let sized: Vec<&FlowRecord> = records.iter().filter(|r| r.size > 0).collect();
-        let all: Vec<f64> = sized.iter().filter_map(|r| r.slowdown).collect();
-        let by_size = SizeBucket::ALL
-            .iter()
-            .map(|b| {
-                let mine = sized.iter().filter(|r| SizeBucket::of(r.size) == *b);
-                let v: Vec<f64> = mine.clone().filter_map(|r| r.slowdown).collect();
-                BucketSlowdown {
-                    bucket: b.label().to_string(),
-                    completed: Percentiles::of(&v),
-                    unfinished: mine.filter(|r| r.slowdown.is_none()).count(),
+        let bucket = |label: String, mine: &dyn Fn(&FlowRecord) -> bool| {
+            let (mut done, mut unfinished, mut unfinished_bytes) = (Vec::new(), 0, 0);
+            for r in sized.iter().filter(|r| mine(r)) {
+                match r.slowdown {
+                    Some(x) => done.push(x),
+                    None => {
+                        unfinished += 1;
+                        unfinished_bytes += r.size;
+                    }
                 }
-            })
-            .collect();
+            }
+            BucketSlowdown {
+                bucket: label,
+                completed: Percentiles::of(&done),
+                unfinished,
+                unfinished_bytes,
+            }
+        };
+        let overall = bucket(String::new(), &|_| true);
         SlowdownSummary {
-            overall: Percentiles::of(&all),
-            unfinished: sized.len() - all.len(),
-            by_size,
+            overall: overall.completed,
+            unfinished: overall.unfinished,
+            unfinished_bytes: overall.unfinished_bytes,
+            by_size: SizeBucket::ALL
+                .iter()
+                .map(|b| bucket(b.label().to_string(), &|r| SizeBucket::of(r.size) == *b))
+                .collect(),
+            by_bytes: (0..classes.len())
+                .map(|i| bucket(classes.label(i), &|r| classes.of(r.size) == i))
+                .collect(),
         }
     }
 }
@@ -344,6 +444,58 @@ mod tests {
             ]
         );
         assert_eq!(s.by_size[0].completed.p50, 3.0);
+    }
+
+    #[test]
+    fn byte_classes_split_at_inclusive_upper_bounds() {
+        let c = ByteClasses::default();
+        let labels: Vec<String> = (0..c.len()).map(|i| c.label(i)).collect();
+        assert_eq!(labels, ["<=100KB", "100KB-10MB", ">10MB"]);
+        assert_eq!(c.of(1), 0);
+        assert_eq!(c.of(100_000), 0);
+        assert_eq!(c.of(100_001), 1);
+        assert_eq!(c.of(10_000_000), 1);
+        assert_eq!(c.of(10_000_001), 2);
+        let odd = ByteClasses::new(vec![1_500, 1_048_576]).unwrap();
+        assert_eq!(odd.label(0), "<=1500B");
+        assert_eq!(odd.label(2), ">1048576B");
+        assert!(ByteClasses::new(vec![]).is_err());
+        assert!(ByteClasses::new(vec![0, 5]).is_err());
+        assert!(ByteClasses::new(vec![5, 5]).is_err());
+    }
+
+    #[test]
+    fn byte_classes_count_unfinished_flows_and_their_bytes() {
+        let records = vec![
+            rec(50_000, Some(2.0)),
+            rec(100_000, None),
+            rec(5_000_000, Some(3.0)),
+            rec(20_000_000, None),
+            rec(30_000_000, None),
+            rec(0, None),
+        ];
+        let s = SlowdownSummary::of(&records);
+        assert_eq!((s.unfinished, s.unfinished_bytes), (3, 50_100_000));
+        let b: Vec<(&str, usize, usize, u64)> = s
+            .by_bytes
+            .iter()
+            .map(|x| {
+                (
+                    x.bucket.as_str(),
+                    x.completed.count,
+                    x.unfinished,
+                    x.unfinished_bytes,
+                )
+            })
+            .collect();
+        assert_eq!(
+            b,
+            vec![
+                ("<=100KB", 1, 1, 100_000),
+                ("100KB-10MB", 1, 0, 0),
+                (">10MB", 0, 2, 50_000_000),
+            ]
+        );
     }
 
     #[test]

@@ -12,7 +12,9 @@ use anyhow::Result;
 use dctc_core::error::KeyError;
 use dctc_core::fabric::FabricSize;
 use dctc_core::routing::Routing;
-use dctc_core::stats::{min_samples_for, BucketSlowdown, Percentiles, SizeBucket, SlowdownSummary};
+use dctc_core::stats::{
+    min_samples_for, BucketSlowdown, ByteClasses, Percentiles, SizeBucket, SlowdownSummary,
+};
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
 use dctc_packet::config::{IncastSweep, PacketSettings, WorkloadPlan, WORKLOAD_KINDS};
@@ -62,6 +64,8 @@ pub(crate) struct Plan {
     sweep: Option<IncastSweep>,
     /// Start of the window of `output.rate_average_from_ms`.
     rate_from: Option<SimTime>,
+    /// `output.size_classes_bytes`: the byte classes of the slowdown tables.
+    classes: ByteClasses,
 }
 
 /// The `[output]` keys this engine reads.
@@ -69,6 +73,7 @@ const OUTPUT_KEYS: &[&str] = &[
     "queue_sample_us",
     "throughput_bin_us",
     "rate_average_from_ms",
+    "size_classes_bytes",
 ];
 
 fn micros(
@@ -184,6 +189,11 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             ))
         }
     };
+    let classes = match output.size_classes_bytes {
+        None => ByteClasses::default(),
+        Some(bounds) => ByteClasses::new(bounds)
+            .map_err(|reason| s.error("output.size_classes_bytes", reason))?,
+    };
     let flows = expected_flows.saturating_add(workload.flows.len() as u64);
     limits::check_memory(s, FabricSize::of(&topo), flows)?;
     let span = until.checked_since(SimTime::ZERO).unwrap_or(Delta::ZERO);
@@ -220,6 +230,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         opts,
         sweep,
         rate_from,
+        classes,
     })
 }
 
@@ -268,18 +279,18 @@ impl Engine for Packet {
 
 /// Slowdown statistics of `p` (completed flows) beside the `unfinished` ones; the
 /// percentiles are null when no flow completed.
-fn pct_json(p: &Percentiles, unfinished: usize) -> Value {
+fn pct_json(p: &Percentiles, unfinished: usize, unfinished_bytes: u64) -> Value {
     let v = |x: f64| if p.count > 0 { json!(x) } else { Value::Null };
-    json!({ "count": p.count, "unfinished": unfinished, "p50": v(p.p50), "p99": v(p.p99),
-            "p999": v(p.p999), "mean": v(p.mean), "max": v(p.max) })
+    json!({ "count": p.count, "unfinished": unfinished, "unfinished_bytes": unfinished_bytes,
+            "p50": v(p.p50), "p99": v(p.p99), "p999": v(p.p999), "mean": v(p.mean), "max": v(p.max) })
 }
 
-/// A size bucket's statistics; null when the bucket holds no flow at all.
+/// A size bucket's or byte class's statistics; null when it holds no flow at all.
 fn bucket_json(b: &BucketSlowdown) -> Value {
     if b.is_empty() {
         Value::Null
     } else {
-        pct_json(&b.completed, b.unfinished)
+        pct_json(&b.completed, b.unfinished, b.unfinished_bytes)
     }
 }
 
@@ -324,11 +335,14 @@ fn common_port(results: &[PacketRun]) -> Option<usize> {
 }
 
 fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
-    let slow = SlowdownSummary::of(&r.records);
-    let mut by_size = Map::new();
-    for b in &slow.by_size {
-        by_size.insert(b.bucket.clone(), bucket_json(b));
-    }
+    let slow = SlowdownSummary::with_classes(&r.records, &p.classes);
+    let buckets = |list: &[BucketSlowdown]| {
+        let by: Map<String, Value> = list
+            .iter()
+            .map(|b| (b.bucket.clone(), bucket_json(b)))
+            .collect();
+        Value::Object(by)
+    };
     let secs = (r.simulated_ps as f64 * 1e-12).max(1e-12);
     let qd = &r.queue_delay;
     let us = |ps: u64| ps as f64 / 1e6;
@@ -380,7 +394,9 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "flows_completed": slow.overall.count,
         "flows_unfinished": slow.unfinished,
         "long_lived_flows": r.records.iter().filter(|x| x.size == 0).count(),
-        "fct_slowdown": { "overall": pct_json(&slow.overall, slow.unfinished), "by_size": Value::Object(by_size) },
+        "flows_unfinished_bytes": slow.unfinished_bytes,
+        "fct_slowdown": { "overall": pct_json(&slow.overall, slow.unfinished, slow.unfinished_bytes),
+                          "by_size": buckets(&slow.by_size), "by_bytes": buckets(&slow.by_bytes) },
         "queue_delay_us": { "p50": us(qd.quantile(0.5)), "p99": us(qd.quantile(0.99)), "max": us(qd.max()), "mean": qd.mean() / 1e6 },
         "drops": { "packets": c.dropped_packets, "bytes": c.dropped_bytes, "fraction_of_sent": frac(c.dropped_bytes, c.sent_bytes) },
         "ecn_marks": c.ecn_marks,
@@ -623,7 +639,7 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
     });
     let (mut console, main) = comparison_section(s, p, results, &schemes, simulated_ps);
     let mut sections = vec![main];
-    sections.extend(size_section(results));
+    sections.extend(size_section(p, results));
     sections.push(queue_delay_section(results));
     sections.extend(churn_section(results));
     sections.extend(throughput_section(results));
@@ -874,21 +890,22 @@ fn losses_chart(results: &[PacketRun]) -> Chart {
 }
 
 /// FCT slowdown by flow size (when some sized flow completed): a table and bars per size
-/// bucket, then CDFs and FCT against size.
-fn size_section(results: &[PacketRun]) -> Option<Section> {
+/// bucket in packets and per byte class, then CDFs and FCT against size.
+fn size_section(p: &Plan, results: &[PacketRun]) -> Option<Section> {
     let slows: Vec<SlowdownSummary> = results
         .iter()
-        .map(|r| SlowdownSummary::of(&r.records))
+        .map(|r| SlowdownSummary::with_classes(&r.records, &p.classes))
         .collect();
     if !slows.iter().any(|x| x.overall.count > 0) {
         return None;
     }
-    let (bucket_table, p99, p50) = size_buckets(results, &slows);
-    let mut sec = Section::new("FCT slowdown by flow size")
-        .with_paragraph(FEW_SAMPLES)
-        .with_table(bucket_table)
-        .with_chart(p99)
-        .with_chart(p50);
+    let mut sec = Section::new("FCT slowdown by flow size").with_paragraph(FEW_SAMPLES);
+    for unit in [SizeUnit::Bytes, SizeUnit::Packets] {
+        let (table, p99, p50) = size_classes(results, &slows, unit);
+        sec.push_table(table);
+        sec.push_chart(p99);
+        sec.push_chart(p50);
+    }
     sec.push_chart(slowdown_cdf("all sizes", results, |_| true));
     for b in SizeBucket::ALL {
         let any = results.iter().any(|r| {
@@ -910,41 +927,97 @@ fn size_section(results: &[PacketRun]) -> Option<Section> {
     Some(sec)
 }
 
-/// The size buckets' table (completed and unfinished flows, percentiles) and their p99 and
-/// median bars (an empty bucket gets no bar, not a bar of height 0).
-fn size_buckets(results: &[PacketRun], slows: &[SlowdownSummary]) -> (Table, Chart, Chart) {
-    // Slowdown per size bucket: bars (linear axis), then a CDF per bucket.
-    let cats: Vec<String> = SizeBucket::ALL
+/// How a size table splits flows: the literature's byte classes or buckets in packets.
+#[derive(Clone, Copy)]
+enum SizeUnit {
+    Bytes,
+    Packets,
+}
+
+impl SizeUnit {
+    fn classes(self, s: &SlowdownSummary) -> &[BucketSlowdown] {
+        match self {
+            SizeUnit::Bytes => &s.by_bytes,
+            SizeUnit::Packets => &s.by_size,
+        }
+    }
+
+    /// A class's label in a chart or table.
+    fn label(self, class: &str) -> String {
+        match self {
+            SizeUnit::Bytes => class.to_string(),
+            SizeUnit::Packets => format!("{class} pkts"),
+        }
+    }
+
+    fn axis(self) -> &'static str {
+        match self {
+            SizeUnit::Bytes => "flow size class (bytes; KB = 1000 B)",
+            SizeUnit::Packets => "flow size (packets of 1460 B)",
+        }
+    }
+
+    /// A chart's or table's title: `what` per class of this unit.
+    fn title(self, what: &str) -> String {
+        match self {
+            SizeUnit::Bytes => format!("{what} per size class in bytes"),
+            SizeUnit::Packets => format!("{what} per flow size"),
+        }
+    }
+
+    fn column(self) -> &'static str {
+        match self {
+            SizeUnit::Bytes => "class (bytes)",
+            SizeUnit::Packets => "bucket (packets)",
+        }
+    }
+}
+
+/// The size classes' table (completed and unfinished flows with their bytes, percentiles) and
+/// their p99 and median bars (an empty class gets no bar, not a bar of height 0).
+fn size_classes(
+    results: &[PacketRun],
+    slows: &[SlowdownSummary],
+    unit: SizeUnit,
+) -> (Table, Chart, Chart) {
+    let Some(first) = slows.first() else {
+        unreachable!("a size section has a run")
+    };
+    let cats: Vec<String> = unit
+        .classes(first)
         .iter()
         .enumerate()
         .map(|(i, b)| {
-            let empty = slows.iter().all(|x| x.by_size[i].completed.count == 0);
+            let empty = slows
+                .iter()
+                .all(|x| unit.classes(x)[i].completed.count == 0);
             if empty {
-                format!("{} pkts (no flows)", b.label())
+                format!("{} (no flows)", unit.label(&b.bucket))
             } else {
-                format!("{} pkts", b.label())
+                unit.label(&b.bucket)
             }
         })
         .collect();
     let mut p99 = Chart::bars(
-        "p99 FCT slowdown per flow size",
-        "flow size (packets of 1460 B)",
+        unit.title("p99 FCT slowdown"),
+        unit.axis(),
         "p99 slowdown (FCT / ideal FCT)",
         cats.clone(),
     );
     let mut p50 = Chart::bars(
-        "Median FCT slowdown per flow size",
-        "flow size (packets of 1460 B)",
+        unit.title("Median FCT slowdown"),
+        unit.axis(),
         "p50 slowdown (FCT / ideal FCT)",
         cats,
     );
-    let mut bucket_table = Table::new(
-        "FCT slowdown per size bucket (completed flows; unfinished ones beside them)",
+    let mut table = Table::new(
+        unit.title("FCT slowdown") + " (completed flows; unfinished ones beside them)",
         [
             "scheme",
-            "bucket (packets)",
+            unit.column(),
             "completed",
             "unfinished",
+            "unfinished MB",
             "p50",
             "p99",
             "p99.9",
@@ -952,9 +1025,10 @@ fn size_buckets(results: &[PacketRun], slows: &[SlowdownSummary]) -> (Table, Cha
         ],
     );
     for (r, slow) in results.iter().zip(slows) {
-        // An empty bucket gets no bar (not a bar of height 0).
+        let classes = unit.classes(slow);
+        // An empty class gets no bar (not a bar of height 0).
         let bars = |f: fn(&Percentiles) -> f64| -> Vec<(f64, f64)> {
-            slow.by_size
+            classes
                 .iter()
                 .enumerate()
                 .filter(|(_, b)| b.completed.count > 0)
@@ -963,21 +1037,22 @@ fn size_buckets(results: &[PacketRun], slows: &[SlowdownSummary]) -> (Table, Cha
         };
         p99.push_series(Series::new(r.label.clone(), bars(|x| x.p99)));
         p50.push_series(Series::new(r.label.clone(), bars(|x| x.p50)));
-        for b in &slow.by_size {
+        for b in classes {
             let c = &b.completed;
             if b.is_empty() {
-                bucket_table.push_row(vec![
+                table.push_row(vec![
                     Cell::Text(r.label.clone()),
                     Cell::Text(b.bucket.clone()),
                     Cell::Text("no flows".into()),
                 ]);
                 continue;
             }
-            bucket_table.push_row(vec![
+            table.push_row(vec![
                 Cell::Text(r.label.clone()),
                 Cell::Text(b.bucket.clone()),
                 Cell::Num(c.count as f64),
                 Cell::Num(b.unfinished as f64),
+                Cell::Num(b.unfinished_bytes as f64 / 1e6),
                 pct_cell(c.p50, c.count, 0.5),
                 pct_cell(c.p99, c.count, 0.99),
                 pct_cell(c.p999, c.count, 0.999),
@@ -989,7 +1064,7 @@ fn size_buckets(results: &[PacketRun], slows: &[SlowdownSummary]) -> (Table, Cha
             ]);
         }
     }
-    (bucket_table, p99, p50)
+    (table, p99, p50)
 }
 
 /// The CDF of queueing delay at switch ports, one series per scheme.
