@@ -56,11 +56,14 @@ pub(crate) fn parse_value<T: DeserializeOwned>(
 }
 
 /// Rewrites serde's "unknown field `x`, expected one of `a`, `b`" into a message that names the
-/// nearest valid choice.
+/// nearest valid choice (serde's message lists the choices on its first line).
 fn explain(message: &str) -> String {
     let message = message.trim().to_string();
+    // The first line only: a nested table's message goes on "\nin `table`", whose name is
+    // not one of the choices.
+    let first = message.lines().next().unwrap_or_default();
     for what in ["unknown field", "unknown variant"] {
-        let Some(rest) = message.strip_prefix(what) else {
+        let Some(rest) = first.strip_prefix(what) else {
             continue;
         };
         let names: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
@@ -75,4 +78,35 @@ fn explain(message: &str) -> String {
         return unknown_name(noun, bad, valid);
     }
     message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Inner {
+        samples: Option<u32>,
+        memory: Option<u32>,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Outer {
+        drill: Option<Inner>,
+    }
+
+    #[test]
+    fn a_misspelt_key_in_a_sub_table_lists_that_table_s_keys_only() {
+        let v: toml::Value = toml::from_str("drill = { sample = 1 }").unwrap();
+        let e = parse_value::<Outer>(&v, "packet", "s.toml").unwrap_err();
+        assert_eq!(e.key, "packet.drill.sample");
+        assert_eq!(
+            e.reason,
+            "unknown key `sample`, did you mean `samples`? (valid: `samples`, `memory`)"
+        );
+    }
 }

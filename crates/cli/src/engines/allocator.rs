@@ -174,7 +174,7 @@ impl Engine for Allocator {
 
     fn render(s: &Scenario, p: &Plan, runs: Runs) -> RunOutput {
         match runs {
-            Runs::Churn(links, results) => output(s, p, links, results),
+            Runs::Churn(links, results) => render_churn(s, p, links, results),
             Runs::Convergence(links, r) => render_convergence(s, p, links, &r),
         }
     }
@@ -232,16 +232,14 @@ fn churn_runs(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
     Ok(Runs::Churn(capacity.len(), results))
 }
 
-fn output(
+/// The output of a churn run: per scheme and load the over-allocation and the fractions of
+/// the optimum, Flowtune Figs. 12 and 13, and every iteration in `steps.csv`.
+fn render_churn(
     s: &Scenario,
     p: &Plan,
     links: usize,
     results: Vec<(String, f64, ChurnResult)>,
 ) -> RunOutput {
-    let Mode::Churn { config, .. } = &p.settings.mode else {
-        unreachable!("output renders churn runs")
-    };
-    let optimal_every = config.optimal_every;
     let mut schemes = Map::new();
     let mut table = Table::new(
         "Over-allocation without normalization and throughput as a fraction of the optimum",
@@ -257,8 +255,6 @@ fn output(
             "notifications / flowlet",
         ],
     );
-    // steps.csv: (scheme, load, step), in the order of the schemes, then of the loads.
-    let mut steps: Vec<(&str, f64, &dctc_num::churn::StepRecord)> = Vec::new();
     let mut over_chart = Chart::line(
         "Max over-allocation without normalization (Flowtune Fig. 12)",
         "load (fraction of capacity)",
@@ -268,12 +264,6 @@ fn output(
         "Throughput as a fraction of optimal (Flowtune Fig. 13)",
         "load (fraction of capacity)",
         "fraction of optimal",
-    );
-    let top = p.loads.iter().cloned().fold(0.0, f64::max);
-    let mut series_chart = Chart::line(
-        format!("Over-allocation over time at load {top}"),
-        "time (us)",
-        "over-allocation (Gb/s)",
     );
     for (label, _) in &p.schemes {
         let mut over = Vec::new();
@@ -307,16 +297,6 @@ fn output(
             over.push((*load, r.max_over_allocation_bps / 1e9));
             fnorm.push((*load, r.f_norm_fraction));
             unorm.push((*load, r.u_norm_fraction));
-            steps.extend(r.steps.iter().map(|st| (label.as_str(), *load, st)));
-            if *load == top {
-                series_chart.series.push(Series::new(
-                    label.clone(),
-                    r.steps
-                        .iter()
-                        .map(|st| (st.time_s * 1e6, st.over_allocation_bps / 1e9))
-                        .collect(),
-                ));
-            }
         }
         schemes.insert(label.clone(), Value::Object(entry));
         over_chart.series.push(Series::new(label.clone(), over));
@@ -328,23 +308,69 @@ fn output(
             .push(Series::new(format!("{label} U-NORM"), unorm));
     }
     let section = Section::new("Normalization under churn (Flowtune §6.6)")
-        .with_paragraph(format!(
-            "{} fabric links, Poisson flowlets from `{}`, one iteration every {} us for {} ms; \
-             flowlets drain at their F-NORM rates. The optimum is NED run to convergence on the \
-             current flow set every {} iterations.",
-            links,
-            p.workload.as_ref().map(|w| w.0.cdf.as_str()).unwrap_or("-"),
-            p.settings.iteration_us.unwrap_or(10.0),
-            s.duration.as_secs_f64() * 1e3,
-            optimal_every
-        ))
+        .with_paragraph(churn_paragraph(s, p, links))
         .with_table(table.clone())
         .with_chart(over_chart)
-        .with_chart(series_chart)
+        .with_chart(over_time_chart(p, &results))
         .with_chart(frac_chart);
     let report = Report::new(s.name.clone(), s.description.clone()).with_section(section);
+    RunOutput {
+        summary: json!({ "schemes": schemes }),
+        tables: vec![("steps.csv".into(), steps_csv(p, &results))],
+        report,
+        console: table.to_text(),
+    }
+}
+
+/// What the churn runs did: the fabric, the workload, the iteration period and the optimum's.
+fn churn_paragraph(s: &Scenario, p: &Plan, links: usize) -> String {
+    let Mode::Churn { config, .. } = &p.settings.mode else {
+        unreachable!("churn_paragraph describes churn runs")
+    };
+    format!(
+        "{} fabric links, Poisson flowlets from `{}`, one iteration every {} us for {} ms; \
+         flowlets drain at their F-NORM rates. The optimum is NED run to convergence on the \
+         current flow set every {} iterations.",
+        links,
+        p.workload.as_ref().map(|w| w.0.cdf.as_str()).unwrap_or("-"),
+        p.settings.iteration_us.unwrap_or(10.0),
+        s.duration.as_secs_f64() * 1e3,
+        config.optimal_every
+    )
+}
+
+/// The over-allocation of every scheme over time at the highest load.
+fn over_time_chart(p: &Plan, results: &[(String, f64, ChurnResult)]) -> Chart {
+    let top = p.loads.iter().cloned().fold(0.0, f64::max);
+    let mut chart = Chart::line(
+        format!("Over-allocation over time at load {top}"),
+        "time (us)",
+        "over-allocation (Gb/s)",
+    );
+    for (label, _) in &p.schemes {
+        for (_, _, r) in results.iter().filter(|(l, x, _)| l == label && *x == top) {
+            chart.series.push(Series::new(
+                label.clone(),
+                r.steps
+                    .iter()
+                    .map(|st| (st.time_s * 1e6, st.over_allocation_bps / 1e9))
+                    .collect(),
+            ));
+        }
+    }
+    chart
+}
+
+/// `steps.csv`: every iteration of every run, in the order of the schemes, then of the loads.
+fn steps_csv(p: &Plan, results: &[(String, f64, ChurnResult)]) -> Records {
+    let mut steps: Vec<(&str, f64, &dctc_num::churn::StepRecord)> = Vec::new();
+    for (label, _) in &p.schemes {
+        for (_, load, r) in results.iter().filter(|(l, _, _)| l == label) {
+            steps.extend(r.steps.iter().map(|st| (label.as_str(), *load, st)));
+        }
+    }
     let gbps = |f: fn(&dctc_num::churn::StepRecord) -> f64| steps.iter().map(move |s| f(s.2) / 1e9);
-    let steps = Records::new()
+    Records::new()
         .text("scheme", steps.iter().map(|s| s.0))
         .float("load", steps.iter().map(|s| s.1))
         .fixed("time_us", 1, steps.iter().map(|s| s.2.time_s * 1e6))
@@ -359,13 +385,7 @@ fn output(
                 let o = s.2.optimal_bps;
                 (!o.is_nan()).then(|| o / 1e9)
             }),
-        );
-    RunOutput {
-        summary: json!({ "schemes": schemes }),
-        tables: vec![("steps.csv".into(), steps)],
-        report,
-        console: table.to_text(),
-    }
+        )
 }
 
 /// Convergence mode: `flows` random host pairs (ECMP paths, log utilities), then one more.

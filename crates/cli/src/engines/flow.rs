@@ -447,7 +447,37 @@ fn relative(runs: &[&Run]) -> Value {
 }
 
 fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
-    let sweep = p.loads.len() > 1 || p.loads[0].is_some();
+    let table = cct_table(runs);
+    let console = table.to_text();
+    let mut report = Report::new(
+        format!("{} (flow engine)", s.name),
+        format!(
+            "{} — fabric {}, {} hosts, base RTT {:.1} us, seed {}",
+            s.description,
+            p.net.topo.name,
+            p.net.hosts(),
+            p.net.rtt.as_us_f64(),
+            s.seed
+        ),
+    );
+    report.push_section(cct_section(p, runs, table));
+    RunOutput {
+        summary: summary(p, runs),
+        tables: tables(p, runs),
+        report,
+        console,
+    }
+}
+
+/// Whether the scenario sweeps loads (then the summary and charts are keyed by load).
+fn is_sweep(p: &Plan) -> bool {
+    p.loads.len() > 1 || p.loads[0].is_some()
+}
+
+/// `summary.json`: per scheme (per load in a sweep) its statistics, and every pair's
+/// relative CCT and throughput.
+fn summary(p: &Plan, runs: &[Run]) -> Value {
+    let sweep = is_sweep(p);
     let mut schemes = Map::new();
     let mut rel = Map::new();
     for sc in &p.schemes {
@@ -476,7 +506,7 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
             }
         }
     }
-    let summary = json!({
+    json!({
         "engine": "flow",
         "fabric": p.net.topo.name,
         "hosts": p.net.hosts(),
@@ -484,9 +514,11 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
         "loads": p.loads.iter().map(|l| l.map_or(Value::Null, |x| json!(x))).collect::<Vec<_>>(),
         "schemes": Value::Object(schemes),
         "relative": Value::Object(rel),
-    });
+    })
+}
 
-    // CSV files.
+/// `coflows.csv`, and `flows.csv` unless `[output] flows_csv = false`.
+fn tables(p: &Plan, runs: &[Run]) -> Vec<(String, Records)> {
     let rows: Vec<_> = runs
         .iter()
         .flat_map(|r| r.result.coflows.iter().map(move |c| (r, c)))
@@ -521,8 +553,11 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
             .float("ideal_s", rows.iter().map(|(_, f)| f.ideal_s));
         tables.push(("flows.csv".to_string(), flows));
     }
+    tables
+}
 
-    // Console / report table.
+/// The console's and the report's table: one row per run.
+fn cct_table(runs: &[Run]) -> Table {
     let mut table = Table::new(
         "Coflow completion times",
         [
@@ -558,20 +593,14 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
             Cell::Num(r.wall_s),
         ]);
     }
-    let console = table.to_text();
-    let mut report = Report::new(
-        format!("{} (flow engine)", s.name),
-        format!(
-            "{} — fabric {}, {} hosts, base RTT {:.1} us, seed {}",
-            s.description,
-            p.net.topo.name,
-            p.net.hosts(),
-            p.net.rtt.as_us_f64(),
-            s.seed
-        ),
-    );
+    table
+}
+
+/// The report's one section: the table, the CCT and throughput curves over load in a sweep,
+/// and CCT CDFs at up to three loads.
+fn cct_section(p: &Plan, runs: &[Run], table: Table) -> Section {
     let mut sec = Section::new("Coflow completion times").with_table(table);
-    if sweep {
+    if is_sweep(p) {
         let mut avg = Chart::line(
             "Average CCT vs load",
             "load (fraction of capacity)",
@@ -634,13 +663,7 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
          propagation delay). Slowdown: CCT over the coflow's time alone on the fabric. \
          Throughput: bytes delivered / (last completion - first arrival).",
     );
-    report.push_section(sec);
-    RunOutput {
-        summary,
-        tables,
-        report,
-        console,
-    }
+    sec
 }
 
 /// DBA's convergence for every scheme (each runs policy `dba`), on the first load's
@@ -686,8 +709,6 @@ fn render_convergence(s: &Scenario, p: &Plan, runs: &[Convergence]) -> RunOutput
         unreachable!("render_convergence renders convergence scenarios")
     };
     let mut schemes = Map::new();
-    // convergence.csv: (scheme, iteration, flow, rate Gb/s, optimum Gb/s).
-    let mut conv: Vec<(&str, usize, usize, f64, f64)> = Vec::new();
     let mut report = Report::new(
         format!("{} (flow engine, convergence)", s.name),
         format!(
@@ -747,47 +768,13 @@ fn render_convergence(s: &Scenario, p: &Plan, runs: &[Convergence]) -> RunOutput
                 .last()
                 .map_or(Cell::Text("-".into()), |&x| Cell::Num(x)),
         ]);
-        for (k, rates) in c.rates.iter().enumerate() {
-            for (i, r) in rates.iter().enumerate() {
-                conv.push((&sc.label, k, i, r / 1e9, c.ideal[i] / 1e9));
-            }
-        }
-        // Chart: the tracked flows (spread over the flow list) and their optimum.
-        let mut chart = Chart::line(
-            format!("{}: flow rates per iteration (dashed = optimum)", sc.label),
-            "iteration (RTTs)",
-            "rate (Gb/s)",
-        );
-        let step = (n / track.max(1)).max(1);
-        for i in (0..n).step_by(step).take(track) {
-            chart.push_series(Series::new(
-                format!("flow {i}"),
-                c.rates
-                    .iter()
-                    .enumerate()
-                    .map(|(k, r)| (k as f64, r[i] / 1e9))
-                    .collect(),
-            ));
-            chart.push_series(Series::new(
-                format!("flow {i} optimum"),
-                vec![
-                    (0.0, c.ideal[i] / 1e9),
-                    (iterations as f64, c.ideal[i] / 1e9),
-                ],
-            ));
-        }
+        let chart = rates_chart(&sc.label, c, track, iterations);
         report.push_section(Section::new(format!("Convergence of {}", sc.label)).with_chart(chart));
     }
     let console = table.to_text();
     report
         .sections
         .insert(0, Section::new("Convergence").with_table(table));
-    let conv_table = Records::new()
-        .text("scheme", conv.iter().map(|r| r.0))
-        .uint("iteration", conv.iter().map(|r| r.1 as u64))
-        .uint("flow", conv.iter().map(|r| r.2 as u64))
-        .float("rate_gbps", conv.iter().map(|r| r.3))
-        .float("ideal_gbps", conv.iter().map(|r| r.4));
     RunOutput {
         summary: json!({
             "engine": "flow",
@@ -796,10 +783,58 @@ fn render_convergence(s: &Scenario, p: &Plan, runs: &[Convergence]) -> RunOutput
             "base_rtt_us": p.net.rtt.as_us_f64(),
             "schemes": Value::Object(schemes),
         }),
-        tables: vec![("convergence.csv".to_string(), conv_table)],
+        tables: vec![("convergence.csv".to_string(), convergence_csv(p, runs))],
         report,
         console,
     }
+}
+
+/// `convergence.csv`: every scheme's every flow's rate at every iteration, beside its optimum.
+fn convergence_csv(p: &Plan, runs: &[Convergence]) -> Records {
+    // (scheme, iteration, flow, rate Gb/s, optimum Gb/s)
+    let mut conv: Vec<(&str, usize, usize, f64, f64)> = Vec::new();
+    for (sc, c) in p.schemes.iter().zip(runs) {
+        for (k, rates) in c.rates.iter().enumerate() {
+            for (i, r) in rates.iter().enumerate() {
+                conv.push((&sc.label, k, i, r / 1e9, c.ideal[i] / 1e9));
+            }
+        }
+    }
+    Records::new()
+        .text("scheme", conv.iter().map(|r| r.0))
+        .uint("iteration", conv.iter().map(|r| r.1 as u64))
+        .uint("flow", conv.iter().map(|r| r.2 as u64))
+        .float("rate_gbps", conv.iter().map(|r| r.3))
+        .float("ideal_gbps", conv.iter().map(|r| r.4))
+}
+
+/// One scheme's chart: `track` flows (spread over the flow list) and their optimum.
+fn rates_chart(label: &str, c: &Convergence, track: usize, iterations: usize) -> Chart {
+    let n = c.ideal.len();
+    let mut chart = Chart::line(
+        format!("{label}: flow rates per iteration (dashed = optimum)"),
+        "iteration (RTTs)",
+        "rate (Gb/s)",
+    );
+    let step = (n / track.max(1)).max(1);
+    for i in (0..n).step_by(step).take(track) {
+        chart.push_series(Series::new(
+            format!("flow {i}"),
+            c.rates
+                .iter()
+                .enumerate()
+                .map(|(k, r)| (k as f64, r[i] / 1e9))
+                .collect(),
+        ));
+        chart.push_series(Series::new(
+            format!("flow {i} optimum"),
+            vec![
+                (0.0, c.ideal[i] / 1e9),
+                (iterations as f64, c.ideal[i] / 1e9),
+            ],
+        ));
+    }
+    chart
 }
 
 /// `dctc bench` for this engine: the benchmarks of `dctc_flow::bench`, each at its default

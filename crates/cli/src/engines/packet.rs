@@ -1408,32 +1408,6 @@ fn render_sweep(
         "engine": "packet", "fabric": p.topo.name, "hosts": p.topo.hosts().len(),
         "block_bytes": sw.block_bytes, "rounds": sw.rounds, "schemes": Value::Object(schemes),
     });
-    let rows: Vec<_> = p
-        .schemes
-        .iter()
-        .zip(per_scheme)
-        .flat_map(|(scheme, points)| points.iter().map(move |(n, r)| (scheme, *n, r)))
-        .collect();
-    let incast = Records::new()
-        .text("scheme", rows.iter().map(|(s, _, _)| s.label.as_str()))
-        .uint("senders", rows.iter().map(|(_, n, _)| *n as u64))
-        .uint(
-            "rounds_completed",
-            rows.iter()
-                .map(|(_, _, r)| r.incasts[0].rounds_completed as u64),
-        )
-        .float(
-            "goodput_gbps",
-            rows.iter().map(|(_, _, r)| r.incasts[0].goodput_gbps),
-        )
-        .uint(
-            "timeouts",
-            rows.iter().map(|(_, _, r)| r.incasts[0].timeouts),
-        )
-        .uint(
-            "drops",
-            rows.iter().map(|(_, _, r)| r.counters.dropped_packets),
-        );
     let flows = flows_table(
         per_scheme
             .iter()
@@ -1453,10 +1427,43 @@ fn render_sweep(
     );
     RunOutput {
         summary,
-        tables: vec![("incast.csv".into(), incast), ("flows.csv".into(), flows)],
+        tables: vec![
+            ("incast.csv".into(), incast_csv(p, per_scheme)),
+            ("flows.csv".into(), flows),
+        ],
         report,
         console,
     }
+}
+
+/// `incast.csv`: one row per scheme and sender count.
+fn incast_csv(p: &Plan, per_scheme: &[Vec<(usize, PacketRun)>]) -> Records {
+    let rows: Vec<_> = p
+        .schemes
+        .iter()
+        .zip(per_scheme)
+        .flat_map(|(scheme, points)| points.iter().map(move |(n, r)| (scheme, *n, r)))
+        .collect();
+    Records::new()
+        .text("scheme", rows.iter().map(|(s, _, _)| s.label.as_str()))
+        .uint("senders", rows.iter().map(|(_, n, _)| *n as u64))
+        .uint(
+            "rounds_completed",
+            rows.iter()
+                .map(|(_, _, r)| r.incasts[0].rounds_completed as u64),
+        )
+        .float(
+            "goodput_gbps",
+            rows.iter().map(|(_, _, r)| r.incasts[0].goodput_gbps),
+        )
+        .uint(
+            "timeouts",
+            rows.iter().map(|(_, _, r)| r.incasts[0].timeouts),
+        )
+        .uint(
+            "drops",
+            rows.iter().map(|(_, _, r)| r.counters.dropped_packets),
+        )
 }
 
 /// `dctc bench` for this engine: flowtune-144, web search at 0.6 load, DCTCP, 100 ms.
