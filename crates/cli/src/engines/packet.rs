@@ -60,6 +60,8 @@ pub(crate) struct Plan {
     schemes: Vec<PacketScheme>,
     workload: Workload,
     until: SimTime,
+    /// End of the arrivals (`duration_ms`); the drain follows.
+    arrivals_until: SimTime,
     opts: RunOptions,
     sweep: Option<IncastSweep>,
     /// Start of the window of `output.rate_average_from_ms`.
@@ -227,6 +229,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         schemes,
         workload,
         until,
+        arrivals_until,
         opts,
         sweep,
         rate_from,
@@ -434,7 +437,45 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
     if let (Some(from), Some(obj)) = (p.rate_from, summary.as_object_mut()) {
         mean_rates(r, from, obj);
     }
+    if let Some(u) = arrival_utilization(p, r) {
+        summary["arrival_utilization"] = u;
+    }
     summary
+}
+
+/// How busy the fabric was while flows arrived: wire bits the sampled switch ports finished
+/// sending from the start to the last queue sample at or before the end of the arrivals, over
+/// what they could carry in that time, for the ports between switches (a leaf-spine's
+/// uplinks and downlinks) and the ports toward hosts apart. A scenario that grades a claim
+/// "at heavy load" reads it to show the load its run reached (the drain after the arrivals
+/// would dilute a whole-run figure); a `queue_sample_us` that divides `duration_ms` puts a
+/// sample at the end. `None` without samples in that window.
+fn arrival_utilization(p: &Plan, r: &PacketRun) -> Option<Value> {
+    let end = r
+        .queue_samples
+        .iter()
+        .map(|x| x.time_ps)
+        .filter(|&t| t > 0 && t <= p.arrivals_until.0)
+        .max()?;
+    // Per class: bits sent, and the links' capacity in bits per second.
+    let mut sent = [0.0f64; 2];
+    let mut capacity = [0.0f64; 2];
+    for x in r.queue_samples.iter().filter(|x| x.time_ps == end) {
+        let link = p.topo.link(dctc_core::ids::LinkId(x.link));
+        if p.topo.is_host(link.from) {
+            continue; // a host's NIC, when a scenario samples one: not the fabric's
+        }
+        let class = usize::from(p.topo.is_host(link.to));
+        sent[class] += x.sent_bytes as f64 * 8.0;
+        capacity[class] += link.rate.bps_f64();
+    }
+    let secs = end as f64 / 1e12;
+    let util = |k: usize| (capacity[k] > 0.0).then(|| sent[k] / (capacity[k] * secs));
+    Some(json!({
+        "until_ms": end as f64 / 1e9,
+        "switch_to_switch": util(0),
+        "switch_to_host": util(1),
+    }))
 }
 
 /// Payload delivered in order, Gb/s, over the run up to the last delivery (a run of `secs`
@@ -1655,5 +1696,76 @@ name = "dctcp"
         .unwrap();
         assert!(super::plan(&s, false).unwrap().workload.flows.is_empty());
         assert!(!super::plan(&s, true).unwrap().workload.flows.is_empty());
+    }
+
+    /// Runs a one-flow scenario on two racks of one host under one spine (10 Gb/s hosts,
+    /// 20 Gb/s fabric links): the flow crosses one uplink and one spine downlink of the four
+    /// switch-to-switch ports, and one of the two ports toward hosts.
+    fn one_flow(sample_us: f64, duration_ms: f64, stop_us: f64) -> serde_json::Value {
+        let text = format!(
+            r#"
+engine = "packet"
+duration_ms = {duration_ms}
+[fabric]
+kind = "leaf-spine"
+racks = 2
+hosts_per_rack = 1
+spines = 1
+host_rate_gbps = 10.0
+fabric_rate_gbps = 20.0
+host_link_delay_us = 1.0
+fabric_link_delay_us = 1.0
+buffer_bytes = 200000
+[packet]
+drain_ms = 1.0
+[[workload]]
+kind = "flows"
+flows = [{{ src = 0, dst = 1, start_us = 0, stop_us = {stop_us} }}]
+[[schemes]]
+name = "newreno"
+[output]
+queue_sample_us = {sample_us}
+"#
+        );
+        let s = crate::scenario::Scenario::from_str(
+            &text,
+            std::path::Path::new("s.toml"),
+            std::path::Path::new("."),
+            None,
+        )
+        .unwrap();
+        let out = <super::Packet as crate::engines::Engine>::run(
+            &s,
+            &crate::progress::Progress::new(false),
+        )
+        .unwrap();
+        out.summary["schemes"]["newreno"]["arrival_utilization"].clone()
+    }
+
+    #[test]
+    fn arrival_utilization_counts_the_arrival_window_not_the_drain() {
+        // One flow fills its 10 Gb/s host link for the 4 ms of arrivals, then stops: the
+        // uplink and the spine's port toward the receiver carry half their 20 Gb/s, the
+        // other two fabric ports nothing (a quarter of the switch-to-switch capacity), and
+        // the receiver's downlink nearly all of its 10 Gb/s (half of the two host ports'),
+        // less slow start. The ACKs (a 40-byte header per 1500-byte packet, 2.7%) ride the
+        // reverse ports: at most 0.25 + 0.5 x 0.027 / 2 and 0.5 + 0.027 / 2. The drain
+        // after 4 ms, idle, does not dilute it.
+        let u = one_flow(1000.0, 4.0, 4000.0);
+        assert_eq!(u["until_ms"], 4.0);
+        let ss = u["switch_to_switch"].as_f64().unwrap();
+        let sh = u["switch_to_host"].as_f64().unwrap();
+        assert!((0.2..=0.257).contains(&ss), "{ss}");
+        assert!((0.4..=0.514).contains(&sh), "{sh}");
+        // The last sample at or before the end of the arrivals (3 ms, with 1.5 ms samples).
+        let u = one_flow(1500.0, 4.0, 4000.0);
+        assert_eq!(u["until_ms"], 3.0);
+        // A flow stopped at 2 ms: half the window busy.
+        let half = one_flow(1000.0, 4.0, 2000.0)["switch_to_switch"]
+            .as_f64()
+            .unwrap();
+        assert!((half - ss / 2.0).abs() < 0.02, "{half} vs {ss}");
+        // No sample inside the arrivals (one every 5 ms, the first at 0): none.
+        assert!(one_flow(5000.0, 4.0, 4000.0).is_null());
     }
 }

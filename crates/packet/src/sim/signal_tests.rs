@@ -157,8 +157,9 @@ fn a_steady_judgment_is_signaled_once_and_echo_runs_send_no_signals() {
 
 /// Two senders in their own racks into one receiver in a third, over fabric links twice the
 /// host rate: only the destination leaf's downlink congests. After 30 ms: per flow, whether
-/// its source heard of congestion, and the drops at that downlink.
-fn incast_behind_the_next_hop(downstream: bool) -> (Vec<bool>, u64) {
+/// its source heard of congestion, the drops at that downlink, and the drops at every other
+/// port (the source leaves' uplinks and the spine's ports).
+fn incast_behind_the_next_hop(downstream: bool) -> (Vec<bool>, u64, u64) {
     let t = one_host_racks(3, 20.0);
     let r = Routing::new(&t).unwrap();
     let mut s = scheme(UtaFeedback::Signal);
@@ -193,19 +194,43 @@ fn incast_behind_the_next_hop(downstream: bool) -> (Vec<bool>, u64) {
     let (_, _, ports) = sim
         .fabric
         .finish(&t, until, &mut sim.events, &mut sim.counters);
-    (heard, ports[down].drops)
+    let elsewhere = ports.iter().map(|p| p.drops).sum::<u64>() - ports[down].drops;
+    (heard, ports[down].drops, elsewhere)
 }
 
 #[test]
 fn the_chained_report_hears_the_destination_downlink_the_single_one_does_not() {
     // Table II read at the first-hop node alone: its uplink and the spine's port toward the
     // destination leaf never fill, so the sources never hear of the downlink they overrun.
-    let (heard, drops) = incast_behind_the_next_hop(false);
+    let (heard, drops, _) = incast_behind_the_next_hop(false);
     assert_eq!(heard, vec![false, false]);
     assert!(drops > 0, "the downlink overflows unreported");
     // Composed at every node, the spine's next hop (the destination leaf's downlink) makes
     // the spine congested in the first-hop report: both sources hear it and slow down.
-    let (heard_c, drops_c) = incast_behind_the_next_hop(true);
+    let (heard_c, drops_c, _) = incast_behind_the_next_hop(true);
     assert_eq!(heard_c, vec![true, true]);
     assert!(drops_c < drops, "{drops_c} drops chained, {drops} single");
+}
+
+#[test]
+fn the_papers_report_leaves_drops_at_the_destination_leaf_only() {
+    // Issue 25: UTA drops where DCTCP drops none, at destination-leaf downlinks. That is
+    // §V's design, not a fault of ours: r_out is "fed back from the first hop node ..., a
+    // per-flow-based single-hop signaling" (eq. 12), the leaf "checks if any outgoing port
+    // or its next hop is congested", and the paper says of the drops "very low,
+    // particularly in the spine and sender side leaf nodes", not at the receiver's leaf.
+    // The default (`feedback = "first-hop"`) is that report: its own port and the spine's.
+    let default = HolnetUta::default();
+    assert!(!default.downstream && default.via == UtaFeedback::Signal);
+    assert_eq!(default.hop_mask, 0b11);
+    let (heard, at_downlink, elsewhere) = incast_behind_the_next_hop(default.downstream);
+    assert_eq!(
+        heard,
+        vec![false, false],
+        "the downlink is never in the report"
+    );
+    assert!(at_downlink > 0);
+    // The ports the report covers (the uplinks, the spine's) drop nothing: the overflow
+    // falls where the paper's signal cannot hear.
+    assert_eq!(elsewhere, 0);
 }
