@@ -145,3 +145,28 @@ fn a_flow_joining_three_others_gets_its_share_within_three_rounds() {
     let before: f64 = newcomer[..joined].iter().sum::<u64>() as f64;
     assert_eq!(before, 0.0);
 }
+
+#[test]
+fn with_delayed_acks_every_round_still_brings_its_window_back() {
+    // §5.3: the ACK of the RM packet is its RMA. With delayed ACKs (pFabric's tuned TCP: one
+    // ACK per two segments or 6 us) that ACK also covers the next packet; echoing the later,
+    // unmarked packet's fields left most rounds without a window (with an even window, every
+    // round), so a lone flow kept whatever window it last got: 70% of a 10 Gb/s link.
+    let t = star(3, 10.0, 225_000, 1.5, 2.0);
+    let wl = Workload {
+        flows: vec![common::sized_flow(&t, 0, 1, 2, 0, 10_000_000)],
+        incasts: vec![],
+    };
+    let scheme = schemes::tfc::scheme(common::tuned(&t), TfcParams::default());
+    assert!(scheme.tcp.delayed_ack.is_some());
+    let r = run_with(
+        &t,
+        &scheme,
+        &wl,
+        RunOptions::new(1, SimTime::from_delta(Delta::from_ms(20))),
+    );
+    let slowdown = r.records[0].slowdown.expect("the flow finishes");
+    eprintln!("slowdown {slowdown:.3}");
+    // rho0 = 0.97 of the link, a few rounds of startup (rtt_b starts at 160 us).
+    assert!(slowdown < 1.1, "slowdown {slowdown}");
+}

@@ -131,9 +131,11 @@ pub(crate) struct Hosts {
     /// The scheme's controller uses per-packet header fields: stamp, echo and feed them back.
     header: bool,
     /// Per flow, the header fields its receiver echoes on its next ACK: those of the latest
-    /// data packet or probe. Empty unless `header` (kept out of `Endpoint`, which every
-    /// scheme's hot path reads).
+    /// data packet or probe, or of an earlier one the controller's `echo_merge` keeps. Empty
+    /// unless `header` (kept out of `Endpoint`, which every scheme's hot path reads).
     echo: Vec<HeaderExt>,
+    /// Per flow, whether `echo` came in after the receiver's last ACK (no ACK carried it yet).
+    echo_pending: Vec<bool>,
     /// Bin width of throughput series.
     throughput_bin: Option<Delta>,
     seg_buf: Vec<Segment>,
@@ -157,10 +159,13 @@ impl Hosts {
         header: bool,
         throughput_bin: Option<Delta>,
     ) -> Hosts {
-        let echo = if header {
-            vec![HeaderExt::default(); flows.len()]
+        let (echo, echo_pending) = if header {
+            (
+                vec![HeaderExt::default(); flows.len()],
+                vec![false; flows.len()],
+            )
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         let nic = if tcp.small_queue_bytes.is_some() {
             vec![VecDeque::new(); flows.len()]
@@ -173,6 +178,7 @@ impl Hosts {
             tcp,
             header,
             echo,
+            echo_pending,
             throughput_bin,
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(8),
@@ -299,7 +305,13 @@ impl Hosts {
         match p.kind {
             PacketKind::Data => {
                 if self.header {
-                    self.echo[f as usize] = *ext;
+                    let i = f as usize;
+                    self.echo[i] = if self.echo_pending[i] {
+                        self.flows[i].sender.echo_merge(&self.echo[i], ext)
+                    } else {
+                        *ext
+                    };
+                    self.echo_pending[i] = true;
                 }
                 let fl = &mut self.flows[f as usize];
                 // Report: data packets delivered, and long-lived flows' throughput bins count
@@ -541,6 +553,9 @@ impl Hosts {
         p.hash = fl.hash;
         p.wire_bytes = self.tcp.header as u32;
         let echo = self.header.then(|| self.echo[f as usize]);
+        if self.header {
+            self.echo_pending[f as usize] = false;
+        }
         for a in acks.drain(..) {
             p.seq = a.ack;
             p.ecn.ece = a.ece;

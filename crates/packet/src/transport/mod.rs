@@ -336,6 +336,14 @@ pub trait CongestionControl {
     /// Flowtune's rate).
     fn on_feedback(&mut self, _w: &mut Window, _ev: &FeedbackEvent, _rtt: &RttEstimator) {}
 
+    /// The receiver holds `pending`, the fields of an earlier data packet that no ACK has
+    /// carried yet (a delayed ACK will cover both), and data packet `arrived` comes in: the
+    /// fields its next ACK echoes. The latest packet's by default; TFC keeps an RM packet's
+    /// until an ACK carries them (§5.3: the ACK of the RM packet is its RMA).
+    fn echo_merge(&self, _pending: &HeaderExt, arrived: &HeaderExt) -> HeaderExt {
+        *arrived
+    }
+
     /// Whether the flow's first-hop switch signals this controller directly (HOLNET's
     /// single-hop signaling, see [`crate::signal`]) and what it reports: each change arrives
     /// through [`CongestionControl::on_feedback`] from [`FeedbackSource::Switch`]. None by
@@ -444,6 +452,11 @@ macro_rules! controllers {
             fn on_feedback(&mut self, w: &mut Window, ev: &FeedbackEvent, rtt: &RttEstimator) {
                 match self {
                     $($(#[$attr])* Cc::$variant(c) => c.on_feedback(w, ev, rtt),)*
+                }
+            }
+            fn echo_merge(&self, pending: &HeaderExt, arrived: &HeaderExt) -> HeaderExt {
+                match self {
+                    $($(#[$attr])* Cc::$variant(c) => c.echo_merge(pending, arrived),)*
                 }
             }
             fn hop_signal(&self) -> Option<crate::signal::HopSignal> {

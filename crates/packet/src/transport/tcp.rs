@@ -250,6 +250,12 @@ impl TcpSender {
         self.cc.uses_header()
     }
 
+    /// The header fields the receiver echoes when data packet `arrived` comes in while
+    /// `pending` waits for an ACK (see [`CongestionControl::echo_merge`]).
+    pub fn echo_merge(&self, pending: &HeaderExt, arrived: &HeaderExt) -> HeaderExt {
+        self.cc.echo_merge(pending, arrived)
+    }
+
     /// Lets the controller write the header fields of a segment this sender just produced.
     pub fn stamp(&mut self, now: SimTime, seg: &Segment, ext: &mut HeaderExt) {
         let ev = StampEvent {

@@ -14,8 +14,9 @@
 //! - On an RMA ACK `cwnd` becomes the window it carries (§5.1). The engine's receiver echoes
 //!   the RM packet's header on its ACK, i.e. the window copied and the mark kept (§5.3); the
 //!   first TFC port on the way back sets RMA on it.
-//! - If the ACK that covers the RM packet carries no mark (a delayed ACK that also covered a
-//!   later packet), the round is over all the same and the next packet is marked.
+//! - The receiver's ACK that covers the RM packet carries its fields even when a delayed ACK
+//!   also covers later packets (`echo_merge`); should an ACK past the RM packet come without
+//!   the mark all the same, the round is over and the next packet is marked.
 //! - The packet holding the last byte supplied carries `LAST`, the FIN of §5.2 that makes
 //!   ports re-pick their delimiter.
 //! - Loss recovery and the RTO are TCP's (NewReno's response to loss until the next RMA ACK
@@ -106,6 +107,19 @@ impl CongestionControl for Tfc {
         }
         if ev.remaining <= ev.len {
             ext.flags |= LAST;
+        }
+    }
+
+    /// §5.3: the ACK of an RM packet is its RMA and carries the RM packet's window. A delayed
+    /// ACK that covers the RM packet and a later one is that ACK, so an RM packet's fields
+    /// wait for it rather than give way to the later, unmarked packet's (which would leave
+    /// the round without a window: with ACKs every second packet and an even window, every
+    /// round).
+    fn echo_merge(&self, pending: &HeaderExt, arrived: &HeaderExt) -> HeaderExt {
+        if pending.flags & RM != 0 && arrived.flags & RM == 0 {
+            *pending
+        } else {
+            *arrived
         }
     }
 
