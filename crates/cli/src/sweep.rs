@@ -722,11 +722,8 @@ fn collect(dir: &Path, points: &[Point]) -> Result<Vec<Row>> {
             .with_context(|| format!("cannot read {}", path.display()))?;
         let summary: Json = serde_json::from_str(&text)
             .with_context(|| format!("{}: not valid JSON", path.display()))?;
-        let mut schemes = scheme_leaves(&summary)
+        let schemes = scheme_leaves(&summary)
             .ok_or_else(|| anyhow!("{}: no `schemes` object", path.display()))?;
-        // The scenario's order, not the summary's (JSON objects come sorted by key).
-        let order = scheme_order(&p.scenario);
-        schemes.sort_by_key(|(label, _)| order.iter().position(|l| l == label));
         for (scheme, leaves) in schemes {
             rows.push(Row {
                 point: i,
@@ -738,35 +735,33 @@ fn collect(dir: &Path, points: &[Point]) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// The labels of a scenario's schemes in the file's order (a scheme's label, else its name).
-fn scheme_order(s: &Scenario) -> Vec<String> {
-    s.schemes
-        .iter()
-        .filter_map(|t| {
-            t.get("label")
-                .or_else(|| t.get("name"))
-                .and_then(toml::Value::as_str)
-                .map(str::to_string)
-        })
-        .collect()
-}
-
-/// The numeric leaves of each scheme of a summary (`schemes.<label>`), in its order; `None`
-/// when it has no `schemes` object.
+/// The numeric leaves of each scheme of a summary (`schemes.<label>`), in the scenario's
+/// order (the summary's echo of its `schemes`; JSON objects come sorted by key); `None` when
+/// it has no `schemes` object.
 fn scheme_leaves(summary: &Json) -> Option<Vec<(String, Leaves)>> {
     let Some(Json::Object(schemes)) = summary.get("schemes") else {
         return None;
     };
-    Some(
-        schemes
-            .iter()
-            .map(|(label, v)| {
-                let mut leaves = Vec::new();
-                flatten("", v, &mut leaves);
-                (label.clone(), leaves)
-            })
-            .collect(),
-    )
+    let order: Vec<&str> = summary
+        .pointer("/scenario/schemes")
+        .and_then(Json::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|t| t.get("label").or_else(|| t.get("name"))?.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut rows: Vec<(String, Leaves)> = schemes
+        .iter()
+        .map(|(label, v)| {
+            let mut leaves = Vec::new();
+            flatten("", v, &mut leaves);
+            (label.clone(), leaves)
+        })
+        .collect();
+    // Labels the echo does not name (none today) keep the summary's order, after the others.
+    rows.sort_by_key(|(label, _)| order.iter().position(|l| l == label).unwrap_or(order.len()));
+    Some(rows)
 }
 
 /// Metrics `report.html` plots for all flows, where the summaries have them: (dotted path,
@@ -1213,7 +1208,7 @@ impl Plan {
 pub type SchemeMetrics = (String, Vec<(String, Option<f64>)>);
 
 /// The numeric leaves of each scheme of a run's summary (`schemes.<label>`, dotted names, in
-/// the summary's order), as the rows of `sweep.csv` hold them; `None` for a summary without
+/// the scenario's order), as the rows of `sweep.csv` hold them; `None` for a summary without
 /// `schemes`.
 pub(crate) fn scheme_metrics(summary: &Json) -> Option<Vec<SchemeMetrics>> {
     let parse = |v: Option<String>| v.and_then(|t| t.parse::<f64>().ok());
