@@ -225,16 +225,33 @@ fn dispatch(command: Command) -> Result<()> {
     }
 }
 
+/// Warns, once, of a Poisson load above 1: legal (up to 1.5), but each host is then offered
+/// more than its link can send, so queues grow for the whole run; most likely a slip.
+pub(crate) fn warn_poisson_load(s: &Scenario, key: &str, load: f64) {
+    if load > 1.0 {
+        s.warn(
+            key,
+            format!("load {load} offers each host more than its link can send: queues grow for the whole run"),
+        );
+    }
+}
+
 fn validate(s: &Scenario) -> Result<()> {
+    if s.duration < dctc_core::units::Delta::from_us(1) {
+        s.warn(
+            "duration_ms",
+            format!(
+                "{} of simulated time is shorter than a microsecond: no packet crosses a datacenter link in it",
+                dctc_core::units::checked::human_span(s.duration)
+            ),
+        );
+    }
     // The fabric is common to every engine: check it here so each engine need not. Its size
     // is checked from the parameters first, so a fabric too big to hold is never built.
     if let Some(size) = s.fabric.size() {
         limits::check_memory(s, size, 0)?;
     }
-    let topo = s
-        .fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
+    let topo = s.build_fabric()?;
     limits::check_memory(s, dctc_core::fabric::FabricSize::of(&topo), 0)?;
     match s.engine {
         Engine::Packet => engines::packet::validate(s),
@@ -251,8 +268,8 @@ fn run_engine(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     }
 }
 
-/// Validates `s`, checks that `out` can be written, runs, writes the results, and only then
-/// prints the console tables.
+/// Validates `s`, takes the lock of its output directory, checks that it can be written,
+/// runs, writes the results, and only then prints the console tables.
 fn run_and_write(
     s: &Scenario,
     out: Option<PathBuf>,
@@ -261,12 +278,26 @@ fn run_and_write(
 ) -> Result<()> {
     validate(s)?;
     let dir = out.unwrap_or_else(|| Path::new("out").join(&s.name));
-    output::check_destination(&dir, force)?;
+    let _lock = output::lock(&dir)?;
+    check_output(s, &dir, force)?;
+    run_into(s, &dir, show_progress, force)
+}
+
+/// Checks that the results of `s` may replace `dir`: [`output::check_destination`], and no
+/// input file of `s` inside it.
+fn check_output(s: &Scenario, dir: &Path, force: bool) -> Result<()> {
+    output::check_destination(dir, force)?;
+    output::refuse_inputs_inside(dir, &s.input_files())
+}
+
+/// Runs the validated `s` into `dir`, whose lock the caller holds and which it checked with
+/// [`check_output`].
+fn run_into(s: &Scenario, dir: &Path, show_progress: bool, force: bool) -> Result<()> {
     let progress = Progress::new(show_progress);
     let result = run_engine(s, &progress);
     progress.finish();
     let result = result?;
-    let dir = output::write_run(&dir, s, &result, force)?;
+    let dir = output::write_run(dir, s, &result, force)?;
     let mut text = result.console.clone();
     let summary = output::full_summary(s, &result);
     if let Some(t) = paper::table(&s.paper, &summary) {
@@ -343,9 +374,13 @@ fn reproduce(
             Ok(s)
         })
         .collect::<Result<Vec<_>>>()?;
-    // And every output directory, so a refused one fails before hours of runs, not after.
+    // And every output directory, held until the last run is written, so a refused or busy
+    // one fails before hours of runs, not after.
+    let mut locks = Vec::new();
     for s in &loaded {
-        output::check_destination(&parent.join(&s.name), force)?;
+        let dir = parent.join(&s.name);
+        locks.push(output::lock(&dir)?);
+        check_output(s, &dir, force)?;
     }
     for (i, s) in loaded.iter().enumerate() {
         emit(&format!(
@@ -355,7 +390,7 @@ fn reproduce(
             s.name,
             s.path.display()
         ));
-        run_and_write(s, Some(parent.join(&s.name)), true, force)?;
+        run_into(s, &parent.join(&s.name), true, force)?;
     }
     Ok(())
 }

@@ -4,6 +4,8 @@
 
 use dctc_core::config::{unknown_name, KeyError, OutputSpec, WorkloadSpec};
 use dctc_core::fabric::FabricSpec;
+use dctc_core::topology::{Topology, TopologyError};
+use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -195,25 +197,12 @@ impl Scenario {
             key: key.into(),
             reason,
         };
-        if !(r.duration_ms.is_finite() && r.duration_ms > 0.0) {
-            return Err(err(
-                "duration_ms",
-                format!(
-                    "must be a positive number of milliseconds, got {}",
-                    r.duration_ms
-                ),
-            ));
-        }
-        let max_ms = Delta::MAX_SCENARIO.as_secs_f64() * 1e3;
-        if r.duration_ms > max_ms {
-            return Err(err(
-                "duration_ms",
-                format!(
-                    "{:e} ms is longer than the {max_ms} ms (one day) of simulated time dctc accepts",
-                    r.duration_ms
-                ),
-            ));
-        }
+        let duration = checked::span_ms(
+            "duration_ms",
+            r.duration_ms,
+            SpanRule::positive(Delta::MAX_SCENARIO),
+        )
+        .map_err(|e| err(&e.path, e.reason))?;
         let name = r
             .name
             .or(default_name.map(str::to_string))
@@ -281,7 +270,7 @@ impl Scenario {
             description: r.description,
             seed: seed.unwrap_or(r.seed),
             engine: r.engine,
-            duration: Delta::from_secs_f64(r.duration_ms * 1e-3),
+            duration,
             fabric: r.fabric,
             workloads: r.workload,
             schemes: r.schemes,
@@ -343,6 +332,64 @@ impl Scenario {
         self.error(&e.path, e.reason)
     }
 
+    /// A [`ScenarioError`] from a fabric that cannot be built: a parameter's error names it
+    /// (`fabric.host_rate_gbps`); a fabric file's, the file (`fabric.path`) and its own key.
+    pub(crate) fn fabric_error(&self, e: TopologyError) -> ScenarioError {
+        match (&self.fabric, e) {
+            (FabricSpec::File { path }, e) => self.error(
+                "fabric.path",
+                format!("{}: {e}", self.base_dir.join(path).display()),
+            ),
+            (_, TopologyError::Invalid { key, reason }) => {
+                self.error(&format!("fabric.{key}"), reason)
+            }
+            (_, e) => self.error("fabric", e.to_string()),
+        }
+    }
+
+    /// The fabric, built; errors as [`Scenario::fabric_error`].
+    pub(crate) fn build_fabric(&self) -> Result<Topology, ScenarioError> {
+        self.fabric
+            .build(&self.base_dir)
+            .map_err(|e| self.fabric_error(e))
+    }
+
+    /// The files this scenario reads: the scenario itself, a fabric file, and each
+    /// workload's trace, CSV or CDF file (built-in CDF names are not files).
+    pub(crate) fn input_files(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        if self.path.is_file() {
+            out.push(self.path.clone());
+        }
+        if let FabricSpec::File { path } = &self.fabric {
+            out.push(self.base_dir.join(path));
+        }
+        for w in &self.workloads {
+            if let Some(p) = w.get("path").and_then(toml::Value::as_str) {
+                out.push(self.base_dir.join(p));
+            }
+            if let Some(c) = w.get("cdf").and_then(toml::Value::as_str) {
+                if dctc_core::workload::Cdf::builtin(c).is_none() {
+                    out.push(self.base_dir.join(c));
+                }
+            }
+        }
+        out
+    }
+
+    /// Prints `warning: FILE: `KEY`: REASON` on stderr for a value that is legal but most
+    /// likely a slip, once per process however often the scenario is checked (`validate`,
+    /// then the run, or every point of a sweep).
+    pub(crate) fn warn(&self, key: &str, reason: impl Into<String>) {
+        static PRINTED: std::sync::Mutex<std::collections::BTreeSet<String>> =
+            std::sync::Mutex::new(std::collections::BTreeSet::new());
+        let text = format!("warning: {}", self.error(key, reason));
+        let mut printed = PRINTED.lock().unwrap_or_else(|e| e.into_inner());
+        if printed.insert(text.clone()) {
+            eprintln!("{text}");
+        }
+    }
+
     /// A [`ScenarioError`] for `key` of this scenario.
     pub(crate) fn error(&self, key: &str, reason: impl Into<String>) -> ScenarioError {
         ScenarioError {
@@ -364,22 +411,169 @@ pub(crate) fn parse_value<T: DeserializeOwned>(
     key: &str,
     file: &str,
 ) -> Result<T, ScenarioError> {
-    serde_path_to_error::deserialize(value.clone()).map_err(|e| {
-        let inner = e.path().to_string();
-        let mut path = match (key.is_empty(), inner == ".") {
-            (true, _) => inner.clone(),
-            (false, true) => key.to_string(),
-            (false, false) => format!("{key}.{inner}"),
-        };
-        if path == "." {
-            path.clear();
+    let (inner, message) = match deserialize::<T>(value) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    // serde_path_to_error cannot see inside a table it had to buffer (an internally tagged
+    // enum: `[fabric]` by `kind`, `[[workload]]`), so a wrong value there is reported at the
+    // table: find the field that causes the error instead.
+    let inner = match at_path(value, &inner) {
+        Some(table @ toml::Value::Table(_)) if !message.starts_with("missing field") => {
+            match culprit::<T>(value, &inner, table, &message) {
+                Some(below) => join_path(&inner, &below),
+                None => inner,
+            }
         }
-        ScenarioError {
-            file: file.to_string(),
-            key: path,
-            reason: explain(&e.into_inner().to_string()),
-        }
+        _ => inner,
+    };
+    let mut path = match (key.is_empty(), inner.is_empty()) {
+        (true, _) => inner,
+        (false, true) => key.to_string(),
+        (false, false) if inner.starts_with('[') => format!("{key}{inner}"),
+        (false, false) => format!("{key}.{inner}"),
+    };
+    if path == "." {
+        path.clear();
+    }
+    Err(ScenarioError {
+        file: file.to_string(),
+        key: path,
+        reason: explain(&message),
     })
+}
+
+/// `value` as `T`, or the path (empty for `value` itself) and message of the error.
+fn deserialize<T: DeserializeOwned>(value: &toml::Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize(value.clone()).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        (path, e.into_inner().to_string())
+    })
+}
+
+/// `a` joined to the relative path `b` (`x` + `y` = `x.y`, `x` + `[2].y` = `x[2].y`).
+fn join_path(a: &str, b: &str) -> String {
+    if a.is_empty() || b.starts_with('[') {
+        format!("{a}{b}")
+    } else {
+        format!("{a}.{b}")
+    }
+}
+
+/// One step of a path as serde_path_to_error writes it.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The steps of `workload[1].flows[0].x`.
+fn steps(path: &str) -> Vec<Step<'_>> {
+    let mut out = Vec::new();
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (name, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
+        if !name.is_empty() {
+            out.push(Step::Key(name));
+        }
+        while let Some(close) = rest.find(']') {
+            if let Ok(i) = rest[1..close].parse() {
+                out.push(Step::Index(i));
+            }
+            rest = &rest[close + 1..];
+        }
+    }
+    out
+}
+
+fn at_path<'a>(value: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
+    steps(path)
+        .into_iter()
+        .try_fold(value, |v, step| match step {
+            Step::Key(k) => v.get(k),
+            Step::Index(i) => v.get(i),
+        })
+}
+
+fn at_path_mut<'a>(value: &'a mut toml::Value, path: &str) -> Option<&'a mut toml::Value> {
+    steps(path)
+        .into_iter()
+        .try_fold(value, |v, step| match step {
+            Step::Key(k) => v.get_mut(k),
+            Step::Index(i) => v.get_mut(i),
+        })
+}
+
+/// The key that tags the scenario's tagged tables (`[fabric]`, `[[workload]]`).
+const TAG: &str = "kind";
+
+/// Most leaves [`culprit`] tries: past this a table (a long explicit flow list) is searched
+/// only at its first level, so an error never costs more than a few thousand parses.
+const MAX_CULPRIT_LEAVES: usize = 2000;
+
+/// The key below `table` (at `at` in `root`) whose value causes `message`: the last leaf, in
+/// the order serde reads them, whose removal changes the error. Serde stops at the wrong
+/// value, so removing a leaf read after it changes nothing; removing one read before it
+/// changes the error only if that leaf's table is then missing a field, reported when the
+/// table ends, which is before the wrong value only for a table read before it (an earlier
+/// flow of a list), never its own.
+fn culprit<T: DeserializeOwned>(
+    root: &toml::Value,
+    at: &str,
+    table: &toml::Value,
+    message: &str,
+) -> Option<String> {
+    let mut leaves = Vec::new();
+    collect_leaves(table, String::new(), &mut leaves);
+    if leaves.len() > MAX_CULPRIT_LEAVES {
+        leaves = table
+            .as_table()
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default();
+    }
+    // The tag of a tagged table is read before the rest whatever its place, so it is the
+    // culprit only of an error about itself.
+    let tag_error = message.starts_with("unknown variant") || message.contains("`kind`");
+    leaves.into_iter().rev().find(|leaf| {
+        if leaf == TAG && !tag_error {
+            return false;
+        }
+        let mut doc = root.clone();
+        let (parent, last) = match leaf.rfind(['.', '[']) {
+            Some(i) if leaf[i..].starts_with('.') => (join_path(at, &leaf[..i]), &leaf[i + 1..]),
+            Some(_) => return false,
+            None => (at.to_string(), leaf.as_str()),
+        };
+        let removed = at_path_mut(&mut doc, &parent)
+            .and_then(toml::Value::as_table_mut)
+            .and_then(|t| t.remove(last))
+            .is_some();
+        removed
+            && match deserialize::<T>(&doc) {
+                Ok(_) => true,
+                Err((_, m)) => m != message,
+            }
+    })
+}
+
+/// The paths of the scalar leaves below `v` (keys of tables, tables in arrays), in order; an
+/// array of scalars is one leaf.
+fn collect_leaves(v: &toml::Value, prefix: String, out: &mut Vec<String>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, x) in t {
+                collect_leaves(x, join_path(&prefix, k), out);
+            }
+        }
+        toml::Value::Array(a) if a.iter().all(toml::Value::is_table) && !a.is_empty() => {
+            for (i, x) in a.iter().enumerate() {
+                collect_leaves(x, format!("{prefix}[{i}]"), out);
+            }
+        }
+        _ => out.push(prefix),
+    }
+    if out.len() > MAX_CULPRIT_LEAVES {
+        out.truncate(MAX_CULPRIT_LEAVES + 1);
+    }
 }
 
 /// Rewrites serde's "unknown field `x`, expected one of `a`, `b`" into a message that names the
@@ -457,6 +651,58 @@ name = "dctcp"
         .unwrap_err();
         assert!(e.key.starts_with("fabric"), "{e}");
         assert!(e.reason.contains("buffer"), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_value_inside_a_tagged_table_names_its_field_not_the_table() {
+        let leaf = r#"
+name = "t"
+engine = "packet"
+duration_ms = 2.0
+[fabric]
+kind = "leaf-spine"
+racks = 2
+hosts_per_rack = 4
+spines = 2
+host_rate_gbps = 10.0
+fabric_rate_gbps = 40.0
+host_link_delay_us = 1.0
+fabric_link_delay_us = 1.0
+buffer_bytes = 225000
+[[schemes]]
+name = "dctcp"
+"#;
+        assert!(load(leaf).is_ok());
+        let e = load(&leaf.replace("buffer_bytes = 225000", "buffer_bytes = \"x\"")).unwrap_err();
+        assert_eq!(e.key, "fabric.buffer_bytes", "{e}");
+        assert!(e.reason.contains("invalid type: string"), "{e}");
+        // Two wrong values: the one the message is about.
+        let e = load(
+            &leaf
+                .replace("racks = 2", "racks = 2.5")
+                .replace("buffer_bytes = 225000", "buffer_bytes = -1"),
+        )
+        .unwrap_err();
+        assert!(e.reason.contains("2.5") || e.reason.contains("-1"), "{e}");
+        let field = if e.reason.contains("2.5") {
+            "racks"
+        } else {
+            "buffer_bytes"
+        };
+        assert_eq!(e.key, format!("fabric.{field}"), "{e}");
+        // A missing field stays at the table, whose message names it.
+        let e = load(&leaf.replace("spines = 2\n", "")).unwrap_err();
+        assert_eq!(e.key, "fabric", "{e}");
+        assert!(e.reason.contains("missing field `spines`"), "{e}");
+        // Inside a workload table, and in a list of flows inside it.
+        let s = load(&format!(
+            "{GOOD}[[workload]]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size_bytes = 1, start_us = 0.0 }}, {{ src = 0, dst = 1, size_bytes = 1, start_us = \"soon\" }}]\n[[workload]]\nkind = \"poisson\"\ncdf = \"websearch\"\nload = \"high\"\n"
+        ))
+        .unwrap();
+        let e = s.workload_spec(0, &["flows"]).unwrap_err();
+        assert_eq!(e.key, "workload[0].flows[1].start_us", "{e}");
+        let e = s.workload_spec(1, &["poisson"]).unwrap_err();
+        assert_eq!(e.key, "workload[1].load", "{e}");
     }
 
     #[test]

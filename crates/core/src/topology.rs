@@ -85,6 +85,15 @@ pub enum TopologyError {
     File(String),
 }
 
+impl From<crate::config::KeyError> for TopologyError {
+    fn from(e: crate::config::KeyError) -> Self {
+        TopologyError::Invalid {
+            key: e.path,
+            reason: e.reason,
+        }
+    }
+}
+
 impl TopologyError {
     /// An `Invalid` error for `key`.
     pub fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {

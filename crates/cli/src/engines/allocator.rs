@@ -26,6 +26,7 @@
 //! Summary: `schemes.<label>.load_<pct>.{max_over_allocation_gbps, mean_over_allocation_gbps,
 //! f_norm_fraction, u_norm_fraction, raw_fraction, completed, notifications_per_flowlet}`.
 
+use crate::limits;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;
@@ -78,7 +79,7 @@ struct Settings {
     #[serde(default)]
     iteration_us: Option<f64>,
     #[serde(default)]
-    loads: Vec<f64>,
+    loads: Option<Vec<f64>>,
     #[serde(default)]
     optimal_every: Option<usize>,
     #[serde(default)]
@@ -142,7 +143,13 @@ impl Settings {
                 return Err(KeyError::new("threshold", "must be in [0, 0.5)"));
             }
         }
-        for (k, &l) in self.loads.iter().enumerate() {
+        if self.loads.as_ref().is_some_and(Vec::is_empty) {
+            return Err(KeyError::new(
+                "loads",
+                "list at least one load, or leave `loads` out to run the workload's own",
+            ));
+        }
+        for (k, &l) in self.loads.iter().flatten().enumerate() {
             if !(l.is_finite() && l > 0.0 && l <= 1.5) {
                 return Err(KeyError::new(
                     format!("loads[{k}]"),
@@ -168,6 +175,9 @@ impl Settings {
         };
         if self.flows == Some(0) {
             return Err(KeyError::new("flows", "must be at least 1"));
+        }
+        if self.max_iterations == Some(0) {
+            return Err(KeyError::new("max_iterations", "must be at least 1"));
         }
         if let Some(t) = self.tolerance {
             if !(t.is_finite() && t > 0.0) {
@@ -211,14 +221,16 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         .validate()
         .map_err(|e| s.key_error(e.at("allocator")))?;
     if let Some(us) = settings.iteration_us {
-        // One solver iteration per step: bound the steps like a sampled series.
-        crate::limits::check_samples(
-            s,
+        use dctc_core::units::checked::{span_us, SpanRule};
+        use dctc_core::units::Delta;
+        let step = span_us(
             "allocator.iteration_us",
-            Some(dctc_core::units::Delta::from_us_f64(us)),
-            s.duration,
-            1,
-        )?;
+            us,
+            SpanRule::positive(Delta::MAX_SCENARIO),
+        )
+        .map_err(|e| s.key_error(e))?;
+        // One solver iteration per step, each recorded: bound them like a sampled series.
+        limits::check_samples(s, "allocator.iteration_us", Some(step), s.duration, 1)?;
     }
     if s.schemes.is_empty() {
         return Err(s.error(
@@ -249,10 +261,12 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             format!("{n} is more than the {MAX_FLOWS} flows dctc allocates"),
         ));
     }
-    let topo = s
-        .fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
+    if convergence {
+        check_convergence_work(s, &settings, schemes.len())?;
+    }
+    let topo = s.build_fabric()?;
+    // Every flow is routed: a fabric with hosts that cannot reach each other fails here.
+    Routing::new(&topo).map_err(|e| s.fabric_error(e))?;
     if convergence {
         return Ok(Plan {
             settings,
@@ -280,11 +294,18 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     })?;
     let cdf = Cdf::load(&workload.cdf, &s.base_dir)
         .map_err(|e| s.error("workload[0].cdf", e.to_string()))?;
-    let loads = if settings.loads.is_empty() {
-        vec![workload.load]
-    } else {
-        settings.loads.clone()
-    };
+    let loads = settings
+        .loads
+        .clone()
+        .unwrap_or_else(|| vec![workload.load]);
+    match &settings.loads {
+        Some(l) => {
+            for (k, &load) in l.iter().enumerate() {
+                crate::warn_poisson_load(s, &format!("allocator.loads[{k}]"), load);
+            }
+        }
+        None => crate::warn_poisson_load(s, "workload[0].load", workload.load),
+    }
     // Count the arrivals at every load without drawing them.
     for &load in &loads {
         PoissonSpec {
@@ -306,6 +327,45 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     })
 }
 
+/// Bounds a convergence run before it starts: every iteration is recorded (at most
+/// [`limits::MAX_SAMPLES`]), and each costs work over every flow (iterations x flows at most
+/// [`limits::MAX_FLOW_ITERATIONS`] per scheme, from a cold start and after the arrival).
+fn check_convergence_work(
+    s: &Scenario,
+    settings: &Settings,
+    schemes: usize,
+) -> Result<(), ScenarioError> {
+    let flows = settings.flows.unwrap_or(DEFAULT_FLOWS) as u64;
+    let cap = settings.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS) as u64;
+    if cap > limits::MAX_SAMPLES {
+        return Err(s.error(
+            "allocator.max_iterations",
+            format!(
+                "{cap} iterations would record {cap} errors per scheme, more than the {} dctc records",
+                limits::MAX_SAMPLES
+            ),
+        ));
+    }
+    // A cold start and an arrival, each up to `cap` iterations over every flow.
+    let work = cap.saturating_mul(flows).saturating_mul(2);
+    if work > limits::MAX_FLOW_ITERATIONS {
+        return Err(s.error(
+            "allocator.max_iterations",
+            format!(
+                "{cap} iterations over {flows} flows are up to {work:.3e} flow updates per scheme ({} in all), more than the {:.0e} dctc runs; lower max_iterations or allocator.flows",
+                work.saturating_mul(schemes as u64),
+                limits::MAX_FLOW_ITERATIONS as f64
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Convergence runs: random flows when `allocator.flows` is not given.
+const DEFAULT_FLOWS: usize = 1000;
+/// Convergence runs: the iteration cap when `allocator.max_iterations` is not given.
+const DEFAULT_MAX_ITERATIONS: usize = 5000;
+
 /// Checks a scenario for this engine.
 pub(crate) fn validate(s: &Scenario) -> Result<()> {
     plan(s)?;
@@ -319,11 +379,8 @@ fn pct(load: f64) -> String {
 /// Runs a scenario on this engine.
 pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     let p = plan(s)?;
-    let topo = s
-        .fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
-    let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
+    let topo = s.build_fabric()?;
+    let routing = Routing::new(&topo).map_err(|e| s.fabric_error(e))?;
     let capacity: Vec<f64> = topo.links().iter().map(|l| l.rate.bps_f64()).collect();
     if p.convergence {
         return run_convergence(s, &p, &topo, &routing, &capacity, progress);
@@ -362,7 +419,8 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
         for (label, solver) in &p.schemes {
             let mut solver = solver.clone();
             progress.begin(&format!("{label} @ {:.0}%", load * 100.0), 1);
-            let r = churn::run(&capacity, &flowlets, &mut solver, &cfg);
+            let r = churn::run(&capacity, &flowlets, &mut solver, &cfg)
+                .map_err(|e| s.error("fabric", e.to_string()))?;
             progress.set(1);
             results.push((label.clone(), load, r));
         }
@@ -512,9 +570,9 @@ fn run_convergence(
     progress: &Progress,
 ) -> Result<RunOutput> {
     use dctc_num::{NumFlow, Problem, Utility};
-    let n = p.settings.flows.unwrap_or(1000);
+    let n = p.settings.flows.unwrap_or(DEFAULT_FLOWS);
     let tolerance = p.settings.tolerance.unwrap_or(0.01);
-    let cap = p.settings.max_iterations.unwrap_or(5000);
+    let cap = p.settings.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS);
     let hosts = topo.hosts();
     let unit = capacity.iter().cloned().fold(1.0, f64::max);
     let mut problem = Problem::new(unit);

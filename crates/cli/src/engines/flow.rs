@@ -26,6 +26,7 @@
 //! for a sweep (`load_100` = load 1.0); `relative.<a>_vs_<b>.avg_cct` (= a / b - 1; likewise
 //! `p99_cct`, `throughput`) per load (`relative.load_<pct>....` in a sweep).
 
+use crate::limits;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;
@@ -34,9 +35,11 @@ use anyhow::Result;
 use dctc_core::config::KeyError;
 use dctc_core::config::OutputSpec;
 use dctc_core::rng::mix64;
+use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::coflow::MAX_LOAD;
-use dctc_flow::convergence::convergence;
+use dctc_core::workload::MAX_FLOW_BYTES;
+use dctc_flow::convergence::{convergence, Convergence};
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::policy::ParseTable;
 use dctc_flow::workload::{FlowWorkload, WORKLOAD_KINDS};
@@ -68,7 +71,7 @@ struct FlowSettings {
     hedera_threshold: Option<f64>,
     /// Rerun the workload at each of these loads (overrides each workload's `load`).
     #[serde(default)]
-    loads: Vec<f64>,
+    loads: Option<Vec<f64>>,
     /// `run` (default) or `convergence`.
     #[serde(default)]
     mode: Option<String>,
@@ -122,7 +125,9 @@ struct Plan {
     loads: Vec<Option<f64>>,
     settings: FlowSettings,
     output: OutputSpec,
-    convergence: bool,
+    /// A convergence run's results, one per scheme (computed while checking: whether every
+    /// flow lasts the window is known only by running the iterations).
+    convergence: Option<Vec<Convergence>>,
 }
 
 fn routing_mode(
@@ -134,10 +139,12 @@ fn routing_mode(
     let mut mode = RoutingMode::from_name(name).map_err(|e| s.error(key, e.to_string()))?;
     if let RoutingMode::Hedera { period, threshold } = &mut mode {
         if let Some(ms) = st.hedera_period_ms {
-            if !(ms.is_finite() && ms > 0.0) {
-                return Err(s.error("flow.hedera_period_ms", "must be > 0"));
-            }
-            *period = Delta::from_secs_f64(ms * 1e-3);
+            *period = checked::span_ms(
+                "flow.hedera_period_ms",
+                ms,
+                SpanRule::positive(Delta::MAX_SCENARIO),
+            )
+            .map_err(|e| s.key_error(e))?;
         }
         if let Some(t) = st.hedera_threshold {
             if !(t.is_finite() && (0.0..=1.0).contains(&t)) {
@@ -163,10 +170,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             ));
         }
     }
-    let topo = s
-        .fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
+    let topo = s.build_fabric()?;
     let net = Net::new(topo).map_err(|e| s.error("fabric", e.to_string()))?;
     let convergence = match settings.mode.as_deref().unwrap_or("run") {
         "run" => false,
@@ -237,11 +241,21 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     }
     let mut workloads = Vec::new();
     for (i, spec) in s.workload_specs(WORKLOAD_KINDS)?.iter().enumerate() {
+        if let dctc_core::config::WorkloadSpec::Poisson(p) = spec {
+            crate::warn_poisson_load(s, &format!("workload[{i}].load"), p.load);
+        }
         let w = FlowWorkload::new(spec, &s.base_dir)
             .map_err(|e| s.key_error(e.at(&format!("workload[{i}]"))))?;
         workloads.push(w);
     }
-    for (k, &l) in settings.loads.iter().enumerate() {
+    let sweep_loads = settings.loads.clone().unwrap_or_default();
+    if settings.loads.is_some() && sweep_loads.is_empty() {
+        return Err(s.error(
+            "flow.loads",
+            "list at least one load, or leave `loads` out to run each workload's own",
+        ));
+    }
+    for (k, &l) in sweep_loads.iter().enumerate() {
         if !(l.is_finite() && l > 0.0 && l <= MAX_LOAD) {
             return Err(s.error(
                 &format!("flow.loads[{k}]"),
@@ -253,28 +267,176 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     // counted at every load the run sweeps, synthetic coflows by their widest size.
     let until = SimTime::from_delta(s.duration);
     for (i, w) in workloads.iter().enumerate() {
-        w.check_size(&net, &s.base_dir, until, &settings.loads)
+        w.check_size(&net, &s.base_dir, until, &sweep_loads)
             .map_err(|e| s.key_error(e.at(&format!("workload[{i}]"))))?;
     }
-    let loads = if settings.loads.is_empty() {
+    let loads = if sweep_loads.is_empty() {
         vec![None]
     } else {
-        settings.loads.iter().map(|&l| Some(l)).collect()
+        sweep_loads.iter().map(|&l| Some(l)).collect()
     };
     if let Some(w) = settings.within {
         if !(w.is_finite() && w > 0.0) {
             return Err(s.error("flow.within", "must be > 0"));
         }
     }
-    Ok(Plan {
+    if let Some(f) = settings.size_factor {
+        if !(f.is_finite() && f > 0.0) {
+            return Err(s.error(
+                "flow.size_factor",
+                format!("must be a positive factor, got {f}"),
+            ));
+        }
+    }
+    let mut plan = Plan {
         net,
         schemes,
         workloads,
         loads,
         settings,
         output,
-        convergence,
-    })
+        convergence: None,
+    };
+    // Everything the run draws is drawn here too, and dropped: a workload, a load or a scheme
+    // the run would refuse is refused when the scenario is checked. The run draws it again
+    // (the same function, the same seeds).
+    if convergence {
+        plan.convergence = Some(converge(s, &plan)?);
+    } else {
+        for &load in &plan.loads {
+            let (coflows, _) = build_coflows(s, &plan, load)?;
+            check_run(s, &plan, &coflows, load)?;
+        }
+    }
+    Ok(plan)
+}
+
+/// The policy of every scheme on `coflows` (as the run builds it), and the run's periodic
+/// work bounded before it starts: each scheme's ticks (DBA's per-RTT iterations) and Hedera's
+/// rescheduling over an estimate of how long the coflows take.
+fn check_run(
+    s: &Scenario,
+    p: &Plan,
+    coflows: &[CoflowInput],
+    load: Option<f64>,
+) -> Result<(), ScenarioError> {
+    let sizes = coflow_sizes(coflows);
+    let span = busy_estimate(&p.net, coflows);
+    let at_load = match load {
+        Some(l) => format!(" at load {l}"),
+        None => String::new(),
+    };
+    for (i, sc) in p.schemes.iter().enumerate() {
+        let key = format!("schemes[{i}]");
+        let policy = make_policy(&sc.cfg, &p.net, &sizes).map_err(|e| flow_error(s, &key, e))?;
+        if let Some(period) = policy.tick_period() {
+            let key = match &sc.cfg.keys {
+                dctc_flow::PolicyKeys::Dba(k) if k.rtt_us.is_some() => format!("{key}.rtt_us"),
+                _ => key,
+            };
+            limits::check_steps(s, &key, period, span).map_err(|e| estimated(e, span, &at_load))?;
+        }
+        if let RoutingMode::Hedera { period, .. } = sc.routing {
+            let key = if s.schemes[i].get("routing").is_some() {
+                format!("schemes[{i}].routing")
+            } else {
+                "flow.hedera_period_ms".into()
+            };
+            limits::check_steps(s, &key, period, span).map_err(|e| estimated(e, span, &at_load))?;
+        }
+    }
+    Ok(())
+}
+
+/// A step-count error of [`limits::check_steps`] over [`busy_estimate`], saying so.
+fn estimated(mut e: ScenarioError, span: Delta, at_load: &str) -> ScenarioError {
+    e.reason = format!(
+        "{} (the coflows{at_load} keep the fabric busy for about {} by the run's estimate: the last arrival, then their bytes over the hosts' links)",
+        e.reason,
+        dctc_core::units::checked::human_span(span)
+    );
+    e
+}
+
+/// Bytes of each coflow, as the policies see them.
+fn coflow_sizes(coflows: &[CoflowInput]) -> Vec<f64> {
+    coflows
+        .iter()
+        .map(|c| c.flows.iter().map(|f| f.bytes).sum())
+        .collect()
+}
+
+/// How long `coflows` keep the fabric busy, estimated before running: the last arrival, then
+/// the longer of all their bytes over every host's up-link together and the largest flow
+/// alone over its sender's link (the least any work-conserving policy can take).
+fn busy_estimate(net: &Net, coflows: &[CoflowInput]) -> Delta {
+    let last = coflows
+        .iter()
+        .map(|c| c.arrival)
+        .max()
+        .unwrap_or(SimTime::ZERO);
+    let up = |h: u32| net.cap[net.host_up[h as usize] as usize];
+    let total_cap: f64 = (0..net.host_up.len() as u32).map(up).sum();
+    let (mut bytes, mut alone) = (0.0f64, 0.0f64);
+    for f in coflows.iter().flat_map(|c| &c.flows) {
+        bytes += f.bytes;
+        alone = alone.max(f.bytes * 8.0 / up(f.src));
+    }
+    let drain = (bytes * 8.0 / total_cap.max(1.0)).max(alone);
+    last.saturating_since(SimTime::ZERO) + Delta::from_secs_f64(drain)
+}
+
+/// Runs the convergence iterations of every scheme, after bounding what they record.
+fn converge(s: &Scenario, p: &Plan) -> Result<Vec<Convergence>, ScenarioError> {
+    let iterations = p.settings.iterations.unwrap_or(40);
+    let within = p.settings.within.unwrap_or(0.01);
+    let factor = p.settings.size_factor.unwrap_or(1000.0);
+    if iterations as u64 > limits::MAX_STEPS {
+        return Err(s.error(
+            "flow.iterations",
+            format!(
+                "{iterations} is more than the {} iterations dctc runs",
+                limits::MAX_STEPS
+            ),
+        ));
+    }
+    let (mut coflows, _) = build_coflows(s, p, p.loads[0])?;
+    let flows: u64 = coflows.iter().map(|c| c.flows.len() as u64).sum();
+    // convergence.csv has a row per scheme, iteration and flow.
+    let rows = (iterations as u64 + 1)
+        .saturating_mul(flows)
+        .saturating_mul(p.schemes.len() as u64);
+    if rows > limits::MAX_SAMPLES {
+        return Err(s.error(
+            "flow.iterations",
+            format!(
+                "{iterations} iterations of {flows} flows for {} scheme(s) give {rows} rates, more than the {} dctc records; run fewer iterations or flows",
+                p.schemes.len(),
+                limits::MAX_SAMPLES
+            ),
+        ));
+    }
+    for c in &mut coflows {
+        for f in &mut c.flows {
+            f.bytes *= factor;
+        }
+    }
+    p.schemes
+        .iter()
+        .enumerate()
+        .map(|(i, sc)| {
+            convergence(&p.net, coflows.clone(), &sc.cfg, iterations, within).map_err(|e| {
+                match e {
+                    // Flows that end inside the window: the workload (scaled) is too small.
+                    dctc_flow::FlowError::Invalid(e) if e.path == "workload" => s.error(
+                        "flow.size_factor",
+                        format!("{} (scheme `{}`)", e.reason, sc.label),
+                    ),
+                    other => flow_error(s, &format!("schemes[{i}]"), other),
+                }
+            })
+        })
+        .collect()
 }
 
 /// A flow-crate error about the table at `key`: an invalid value keeps its own path below it.
@@ -315,6 +477,20 @@ fn build_coflows(
         let (mut cf, dropped_flows, dropped_coflows) = w
             .coflows(&p.net, &s.base_dir, until, load, seed)
             .map_err(|e| flow_error(s, &key, e))?;
+        if let Some(f) = cf
+            .iter()
+            .flat_map(|c| &c.flows)
+            .find(|f| f.bytes.is_nan() || f.bytes > MAX_FLOW_BYTES as f64)
+        {
+            return Err(s.error(
+                &key,
+                format!(
+                    "draws a flow of {:e} bytes, more than the {} a flow may carry",
+                    f.bytes,
+                    dctc_core::fabric::human_bytes(MAX_FLOW_BYTES)
+                ),
+            ));
+        }
         if dropped_flows > 0 {
             dropped.push((key.clone(), dropped_flows, dropped_coflows));
         }
@@ -369,8 +545,8 @@ fn load_key(l: f64) -> String {
 /// Runs a scenario on this engine.
 pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     let p = plan(s)?;
-    if p.convergence {
-        return run_convergence(s, &p);
+    if let Some(results) = &p.convergence {
+        return run_convergence(s, &p, results);
     }
     // Arrivals stop at the workloads' end; every run goes on until its last coflow ends.
     let until = SimTime::NEVER;
@@ -704,19 +880,13 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     }
 }
 
-fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
+fn run_convergence(s: &Scenario, p: &Plan, results: &[Convergence]) -> Result<RunOutput> {
     let iterations = p.settings.iterations.unwrap_or(40);
     let within = p.settings.within.unwrap_or(0.01);
-    let factor = p.settings.size_factor.unwrap_or(1000.0);
     let track = p.settings.track.unwrap_or(3);
-    let (mut coflows, dropped) = build_coflows(s, p, p.loads[0])?;
+    let (_, dropped) = build_coflows(s, p, p.loads[0])?;
     if !dropped.is_empty() {
         eprint!("{}", dropped_lines(&dropped));
-    }
-    for c in &mut coflows {
-        for f in &mut c.flows {
-            f.bytes *= factor;
-        }
     }
     let mut schemes = Map::new();
     // convergence.csv: (scheme, iteration, flow, rate Gb/s, optimum Gb/s).
@@ -741,9 +911,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
             "max RTTs",
         ],
     );
-    for sc in &p.schemes {
-        let c = convergence(&p.net, coflows.clone(), &sc.cfg, iterations, within)
-            .map_err(|e| s.error("workload", e.to_string()))?;
+    for (sc, c) in p.schemes.iter().zip(results) {
         let n = c.ideal.len();
         let mut settled: Vec<f64> = c
             .settle

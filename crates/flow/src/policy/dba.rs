@@ -307,8 +307,11 @@ impl Dba {
             return Err(FlowError::invalid("converge_tol", "must be > 0"));
         }
         let period = match cfg.rtt_us {
-            Some(us) if us > 0.0 && us.is_finite() => Delta::from_us_f64(us),
-            Some(_) => return Err(FlowError::invalid("rtt_us", "must be > 0")),
+            Some(us) => dctc_core::units::checked::span_us(
+                "rtt_us",
+                us,
+                dctc_core::units::checked::SpanRule::positive(Delta::MAX_SCENARIO),
+            )?,
             None => net.rtt,
         };
         let links = net.links();

@@ -10,6 +10,7 @@
 use super::{DrillParams, PercentageParams};
 use dctc_core::config::KeyError;
 use dctc_core::topology::Topology;
+use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::Delta;
 use serde::{Deserialize, Serialize};
 
@@ -101,8 +102,12 @@ impl LbParams {
             )),
             _ => Ok(v),
         };
-        if let Some(u) = open("update_us", p.update_us, &|x| x > 0.0, "must be positive")? {
-            q.update = Some(Delta::from_us_f64(u));
+        if let Some(u) = p.update_us {
+            q.update = Some(checked::span_us(
+                "packet.percentage_lb.update_us",
+                u,
+                SpanRule::positive(Delta::MAX_SCENARIO),
+            )?);
         }
         if let Some(r) = open(
             "r_min",

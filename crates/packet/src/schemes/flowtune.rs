@@ -18,6 +18,7 @@ use super::{Context, Parts, QueueName};
 use dctc_core::config::KeyError;
 use crate::transport::flowtune::{AllocatorSpec, Flowtune};
 use crate::transport::Cc;
+use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::Delta;
 use dctc_num::normalize::Normalize;
 use dctc_num::utility::Utility;
@@ -63,12 +64,10 @@ fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f6
     }
 }
 
+/// A positive span in us, at most 1 s, in whole picoseconds.
 fn micros(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<Delta, KeyError> {
-    let x = positive(ctx, key, v, default)?;
-    if x > 1e6 {
-        return Err(ctx.error(key, format!("must be at most 1e6 us (1 s), got {x}")));
-    }
-    Ok(Delta::from_us_f64(x))
+    checked::span_us(key, v.unwrap_or(default), SpanRule::positive(Delta::from_ms(1000)))
+        .map_err(|e| ctx.error(key, e.reason))
 }
 
 /// Flowtune's endpoint over DropTail, with its allocator's settings.
@@ -146,13 +145,9 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
                 "applies only with churn_optimal_every",
             ));
         }
-        if !(w.is_finite() && (0.0..=1e6).contains(&w)) {
-            return Err(ctx.error(
-                "churn_warmup_us",
-                format!("must be in [0, 1e6] us, got {w}"),
-            ));
-        }
-        spec.churn_warmup = Delta::from_us_f64(w);
+        spec.churn_warmup =
+            checked::span_us("churn_warmup_us", w, SpanRule::zero_or_more(Delta::from_ms(1000)))
+                .map_err(|e| ctx.error("churn_warmup_us", e.reason))?;
     }
     Ok(Parts {
         cc: Cc::Flowtune(Flowtune::new(spec)),

@@ -716,13 +716,11 @@ pub fn resolve_scheme(
     s.subflows = crate::multipath::resolve(&common.subflows, topo, key)?;
     s.send_jitter = match settings.send_jitter_us {
         None => Delta::ZERO,
-        Some(us) if us.is_finite() && (0.0..=1e6).contains(&us) => Delta::from_us_f64(us),
-        Some(us) => {
-            return Err(KeyError::new(
-                "packet.send_jitter_us",
-                format!("must be between 0 and 1000000 us, got {us}"),
-            ))
-        }
+        Some(us) => dctc_core::units::checked::span_us(
+            "packet.send_jitter_us",
+            us,
+            dctc_core::units::checked::SpanRule::zero_or_more(Delta::from_ms(1000)),
+        )?,
     };
     if s.nic_buffer_bytes < 1500 {
         return Err(KeyError::new(

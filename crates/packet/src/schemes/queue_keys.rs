@@ -16,6 +16,7 @@
 use super::{Context, QueueName, QueueSpec};
 use crate::queue::{CodelParams, FqCodelParams, QueueParamError, SfqCodelParams};
 use dctc_core::config::KeyError;
+use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::Delta;
 
 /// The CoDel-family keys as given (unvalidated).
@@ -123,11 +124,11 @@ fn param_error(e: QueueParamError, ctx: &Context, buffer: u64) -> KeyError {
 }
 
 fn micros(ctx: &Context, key: &str, v: Option<f64>) -> Result<Option<Delta>, KeyError> {
-    match v {
-        None => Ok(None),
-        Some(x) if x.is_finite() && x > 0.0 => Ok(Some(Delta::from_us_f64(x))),
-        Some(x) => Err(ctx.error(key, format!("must be a positive number of us, got {x}"))),
-    }
+    v.map(|x| {
+        checked::span_us(key, x, SpanRule::positive(Delta::MAX_SCENARIO))
+            .map_err(|e| ctx.error(key, e.reason))
+    })
+    .transpose()
 }
 
 fn count(ctx: &Context, key: &str, v: Option<i64>) -> Result<Option<u32>, KeyError> {

@@ -38,13 +38,12 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     }
     let initial_rtt_b = match cfg.initial_rtt_b_us {
         None => d.initial_rtt_b,
-        Some(us) if us.is_finite() && us > 0.0 && us < 1e9 => Delta::from_us_f64(us),
-        Some(us) => {
-            return Err(ctx.error(
-                "initial_rtt_b_us",
-                format!("must be a positive number of microseconds, got {us}"),
-            ))
-        }
+        Some(us) => dctc_core::units::checked::span_us(
+            "initial_rtt_b_us",
+            us,
+            dctc_core::units::checked::SpanRule::positive(Delta::from_ms(1000)),
+        )
+        .map_err(|e| ctx.error("initial_rtt_b_us", e.reason))?,
     };
     if initial_rtt_b.0 == 0 {
         return Err(ctx.error("initial_rtt_b_us", "must be at least one picosecond"));
