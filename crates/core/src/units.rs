@@ -221,7 +221,7 @@ impl Rate {
 /// or is positive but rounds to zero in the engine's unit (`1e-300` Gb/s is 0 b/s: a link that
 /// never sends).
 pub mod checked {
-    use super::{Delta, KeyError, Rate, PS_PER_MS, PS_PER_US};
+    use super::{Delta, KeyError, Rate, PS_PER_MS, PS_PER_S, PS_PER_US};
 
     /// `gbps` Gb/s as a [`Rate`], within [`Rate::MIN_SCENARIO`]..=[`Rate::MAX_SCENARIO`].
     pub fn rate_gbps(key: &str, gbps: f64) -> Result<Rate, KeyError> {
@@ -310,7 +310,9 @@ pub mod checked {
         if x == 0.0 {
             return Ok(Delta::ZERO);
         }
-        let ps = (x * unit_ps as f64).round();
+        // The same rounding as `Delta::from_secs_f64`, through which these values were read
+        // before they were checked (so every accepted value gives the same span as then).
+        let ps = (x * (unit_ps as f64 / PS_PER_S as f64) * PS_PER_S as f64).round();
         let show = |d: Delta| human_span(d);
         if ps > rule.max.0 as f64 {
             let max = if rule.max == Delta::MAX_SCENARIO {
@@ -333,7 +335,7 @@ pub mod checked {
                 ),
             ));
         }
-        Ok(Delta(ps as u64))
+        Ok(Delta::from_secs_f64(x * (unit_ps as f64 / PS_PER_S as f64)))
     }
 
     /// `us` microseconds as a [`Delta`] under `rule`.
