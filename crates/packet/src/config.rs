@@ -112,6 +112,10 @@ pub struct TcpKnobs {
 /// of a picosecond would fire a billion times per simulated millisecond.
 pub const MIN_RTO: Delta = Delta::from_us(1);
 
+/// Largest window `initial_cwnd_packets` and `max_cwnd_packets` accept: 10^9 packets (9 TB
+/// of the largest segments), far above any buffer; windows are computed in bytes in `u64`.
+pub const MAX_WINDOW_PACKETS: u64 = 1_000_000_000;
+
 /// Smallest segment size `mss_bytes` accepts (RFC 879's IPv4 minimum datagram less headers).
 pub const MIN_MSS_BYTES: u64 = 536;
 /// Largest segment size `mss_bytes` accepts (a 9000-byte jumbo frame less headers).
@@ -207,6 +211,10 @@ impl TcpKnobs {
         let pos = |name: &str, v: Option<u64>| -> Result<Option<u64>, KeyError> {
             match v {
                 Some(0) => Err(err(format!("{key}.{name}"), "must be at least 1")),
+                Some(n) if n > MAX_WINDOW_PACKETS => Err(err(
+                    format!("{key}.{name}"),
+                    format!("{n} is more than the {MAX_WINDOW_PACKETS} packets a window may hold"),
+                )),
                 v => Ok(v),
             }
         };
@@ -226,7 +234,10 @@ impl TcpKnobs {
         if let Some(n) = pos("max_cwnd_packets", self.max_cwnd_packets)? {
             c.max_cwnd_bytes = n * c.mss;
         }
-        if let Some(n) = pos("rwnd_bytes", self.rwnd_bytes)? {
+        if self.rwnd_bytes == Some(0) {
+            return Err(err(format!("{key}.rwnd_bytes"), "must be at least 1"));
+        }
+        if let Some(n) = self.rwnd_bytes {
             c.rwnd_bytes = n.max(c.mss);
         }
         if let Some(n) = self.dupack_threshold {
