@@ -35,6 +35,12 @@ pub(crate) const MAX_STEPS: u64 = 20_000_000;
 /// flows, from a cold start and after an arrival) is 10^7.
 pub(crate) const MAX_FLOW_ITERATIONS: u64 = 10_000_000_000;
 
+/// Most ticks a flow-engine policy may take in a run (DBA's per-RTT iterations, each over the
+/// active flows, while its rates have not converged): 1,000,000,000, over an estimate of how
+/// long the run keeps the fabric busy. DBA's 8 us round trip over the full Facebook trace at
+/// 10% load (about 2,300 s busy) is 3 x 10^8; a round trip of 1 ps would be 10^12 per second.
+pub(crate) const MAX_TICKS: u64 = 1_000_000_000;
+
 /// Refuses a periodic process (at `key`) whose `period` over `span` takes more than
 /// [`MAX_STEPS`] steps; the error gives the count.
 pub(crate) fn check_steps(
@@ -43,12 +49,24 @@ pub(crate) fn check_steps(
     period: Delta,
     span: Delta,
 ) -> Result<(), ScenarioError> {
+    check_periodic(s, key, period, span, MAX_STEPS)
+}
+
+/// Refuses a periodic process (at `key`) whose `period` over `span` takes more than `max`
+/// steps; the error gives the count.
+pub(crate) fn check_periodic(
+    s: &Scenario,
+    key: &str,
+    period: Delta,
+    span: Delta,
+    max: u64,
+) -> Result<(), ScenarioError> {
     let steps = span.ps().div_ceil(period.ps().max(1));
-    if steps > MAX_STEPS {
+    if steps > max {
         return Err(s.error(
             key,
             format!(
-                "a period of {} over {} gives {steps} steps, more than the {MAX_STEPS} dctc runs; use a longer period or a shorter run",
+                "a period of {} over {} gives {steps} steps, more than the {max} dctc runs; use a longer period or a shorter run",
                 human_span(period),
                 human_span(span),
             ),

@@ -312,8 +312,10 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
 }
 
 /// The policy of every scheme on `coflows` (as the run builds it), and the run's periodic
-/// work bounded before it starts: each scheme's ticks (DBA's per-RTT iterations) and Hedera's
-/// rescheduling over an estimate of how long the coflows take.
+/// work bounded before it starts, over an estimate of how long the coflows keep the fabric
+/// busy: Hedera's rescheduling rounds (one per period while flows are active, at most
+/// [`limits::MAX_STEPS`]) and a policy's ticks (DBA's per-RTT iterations, which go on while
+/// its rates have not converged: at most [`limits::MAX_TICKS`]).
 fn check_run(
     s: &Scenario,
     p: &Plan,
@@ -323,7 +325,7 @@ fn check_run(
     let sizes = coflow_sizes(coflows);
     let span = busy_estimate(&p.net, coflows);
     let at_load = match load {
-        Some(l) => format!(" at load {l}"),
+        Some(l) => format!(" at load {l:?}"),
         None => String::new(),
     };
     for (i, sc) in p.schemes.iter().enumerate() {
@@ -332,13 +334,14 @@ fn check_run(
         if let Some(period) = policy.tick_period() {
             let key = match &sc.cfg.keys {
                 dctc_flow::PolicyKeys::Dba(k) if k.rtt_us.is_some() => format!("{key}.rtt_us"),
-                _ => key,
+                _ => key.clone(),
             };
-            limits::check_steps(s, &key, period, span).map_err(|e| estimated(e, span, &at_load))?;
+            limits::check_periodic(s, &key, period, span, limits::MAX_TICKS)
+                .map_err(|e| estimated(e, span, &at_load))?;
         }
         if let RoutingMode::Hedera { period, .. } = sc.routing {
             let key = if s.schemes[i].get("routing").is_some() {
-                format!("schemes[{i}].routing")
+                format!("{key}.routing")
             } else {
                 "flow.hedera_period_ms".into()
             };
@@ -383,7 +386,8 @@ fn busy_estimate(net: &Net, coflows: &[CoflowInput]) -> Delta {
         alone = alone.max(f.bytes * 8.0 / up(f.src));
     }
     let drain = (bytes * 8.0 / total_cap.max(1.0)).max(alone);
-    last.saturating_since(SimTime::ZERO) + Delta::from_secs_f64(drain)
+    last.saturating_since(SimTime::ZERO)
+        .saturating_add(Delta::from_secs_f64(drain))
 }
 
 /// Runs the convergence iterations of every scheme, after bounding what they record.
@@ -488,6 +492,24 @@ fn build_coflows(
                     "draws a flow of {:e} bytes, more than the {} a flow may carry",
                     f.bytes,
                     dctc_core::fabric::human_bytes(MAX_FLOW_BYTES)
+                ),
+            ));
+        }
+        let last = cf.iter().map(|c| c.arrival).max().unwrap_or(SimTime::ZERO);
+        if last > SimTime::from_delta(Delta::MAX_SCENARIO) {
+            let (at, what) = match load {
+                Some(l) => ("flow.loads".to_string(), format!("load {l:?}")),
+                None => (format!("{key}.load"), "its load".to_string()),
+            };
+            return Err(s.error(
+                &at,
+                format!(
+                    "{key}: {what} spreads the arrivals over {}, beyond the one day of simulated time dctc runs; raise the load",
+                    if last == SimTime::NEVER {
+                        "more than 200 days".to_string()
+                    } else {
+                        dctc_core::units::checked::human_span(last.saturating_since(SimTime::ZERO))
+                    }
                 ),
             ));
         }

@@ -307,10 +307,13 @@ impl Dba {
             return Err(FlowError::invalid("converge_tol", "must be > 0"));
         }
         let period = match cfg.rtt_us {
+            // One iteration per RTT: a round trip under a microsecond is below any
+            // datacenter's, and would make the iterations (events) arbitrarily many.
             Some(us) => dctc_core::units::checked::span_us(
                 "rtt_us",
                 us,
-                dctc_core::units::checked::SpanRule::positive(Delta::MAX_SCENARIO),
+                dctc_core::units::checked::SpanRule::positive(Delta::MAX_SCENARIO)
+                    .at_least(Delta::from_us(1)),
             )?,
             None => net.rtt,
         };
