@@ -171,6 +171,18 @@ pub fn read_csv(
         file: file.clone(),
         reason: e.to_string(),
     })?;
+    parse_csv(topo, &file, &text, first_id, end)
+}
+
+/// Parses CSV flow list `text` (see the module docs) for a run that ends at `end`; `file`
+/// names it in errors.
+pub fn parse_csv(
+    topo: &Topology,
+    file: &str,
+    text: &str,
+    first_id: u32,
+    end: SimTime,
+) -> Result<Vec<FlowSpec>, WorkloadError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
@@ -179,13 +191,17 @@ pub fn read_csv(
         // Header is line 1, so record i is on line i + 2.
         let line = i + 2;
         let bad = |reason: String| WorkloadError::BadLine {
-            file: file.clone(),
+            file: file.to_string(),
             line,
             reason,
         };
         let f = row.map_err(|e| bad(e.to_string()))?;
+        let id = u32::try_from(i)
+            .ok()
+            .and_then(|i| first_id.checked_add(i))
+            .ok_or_else(|| bad("more flows than flow ids".into()))?;
         let spec = f
-            .to_spec(topo, FlowId(first_id + i as u32), "flow", end)
+            .to_spec(topo, FlowId(id), "flow", end)
             .map_err(|e| bad(e.to_string()))?;
         flows.push(spec);
     }
