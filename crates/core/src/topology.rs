@@ -85,8 +85,8 @@ pub enum TopologyError {
     File(String),
 }
 
-impl From<crate::config::KeyError> for TopologyError {
-    fn from(e: crate::config::KeyError) -> Self {
+impl From<crate::error::KeyError> for TopologyError {
+    fn from(e: crate::error::KeyError) -> Self {
         TopologyError::Invalid {
             key: e.path,
             reason: e.reason,

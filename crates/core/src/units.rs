@@ -3,7 +3,7 @@
 //! [`SimTime`] is an instant and [`Delta`] a span, both in integer picoseconds, so that event
 //! ordering is exact and runs are reproducible bit for bit. Subtracting instants is checked.
 
-use crate::config::KeyError;
+use crate::error::KeyError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::{Add, AddAssign, Mul, Sub};
