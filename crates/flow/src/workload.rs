@@ -110,7 +110,9 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
     if ports == 0 {
         return Err(bad(file, hl, "ports must be at least 1"));
     }
-    let mut coflows = Vec::with_capacity(count);
+    // Counts come from the file: reserve no more than its lines could hold (a header of
+    // 10^18 coflows must not allocate them).
+    let mut coflows = Vec::with_capacity(count.min(text.lines().count()));
     for (ln, line) in lines {
         let tok: Vec<&str> = line.split_whitespace().collect();
         let mut pos = 0usize;
@@ -174,7 +176,7 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
         if m == 0 {
             return Err(bad(file, ln, "a coflow needs at least one mapper"));
         }
-        let mut mappers = Vec::with_capacity(m);
+        let mut mappers = Vec::with_capacity(m.min(tok.len()));
         for _ in 0..m {
             let t = next("all mapper ports")?;
             mappers.push(port(t, "mapper")?);
@@ -192,10 +194,10 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
         if r == 0 {
             return Err(bad(file, ln, "a coflow needs at least one reducer"));
         }
-        let mut reducers = Vec::with_capacity(r);
+        let mut reducers = Vec::with_capacity(r.min(tok.len()));
         for _ in 0..r {
             let t = next("all reducers")?;
-            let (p, mb) = t.split_once(':').ok_or_else(|| {
+            let (p, raw) = t.split_once(':').ok_or_else(|| {
                 bad(
                     file,
                     ln,
@@ -203,19 +205,19 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
                 )
             })?;
             let p = port(p, "reducer")?;
-            let mb: f64 = mb
+            let mb: f64 = raw
                 .parse()
-                .map_err(|_| bad(file, ln, format!("shuffle size `{mb}` is not a number")))?;
+                .map_err(|_| bad(file, ln, format!("shuffle size `{raw}` is not a number")))?;
             if !(mb.is_finite() && mb >= 0.0) {
-                return Err(bad(file, ln, format!("shuffle size `{mb}` must be >= 0")));
+                return Err(bad(file, ln, format!("shuffle size `{raw}` must be >= 0")));
             }
             if mb * TRACE_MB > MAX_FLOW_BYTES as f64 {
                 return Err(bad(
                     file,
                     ln,
                     format!(
-                        "shuffle size `{mb}` MB is more than the {} bytes a flow may carry",
-                        MAX_FLOW_BYTES
+                        "shuffle size `{raw}` MB is more than the {} a flow may carry",
+                        dctc_core::fabric::human_bytes(MAX_FLOW_BYTES)
                     ),
                 ));
             }
