@@ -308,9 +308,10 @@ fn lock_path(parent: &Path, leaf: &str) -> PathBuf {
 /// that contains it. The parent of `dir` is created if missing.
 pub(crate) fn lock(dir: &Path) -> Result<DirLock> {
     let (parent, leaf) = split(dir)?;
+    // Before creating anything: a refused run leaves no directory behind.
+    check_enclosing_locks(dir, &parent)?;
     std::fs::create_dir_all(&parent)
         .map_err(|e| refuse(dir, format!("cannot create {}: {e}", parent.display())))?;
-    check_enclosing_locks(dir, &parent)?;
     let path = lock_path(&parent, &leaf);
     loop {
         let mut file = std::fs::OpenOptions::new()
@@ -352,7 +353,7 @@ pub(crate) fn lock(dir: &Path) -> Result<DirLock> {
 /// Refuses `dir` when a directory containing it is held by another dctc process (a sweep
 /// writing its points): probes each enclosing directory's lock without taking it.
 fn check_enclosing_locks(dir: &Path, parent: &Path) -> Result<()> {
-    let Ok(canon) = std::fs::canonicalize(parent) else {
+    let Some(canon) = resolve(parent) else {
         return Ok(());
     };
     let mut here = Some(canon.as_path());
@@ -377,6 +378,33 @@ fn check_enclosing_locks(dir: &Path, parent: &Path) -> Result<()> {
         here = d.parent();
     }
     Ok(())
+}
+
+/// `path` made absolute with its longest existing part canonicalized (symlinks followed) and
+/// the rest, which does not exist yet, appended (`..` taken lexically): a directory still to
+/// be created may sit inside a locked one whose holder has not written it yet.
+fn resolve(path: &Path) -> Option<PathBuf> {
+    let abs = std::env::current_dir().ok()?.join(path);
+    let mut rest = Vec::new();
+    let mut existing = abs.as_path();
+    let canon = loop {
+        if let Ok(c) = std::fs::canonicalize(existing) {
+            break c;
+        }
+        rest.push(existing.file_name()?.to_os_string());
+        existing = existing.parent()?;
+    };
+    let mut out = canon;
+    for part in rest.iter().rev() {
+        match part.to_str() {
+            Some("..") => {
+                out.pop();
+            }
+            Some(".") => {}
+            _ => out.push(part),
+        }
+    }
+    Some(out)
 }
 
 /// The pid and command line a lock file names, if it names them.
