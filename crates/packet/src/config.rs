@@ -108,6 +108,15 @@ pub struct TcpKnobs {
     /// RTO until an ACK arrives (pFabric's probe mode; default: never).
     #[serde(default)]
     pub probe_after_timeouts: Option<u32>,
+    /// TCP small queues: bytes of a flow's packets its host's NIC queue may hold before the
+    /// sender waits for them to leave (0: no limit). Default: 131072 for `linux-like`
+    /// (Linux 3.6's `tcp_limit_output_bytes`), no limit for `pfabric-tuned`.
+    #[serde(default)]
+    pub small_queue_bytes: Option<u64>,
+    /// Window validation: the window grows only while the sender fills it (Linux's
+    /// `tcp_is_cwnd_limited`). Default: on for `linux-like`, off for `pfabric-tuned`.
+    #[serde(default)]
+    pub cwnd_validation: Option<bool>,
 }
 
 /// Shortest retransmission timeout `min_rto_us`, `max_rto_us` and `initial_rto_us` accept:
@@ -133,7 +142,7 @@ pub const TCP_PRESETS: &[(&str, &str)] = &[
     ),
     (
         "linux-like",
-        "minRTO 200 ms, init RTO 1 s, max RTO 60 s, 1 ms clock, no delayed ACK, IW 10, RTT from timestamps",
+        "minRTO 200 ms, init RTO 1 s, max RTO 60 s, 1 ms clock, no delayed ACK, IW 10, RTT from timestamps, TCP small queues of 128 KB, window validation",
     ),
 ];
 
@@ -158,7 +167,9 @@ impl TcpKnobs {
             timestamps,
             limited_transmit,
             pacing_gbps,
-            probe_after_timeouts
+            probe_after_timeouts,
+            small_queue_bytes,
+            cwnd_validation
         )
     }
 
@@ -267,6 +278,12 @@ impl TcpKnobs {
                 ));
             }
             c.probe_after_timeouts = Some(n);
+        }
+        if let Some(b) = self.small_queue_bytes {
+            c.small_queue_bytes = (b > 0).then_some(b);
+        }
+        if let Some(v) = self.cwnd_validation {
+            c.cwnd_validation = v;
         }
         Ok(c)
     }
