@@ -405,3 +405,19 @@ fn a_wrong_type_inside_a_tagged_table_names_the_field() {
         &["`workload[0].flows[0].start_us`"],
     );
 }
+
+#[test]
+fn buffers_beyond_a_terabyte_are_refused() {
+    // i64::MAX bytes overflowed a congestion threshold (a percentage of the buffer) mid-run.
+    refused(
+        &tiny(
+            "buffer_bytes = 100000",
+            "buffer_bytes = 9223372036854775807",
+        ),
+        &["`fabric.buffer_bytes`", "1 TB"],
+    );
+    refused(
+        &format!("{TINY}[packet]\nnic_buffer_bytes = 9223372036854775807\n"),
+        &["`packet.nic_buffer_bytes`", "1 TB"],
+    );
+}

@@ -339,11 +339,21 @@ fn positive(key: &str, n: usize) -> Result<usize, TopologyError> {
     Ok(n)
 }
 
+/// Largest port buffer a scenario may give: 1 TB, far above any switch's; the engines
+/// compute thresholds as percentages of a buffer in `u64` bytes.
+pub const MAX_BUFFER_BYTES: u64 = 1_000_000_000_000;
+
 fn buffer(key: &str, bytes: u64) -> Result<u64, TopologyError> {
     if bytes < 1500 {
         return Err(TopologyError::invalid(
             key,
             format!("buffer must hold at least one 1500 B packet, got {bytes}"),
+        ));
+    }
+    if bytes > MAX_BUFFER_BYTES {
+        return Err(TopologyError::invalid(
+            key,
+            format!("{bytes} bytes is more than the {MAX_BUFFER_BYTES} (1 TB) a buffer may hold"),
         ));
     }
     Ok(bytes)

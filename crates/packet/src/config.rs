@@ -371,6 +371,13 @@ impl PacketSettings {
         if own.nic_buffer_bytes.is_some_and(|b| b < 1500) {
             return Err(at.error("nic_buffer_bytes", "must hold at least one 1500 B packet"));
         }
+        let max = dctc_core::fabric::MAX_BUFFER_BYTES;
+        if let Some(b) = own.nic_buffer_bytes.filter(|&b| b > max) {
+            return Err(at.error(
+                "nic_buffer_bytes",
+                format!("{b} bytes is more than the {max} (1 TB) a buffer may hold"),
+            ));
+        }
         Ok(PacketSettings {
             tcp: own.tcp,
             load_balancer: own.load_balancer,
