@@ -314,6 +314,18 @@ fn dispatch(command: Command) -> Result<()> {
     }
 }
 
+/// Warns, once, of an offered load above 1 (a Poisson workload's, up to 1.5; a coflow
+/// workload's or a flow-engine sweep's, up to 10): legal, but the hosts are then offered more
+/// than their links can send, so the backlog grows for the whole run; most likely a slip.
+pub(crate) fn warn_load(s: &Scenario, key: &str, load: f64) {
+    if load > 1.0 {
+        s.warn(
+            key,
+            format!("load {load} offers the hosts more than their links can send: the backlog grows for the whole run"),
+        );
+    }
+}
+
 /// `dctc conformance`: runs the selected cases on every core, prints the table (and the
 /// reasons with `why`). Returns whether every case passed; bad filters are errors.
 fn conformance_cmd(filter: &conformance::Filter, why: bool) -> Result<bool> {
@@ -379,15 +391,21 @@ fn conformance_cmd(filter: &conformance::Filter, why: bool) -> Result<bool> {
 }
 
 fn validate(s: &Scenario) -> Result<()> {
+    if s.duration < dctc_core::units::Delta::from_us(1) {
+        s.warn(
+            "duration_ms",
+            format!(
+                "{} of simulated time is shorter than a microsecond: no packet crosses a datacenter link in it",
+                dctc_core::units::checked::human_span(s.duration)
+            ),
+        );
+    }
     // The fabric is common to every engine: check it here so each engine need not. Its size
     // is checked from the parameters first, so a fabric too big to hold is never built.
     if let Some(size) = s.fabric.size() {
         limits::check_memory(s, size, 0)?;
     }
-    let topo = s
-        .fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
+    let topo = s.build_fabric()?;
     limits::check_memory(s, dctc_core::fabric::FabricSize::of(&topo), 0)?;
     match s.engine {
         Engine::Packet => engines::packet::Packet::validate(s),
@@ -404,8 +422,9 @@ fn run_engine(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     }
 }
 
-/// Validates `s`, checks that `out` can be written, runs, writes the results, and only then
-/// prints the console tables. Returns the run's full summary.
+/// Validates `s`, takes the lock of its output directory, checks that it can be written,
+/// runs, writes the results, and only then prints the console tables. Returns the run's
+/// full summary.
 fn run_and_write(
     s: &Scenario,
     out: Option<PathBuf>,
@@ -414,12 +433,31 @@ fn run_and_write(
 ) -> Result<serde_json::Value> {
     validate(s)?;
     let dir = out.unwrap_or_else(|| Path::new("out").join(&s.name));
-    output::check_destination(&dir, force)?;
+    let _lock = output::lock(&dir)?;
+    check_output(s, &dir, force)?;
+    run_into(s, &dir, show_progress, force)
+}
+
+/// Checks that the results of `s` may replace `dir`: [`output::check_destination`], and no
+/// input file of `s` inside it.
+pub(crate) fn check_output(s: &Scenario, dir: &Path, force: bool) -> Result<()> {
+    output::check_destination(dir, force)?;
+    output::refuse_inputs_inside(dir, &s.input_files())
+}
+
+/// Runs the validated `s` into `dir`, whose lock the caller holds and which it checked with
+/// [`check_output`].
+pub(crate) fn run_into(
+    s: &Scenario,
+    dir: &Path,
+    show_progress: bool,
+    force: bool,
+) -> Result<serde_json::Value> {
     let progress = Progress::new(show_progress);
     let result = run_engine(s, &progress);
     progress.finish();
     let result = result?;
-    let dir = output::write_run(&dir, s, &result, force)?;
+    let dir = output::write_run(dir, s, &result, force)?;
     let mut text = result.console.clone();
     let summary = output::full_summary(s, &result);
     if let Some(t) = paper::table(&s.paper, &summary) {

@@ -7,6 +7,7 @@
 
 use crate::scenario::{Scenario, ScenarioError};
 use dctc_core::fabric::{human_bytes, FabricSize};
+use dctc_core::units::checked::human_span;
 use dctc_core::units::Delta;
 
 /// Most memory a run may be estimated to need: 16 GB. Above this a run does not fit a
@@ -22,6 +23,57 @@ pub(crate) const BYTES_PER_FLOW: u64 = 1024;
 /// ports or flows sampled): 20,000,000, about 500 MB of samples. A period of 1 ps over 1 ms on
 /// a 144-host fabric would need 10^11.
 pub(crate) const MAX_SAMPLES: u64 = 20_000_000;
+
+/// Most steps a periodic process may take in a run (Flowtune's allocator iterations, the
+/// percentage balancer's updates): 20,000,000, each costing work over every active flow; the
+/// paper's 10 us allocator interval gives 100,000 steps per simulated second. An interval of
+/// 1 ps over 1 ms would need 10^9 steps, hours of work.
+pub(crate) const MAX_STEPS: u64 = 20_000_000;
+
+/// Most flow updates an allocator convergence run may ask for per solver (iterations x
+/// flows): 10^10, a few minutes of work; the paper-sized default (5,000 iterations over 1,000
+/// flows, from a cold start and after an arrival) is 10^7.
+pub(crate) const MAX_FLOW_ITERATIONS: u64 = 10_000_000_000;
+
+/// Most ticks a flow-engine policy may take in a run (DBA's per-RTT iterations, each over the
+/// active flows, while its rates have not converged): 1,000,000,000, over an estimate of how
+/// long the run keeps the fabric busy. DBA's 8 us round trip over the full Facebook trace at
+/// 10% load (about 2,300 s busy) is 3 x 10^8; a round trip of 1 ps would be 10^12 per second.
+pub(crate) const MAX_TICKS: u64 = 1_000_000_000;
+
+/// Refuses a periodic process (at `key`) whose `period` over `span` takes more than
+/// [`MAX_STEPS`] steps; the error gives the count.
+pub(crate) fn check_steps(
+    s: &Scenario,
+    key: &str,
+    period: Delta,
+    span: Delta,
+) -> Result<(), ScenarioError> {
+    check_periodic(s, key, period, span, MAX_STEPS)
+}
+
+/// Refuses a periodic process (at `key`) whose `period` over `span` takes more than `max`
+/// steps; the error gives the count.
+pub(crate) fn check_periodic(
+    s: &Scenario,
+    key: &str,
+    period: Delta,
+    span: Delta,
+    max: u64,
+) -> Result<(), ScenarioError> {
+    let steps = span.ps().div_ceil(period.ps().max(1));
+    if steps > max {
+        return Err(s.error(
+            key,
+            format!(
+                "a period of {} over {} gives {steps} steps, more than the {max} dctc runs; use a longer period or a shorter run",
+                human_span(period),
+                human_span(span),
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// Refuses a run whose routing tables and flows would need more than [`MAX_RUN_BYTES`].
 /// `key` names what to change (the fabric, or the workload when flows dominate).

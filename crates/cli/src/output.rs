@@ -258,6 +258,192 @@ pub(crate) fn check_destination(dir: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
+/// Refuses to replace `dir` when one of the run's `inputs` (its scenario, a fabric, trace,
+/// CSV or CDF file) lies inside it: the results would delete the file they came from.
+pub(crate) fn refuse_inputs_inside(dir: &Path, inputs: &[PathBuf]) -> Result<()> {
+    let Ok(canon) = std::fs::canonicalize(dir) else {
+        return Ok(()); // Nothing is inside a directory that does not exist yet.
+    };
+    for input in inputs {
+        if std::fs::canonicalize(input).is_ok_and(|f| f.starts_with(&canon)) {
+            return Err(refuse(
+                dir,
+                format!(
+                    "holds {}, an input of this run; writing the results replaces the directory and would delete it (move the file out, or choose another --out)",
+                    input.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An output directory held for writing: while a `DirLock` lives, no other dctc process
+/// writes that directory, nor one inside it. The lock is the OS's advisory lock on the hidden
+/// file `.NAME.lock` beside the directory (which holds the holder's pid and command line): it
+/// goes with the process, however the process ends, so a lock left by a dead process is free
+/// again (its file is reused).
+#[derive(Debug)]
+pub(crate) struct DirLock {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        // Removed while still held: a process that opened the file before this point finds,
+        // once it holds the lock, that the path no longer leads to its file, and starts over.
+        std::fs::remove_file(&self.path).ok();
+        let _ = self.file.unlock();
+    }
+}
+
+/// The lock file of `parent/leaf`.
+fn lock_path(parent: &Path, leaf: &str) -> PathBuf {
+    parent.join(format!(".{leaf}.lock"))
+}
+
+/// Takes the lock of output directory `dir` (see [`DirLock`]), before anything is written:
+/// fails at once, naming the holder, when another dctc process writes `dir` or a directory
+/// that contains it. The parent of `dir` is created if missing.
+pub(crate) fn lock(dir: &Path) -> Result<DirLock> {
+    let (parent, leaf) = split(dir)?;
+    // Before creating anything: a refused run leaves no directory behind.
+    check_enclosing_locks(dir, &parent)?;
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| refuse(dir, format!("cannot create {}: {e}", parent.display())))?;
+    let path = lock_path(&parent, &leaf);
+    loop {
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| refuse(dir, format!("cannot create {}: {e}", path.display())))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(refuse(dir, busy(&path)));
+            }
+            Err(std::fs::TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => {
+                // No advisory locks on this file system: go by the pid in the file.
+                if let Some(pid) = holder(&path).and_then(|h| h.0.parse::<u32>().ok()) {
+                    if pid != std::process::id() && process_alive(pid) {
+                        return Err(refuse(dir, busy(&path)));
+                    }
+                }
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(refuse(dir, format!("cannot lock {}: {e}", path.display())));
+            }
+        }
+        if !same_file(&file, &path) {
+            continue; // Its holder removed it as we opened it: take the new one.
+        }
+        use std::io::Write;
+        let command: Vec<String> = std::env::args().collect();
+        file.set_len(0)
+            .and_then(|()| write!(file, "{}\n{}\n", std::process::id(), command.join(" ")))
+            .map_err(|e| refuse(dir, format!("cannot write {}: {e}", path.display())))?;
+        return Ok(DirLock { file, path });
+    }
+}
+
+/// Refuses `dir` when a directory containing it is held by another dctc process (a sweep
+/// writing its points): probes each enclosing directory's lock without taking it.
+fn check_enclosing_locks(dir: &Path, parent: &Path) -> Result<()> {
+    let Some(canon) = resolve(parent) else {
+        return Ok(());
+    };
+    let mut here = Some(canon.as_path());
+    while let Some(d) = here {
+        if let (Some(up), Some(name)) = (d.parent(), d.file_name()) {
+            let path = lock_path(up, &name.to_string_lossy());
+            if let Ok(file) = std::fs::File::open(&path) {
+                let mine = holder(&path).is_some_and(|h| h.0 == std::process::id().to_string());
+                if !mine
+                    && matches!(
+                        file.try_lock_shared(),
+                        Err(std::fs::TryLockError::WouldBlock)
+                    )
+                {
+                    return Err(refuse(
+                        dir,
+                        format!("is inside {}, which {}", d.display(), busy(&path)),
+                    ));
+                }
+            }
+        }
+        here = d.parent();
+    }
+    Ok(())
+}
+
+/// `path` made absolute with its longest existing part canonicalized (symlinks followed) and
+/// the rest, which does not exist yet, appended (`..` taken lexically): a directory still to
+/// be created may sit inside a locked one whose holder has not written it yet.
+fn resolve(path: &Path) -> Option<PathBuf> {
+    let abs = std::env::current_dir().ok()?.join(path);
+    let mut rest = Vec::new();
+    let mut existing = abs.as_path();
+    let canon = loop {
+        if let Ok(c) = std::fs::canonicalize(existing) {
+            break c;
+        }
+        rest.push(existing.file_name()?.to_os_string());
+        existing = existing.parent()?;
+    };
+    let mut out = canon;
+    for part in rest.iter().rev() {
+        match part.to_str() {
+            Some("..") => {
+                out.pop();
+            }
+            Some(".") => {}
+            _ => out.push(part),
+        }
+    }
+    Some(out)
+}
+
+/// The pid and command line a lock file names, if it names them.
+fn holder(path: &Path) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    let pid = lines.next()?.trim().to_string();
+    (!pid.is_empty()).then(|| (pid, lines.next().unwrap_or("").to_string()))
+}
+
+/// Why a locked directory cannot be written: who holds it.
+fn busy(path: &Path) -> String {
+    let who = match holder(path) {
+        Some((pid, command)) if !command.is_empty() => format!("dctc process {pid} (`{command}`)"),
+        Some((pid, _)) => format!("dctc process {pid}"),
+        None => "another dctc process".into(),
+    };
+    format!(
+        "is being written by {who} (lock {}); wait for it to finish, or choose another --out",
+        path.display()
+    )
+}
+
+/// Whether `path` still leads to the open `file`.
+#[cfg(unix)]
+fn same_file(file: &std::fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Whether `path` still leads to the open `file` (assumed where it cannot be told).
+#[cfg(not(unix))]
+fn same_file(_file: &std::fs::File, path: &Path) -> bool {
+    path.exists()
+}
+
 /// The hidden directory results are written to before the rename into `parent/leaf`.
 fn partial_path(parent: &Path, leaf: &str) -> PathBuf {
     parent.join(format!(".{leaf}.partial-{}", std::process::id()))

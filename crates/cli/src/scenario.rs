@@ -9,6 +9,8 @@ use dctc_core::error::{unknown_name, KeyError};
 pub(crate) use crate::parse::parse_value;
 pub use crate::parse::ScenarioError;
 use dctc_core::fabric::FabricSpec;
+use dctc_core::topology::{Topology, TopologyError};
+use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -134,25 +136,12 @@ impl Scenario {
             key: key.into(),
             reason,
         };
-        if !(r.duration_ms.is_finite() && r.duration_ms > 0.0) {
-            return Err(err(
-                "duration_ms",
-                format!(
-                    "must be a positive number of milliseconds, got {}",
-                    r.duration_ms
-                ),
-            ));
-        }
-        let max_ms = Delta::MAX_SCENARIO.as_secs_f64() * 1e3;
-        if r.duration_ms > max_ms {
-            return Err(err(
-                "duration_ms",
-                format!(
-                    "{:e} ms is longer than the {max_ms} ms (one day) of simulated time dctc accepts",
-                    r.duration_ms
-                ),
-            ));
-        }
+        let duration = checked::span_ms(
+            "duration_ms",
+            r.duration_ms,
+            SpanRule::positive(Delta::MAX_SCENARIO),
+        )
+        .map_err(|e| err(&e.path, e.reason))?;
         let name = r
             .name
             .or(default_name.map(str::to_string))
@@ -223,7 +212,7 @@ impl Scenario {
             description: r.description,
             seed: seed.unwrap_or(r.seed),
             engine: r.engine,
-            duration: Delta::from_secs_f64(r.duration_ms * 1e-3),
+            duration,
             fabric: r.fabric,
             workloads: r.workload,
             schemes: r.schemes,
@@ -283,6 +272,64 @@ impl Scenario {
     /// A [`ScenarioError`] from an engine's [`KeyError`], whose path is already complete.
     pub(crate) fn key_error(&self, e: KeyError) -> ScenarioError {
         self.error(&e.path, e.reason)
+    }
+
+    /// A [`ScenarioError`] from a fabric that cannot be built: a parameter's error names it
+    /// (`fabric.host_rate_gbps`); a fabric file's, the file (`fabric.path`) and its own key.
+    pub(crate) fn fabric_error(&self, e: TopologyError) -> ScenarioError {
+        match (&self.fabric, e) {
+            (FabricSpec::File { path }, e) => self.error(
+                "fabric.path",
+                format!("{}: {e}", self.base_dir.join(path).display()),
+            ),
+            (_, TopologyError::Invalid { key, reason }) => {
+                self.error(&format!("fabric.{key}"), reason)
+            }
+            (_, e) => self.error("fabric", e.to_string()),
+        }
+    }
+
+    /// The fabric, built; errors as [`Scenario::fabric_error`].
+    pub(crate) fn build_fabric(&self) -> Result<Topology, ScenarioError> {
+        self.fabric
+            .build(&self.base_dir)
+            .map_err(|e| self.fabric_error(e))
+    }
+
+    /// The files this scenario reads: the scenario itself, a fabric file, and each
+    /// workload's trace, CSV or CDF file (built-in CDF names are not files).
+    pub(crate) fn input_files(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        if self.path.is_file() {
+            out.push(self.path.clone());
+        }
+        if let FabricSpec::File { path } = &self.fabric {
+            out.push(self.base_dir.join(path));
+        }
+        for w in &self.workloads {
+            if let Some(p) = w.get("path").and_then(toml::Value::as_str) {
+                out.push(self.base_dir.join(p));
+            }
+            if let Some(c) = w.get("cdf").and_then(toml::Value::as_str) {
+                if dctc_core::workload::Cdf::builtin(c).is_none() {
+                    out.push(self.base_dir.join(c));
+                }
+            }
+        }
+        out
+    }
+
+    /// Prints `warning: FILE: `KEY`: REASON` on stderr for a value that is legal but most
+    /// likely a slip, once per process however often the scenario is checked (`validate`,
+    /// then the run, or every point of a sweep).
+    pub(crate) fn warn(&self, key: &str, reason: impl Into<String>) {
+        static PRINTED: std::sync::Mutex<std::collections::BTreeSet<String>> =
+            std::sync::Mutex::new(std::collections::BTreeSet::new());
+        let text = format!("warning: {}", self.error(key, reason));
+        let mut printed = PRINTED.lock().unwrap_or_else(|e| e.into_inner());
+        if printed.insert(text.clone()) {
+            eprintln!("{text}");
+        }
     }
 
     /// A [`ScenarioError`] for `key` of this scenario.
@@ -352,6 +399,58 @@ name = "dctcp"
         .unwrap_err();
         assert!(e.key.starts_with("fabric"), "{e}");
         assert!(e.reason.contains("buffer"), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_value_inside_a_tagged_table_names_its_field_not_the_table() {
+        let leaf = r#"
+name = "t"
+engine = "packet"
+duration_ms = 2.0
+[fabric]
+kind = "leaf-spine"
+racks = 2
+hosts_per_rack = 4
+spines = 2
+host_rate_gbps = 10.0
+fabric_rate_gbps = 40.0
+host_link_delay_us = 1.0
+fabric_link_delay_us = 1.0
+buffer_bytes = 225000
+[[schemes]]
+name = "dctcp"
+"#;
+        assert!(load(leaf).is_ok());
+        let e = load(&leaf.replace("buffer_bytes = 225000", "buffer_bytes = \"x\"")).unwrap_err();
+        assert_eq!(e.key, "fabric.buffer_bytes", "{e}");
+        assert!(e.reason.contains("invalid type: string"), "{e}");
+        // Two wrong values: the one the message is about.
+        let e = load(
+            &leaf
+                .replace("racks = 2", "racks = 2.5")
+                .replace("buffer_bytes = 225000", "buffer_bytes = -1"),
+        )
+        .unwrap_err();
+        assert!(e.reason.contains("2.5") || e.reason.contains("-1"), "{e}");
+        let field = if e.reason.contains("2.5") {
+            "racks"
+        } else {
+            "buffer_bytes"
+        };
+        assert_eq!(e.key, format!("fabric.{field}"), "{e}");
+        // A missing field stays at the table, whose message names it.
+        let e = load(&leaf.replace("spines = 2\n", "")).unwrap_err();
+        assert_eq!(e.key, "fabric", "{e}");
+        assert!(e.reason.contains("missing field `spines`"), "{e}");
+        // Inside a workload table, and in a list of flows inside it.
+        let s = load(&format!(
+            "{GOOD}[[workload]]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size_bytes = 1, start_us = 0.0 }}, {{ src = 0, dst = 1, size_bytes = 1, start_us = \"soon\" }}]\n[[workload]]\nkind = \"poisson\"\ncdf = \"websearch\"\nload = \"high\"\n"
+        ))
+        .unwrap();
+        let e = s.workload_spec(0, &["flows"]).unwrap_err();
+        assert_eq!(e.key, "workload[0].flows[1].start_us", "{e}");
+        let e = s.workload_spec(1, &["poisson"]).unwrap_err();
+        assert_eq!(e.key, "workload[1].load", "{e}");
     }
 
     #[test]

@@ -580,12 +580,20 @@ pub(crate) fn run(args: &SweepArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(format!("{}-sweep", base.name)));
+    // One sweep writes `dir` at a time: its lock is held until the last file is written.
+    let _lock = output::lock(&dir)?;
+    if std::fs::symlink_metadata(&dir).is_ok() && !dir.join(output::MARKER).is_file() {
+        // `prepare_dir` would replace it whole.
+        output::refuse_inputs_inside(&dir, &base.input_files())?;
+    }
     prepare_dir(&dir, args.force)?;
     let pending: Vec<usize> = (0..points.len())
         .filter(|&i| !complete(&dir.join(&points[i].name), &points[i].scenario))
         .collect();
     for &i in &pending {
-        output::check_destination(&dir.join(&points[i].name), args.force)?;
+        let point = dir.join(&points[i].name);
+        output::check_destination(&point, args.force)?;
+        output::refuse_inputs_inside(&point, &points[i].scenario.input_files())?;
     }
     let skipped = points.len() - pending.len();
     let progress = Progress::points(!args.quiet, pending.len() as u64);

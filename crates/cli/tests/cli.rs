@@ -59,7 +59,11 @@ fn impossible_fabric_is_rejected_by_validate() {
     std::fs::write(dir.path().join("s.toml"), bad).unwrap();
     let o = dctc(&["validate", "s.toml"], dir.path());
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("k: must be even"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`fabric.k`: must be even"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@
 
 use crate::ids::NodeId;
 use crate::topology::{NodeKind, Topology, TopologyError};
+use crate::units::checked::{self, SpanRule};
 use crate::units::{Delta, Rate};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -232,10 +233,14 @@ pub const MAX_HOSTS: u64 = 1_000_000;
 /// adjacency, for the same reason as [`MAX_HOSTS`].
 pub const MAX_LINKS: u64 = 20_000_000;
 
-/// Fastest link rate accepted, Gb/s: 100,000 (100 Tb/s), beyond any single link built today.
-/// Larger values are typos, and rates must stay well inside the `u64` bits-per-second range
-/// the engines compute with.
+/// Fastest link rate accepted, Gb/s: 100,000 (100 Tb/s, [`Rate::MAX_SCENARIO`]), beyond any
+/// single link built today. Larger values are typos, and rates must stay well inside the `u64`
+/// bits-per-second range the engines compute with.
 pub const MAX_RATE_GBPS: f64 = 100_000.0;
+
+/// Slowest link rate accepted, Gb/s: 0.001 (1 Mb/s, [`Rate::MIN_SCENARIO`]); a rate that
+/// rounds to 0 b/s is a link that never sends.
+pub const MIN_RATE_GBPS: f64 = 0.001;
 
 /// Longest propagation or host delay accepted, microseconds: 1,000,000 (1 s). Datacenter
 /// links are microseconds and wide-area paths tens of milliseconds; the cap keeps every time
@@ -316,36 +321,15 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
+/// A link rate in Gb/s, checked in the engines' whole b/s ([`checked::rate_gbps`]).
 fn rate(key: &str, gbps: f64) -> Result<Rate, TopologyError> {
-    if !(gbps.is_finite() && gbps > 0.0) {
-        return Err(TopologyError::invalid(
-            key,
-            format!("rate must be positive, got {gbps}"),
-        ));
-    }
-    if gbps > MAX_RATE_GBPS {
-        return Err(TopologyError::invalid(
-            key,
-            format!("rate {gbps:e} Gb/s is above the {MAX_RATE_GBPS} Gb/s (100 Tb/s) dctc accepts"),
-        ));
-    }
-    Ok(Rate((gbps * 1e9).round() as u64))
+    checked::rate_gbps(key, gbps).map_err(TopologyError::from)
 }
 
+/// A propagation or host delay in us: 0, or at least 1 ps, at most [`MAX_DELAY_US`].
 fn delay(key: &str, us: f64) -> Result<Delta, TopologyError> {
-    if !(us.is_finite() && us >= 0.0) {
-        return Err(TopologyError::invalid(
-            key,
-            format!("delay must be >= 0, got {us}"),
-        ));
-    }
-    if us > MAX_DELAY_US {
-        return Err(TopologyError::invalid(
-            key,
-            format!("delay {us:e} us is above the {MAX_DELAY_US} us (1 s) dctc accepts"),
-        ));
-    }
-    Ok(Delta::from_us_f64(us))
+    let max = Delta::from_us(MAX_DELAY_US as u64);
+    checked::span_us(key, us, SpanRule::zero_or_more(max)).map_err(TopologyError::from)
 }
 
 fn positive(key: &str, n: usize) -> Result<usize, TopologyError> {
@@ -355,11 +339,21 @@ fn positive(key: &str, n: usize) -> Result<usize, TopologyError> {
     Ok(n)
 }
 
+/// Largest port buffer a scenario may give: 1 TB, far above any switch's; the engines
+/// compute thresholds as percentages of a buffer in `u64` bytes.
+pub const MAX_BUFFER_BYTES: u64 = 1_000_000_000_000;
+
 fn buffer(key: &str, bytes: u64) -> Result<u64, TopologyError> {
     if bytes < 1500 {
         return Err(TopologyError::invalid(
             key,
             format!("buffer must hold at least one 1500 B packet, got {bytes}"),
+        ));
+    }
+    if bytes > MAX_BUFFER_BYTES {
+        return Err(TopologyError::invalid(
+            key,
+            format!("{bytes} bytes is more than the {MAX_BUFFER_BYTES} (1 TB) a buffer may hold"),
         ));
     }
     Ok(bytes)
@@ -453,10 +447,16 @@ pub fn leaf_spine(s: &LeafSpineSpec) -> Result<Topology, TopologyError> {
                 format!("must be positive, got {o}"),
             ))
         }
-        Some(o) => rate(
-            "oversubscription",
-            s.hosts_per_rack as f64 * s.host_rate_gbps / (s.spines as f64 * o),
-        )?,
+        Some(o) => {
+            let gbps = s.hosts_per_rack as f64 * s.host_rate_gbps / (s.spines as f64 * o);
+            rate("oversubscription", gbps).map_err(|e| match e {
+                TopologyError::Invalid { key, reason } => TopologyError::Invalid {
+                    key,
+                    reason: format!("{o:e} makes the leaf-spine rate {gbps:e} Gb/s: {reason}"),
+                },
+                other => other,
+            })?
+        }
         None => rate("fabric_rate_gbps", s.fabric_rate_gbps)?,
     };
     let host_delay_link = delay("host_link_delay_us", s.host_link_delay_us)?;

@@ -85,6 +85,15 @@ pub enum TopologyError {
     File(String),
 }
 
+impl From<crate::error::KeyError> for TopologyError {
+    fn from(e: crate::error::KeyError) -> Self {
+        TopologyError::Invalid {
+            key: e.path,
+            reason: e.reason,
+        }
+    }
+}
+
 impl TopologyError {
     /// An `Invalid` error for `key`.
     pub fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {

@@ -3,6 +3,7 @@
 //! [`SimTime`] is an instant and [`Delta`] a span, both in integer picoseconds, so that event
 //! ordering is exact and runs are reproducible bit for bit. Subtracting instants is checked.
 
+use crate::error::KeyError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::{Add, AddAssign, Mul, Sub};
@@ -200,6 +201,171 @@ impl Rate {
     }
 }
 
+impl Rate {
+    /// Slowest link or sending rate a scenario may give: 1 Mb/s. A 1500 B packet then takes
+    /// 12 ms to serialize; anything slower is a typo in a datacenter fabric (a rate meant in
+    /// Mb/s or b/s but written in Gb/s is too fast, not too slow, and is caught by
+    /// [`Rate::MAX_SCENARIO`]), and a rate that rounds to 0 b/s would never send at all.
+    pub const MIN_SCENARIO: Rate = Rate(1_000_000);
+    /// Fastest link or sending rate a scenario may give: 100 Tb/s, beyond any single link
+    /// built today; rates must stay well inside the `u64` bits per second the engines compute
+    /// with.
+    pub const MAX_SCENARIO: Rate = Rate(100_000_000_000_000);
+}
+
+/// Scenario numbers in the engines' integer units, checked where they are read.
+///
+/// Scenarios give rates in Gb/s and times in us or ms as floats; the engines compute in whole
+/// b/s and whole picoseconds. A value is refused (a [`KeyError`] at its key, saying what it
+/// would become) when it is not a finite number, lies outside the range the engines accept,
+/// or is positive but rounds to zero in the engine's unit (`1e-300` Gb/s is 0 b/s: a link that
+/// never sends).
+pub mod checked {
+    use super::{Delta, KeyError, Rate, PS_PER_MS, PS_PER_S, PS_PER_US};
+
+    /// `gbps` Gb/s as a [`Rate`], within [`Rate::MIN_SCENARIO`]..=[`Rate::MAX_SCENARIO`].
+    pub fn rate_gbps(key: &str, gbps: f64) -> Result<Rate, KeyError> {
+        if !(gbps.is_finite() && gbps > 0.0) {
+            return Err(KeyError::new(
+                key,
+                format!("must be a positive rate in Gb/s, got {gbps}"),
+            ));
+        }
+        let bps = (gbps * 1e9).round();
+        let (min, max) = (Rate::MIN_SCENARIO, Rate::MAX_SCENARIO);
+        if bps < min.0 as f64 {
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "{gbps:e} Gb/s is {bps} b/s in the engines' whole bits per second, below the {} Gb/s (1 Mb/s) dctc accepts",
+                    min.gbps_f64()
+                ),
+            ));
+        }
+        if bps > max.0 as f64 {
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "{gbps:e} Gb/s is above the {} Gb/s (100 Tb/s) dctc accepts",
+                    max.gbps_f64()
+                ),
+            ));
+        }
+        Ok(Rate(bps as u64))
+    }
+
+    /// How a span may be given: whether 0 is allowed (and what it means), the shortest and the
+    /// longest positive span.
+    #[derive(Copy, Clone, Debug)]
+    pub struct SpanRule {
+        /// 0 is a valid value (e.g. "no delay", "off").
+        pub zero_ok: bool,
+        /// Shortest positive span.
+        pub min: Delta,
+        /// Longest span.
+        pub max: Delta,
+    }
+
+    impl SpanRule {
+        /// Positive, at least 1 ps, at most `max`.
+        pub const fn positive(max: Delta) -> SpanRule {
+            SpanRule {
+                zero_ok: false,
+                min: Delta(1),
+                max,
+            }
+        }
+
+        /// 0 or at least 1 ps, at most `max`.
+        pub const fn zero_or_more(max: Delta) -> SpanRule {
+            SpanRule {
+                zero_ok: true,
+                min: Delta(1),
+                max,
+            }
+        }
+
+        /// The same rule with the shortest positive span `min`.
+        pub const fn at_least(self, min: Delta) -> SpanRule {
+            SpanRule { min, ..self }
+        }
+    }
+
+    /// A number of `unit_ps` picoseconds (`unit` names it in messages) as a [`Delta`] under
+    /// `rule`.
+    fn span(
+        key: &str,
+        x: f64,
+        unit_ps: u64,
+        unit: &str,
+        rule: SpanRule,
+    ) -> Result<Delta, KeyError> {
+        let what = if rule.zero_ok { ">= 0" } else { "> 0" };
+        if !(x.is_finite() && (x > 0.0 || (rule.zero_ok && x == 0.0))) {
+            return Err(KeyError::new(
+                key,
+                format!("must be a number of {unit} {what}, got {x}"),
+            ));
+        }
+        if x == 0.0 {
+            return Ok(Delta::ZERO);
+        }
+        // The same rounding as `Delta::from_secs_f64`, through which these values were read
+        // before they were checked (so every accepted value gives the same span as then).
+        let ps = (x * (unit_ps as f64 / PS_PER_S as f64) * PS_PER_S as f64).round();
+        let show = |d: Delta| human_span(d);
+        if ps > rule.max.0 as f64 {
+            let max = if rule.max == Delta::MAX_SCENARIO {
+                format!("{} (one day) of simulated time", show(rule.max))
+            } else {
+                show(rule.max)
+            };
+            return Err(KeyError::new(
+                key,
+                format!("{x:e} {unit} is longer than the {max} dctc accepts here"),
+            ));
+        }
+        if ps < rule.min.0 as f64 {
+            let zero = if rule.zero_ok { " (or 0)" } else { "" };
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "{x:e} {unit} is {ps} ps in the engines' whole picoseconds, shorter than the {}{zero} dctc accepts here",
+                    show(rule.min)
+                ),
+            ));
+        }
+        Ok(Delta::from_secs_f64(x * (unit_ps as f64 / PS_PER_S as f64)))
+    }
+
+    /// `us` microseconds as a [`Delta`] under `rule`.
+    pub fn span_us(key: &str, us: f64, rule: SpanRule) -> Result<Delta, KeyError> {
+        span(key, us, PS_PER_US, "us", rule)
+    }
+
+    /// `ms` milliseconds as a [`Delta`] under `rule`.
+    pub fn span_ms(key: &str, ms: f64, rule: SpanRule) -> Result<Delta, KeyError> {
+        span(key, ms, PS_PER_MS, "ms", rule)
+    }
+
+    /// A span for messages: `1 ps`, `12 ns`, `1.5 us`, `3 ms`, `86400 s`.
+    pub fn human_span(d: Delta) -> String {
+        let ps = d.0 as f64;
+        let (v, u) = if d.0 < 1_000 {
+            (ps, "ps")
+        } else if d.0 < PS_PER_US {
+            (ps / 1e3, "ns")
+        } else if d.0 < PS_PER_MS {
+            (ps / 1e6, "us")
+        } else if d.0 < 1_000 * PS_PER_MS {
+            (ps / 1e9, "ms")
+        } else {
+            (ps / 1e12, "s")
+        };
+        format!("{v} {u}")
+    }
+}
+
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} Gb/s", self.gbps_f64())
@@ -237,5 +403,67 @@ mod tests {
         assert_eq!(Delta::from_secs_f64(1.5e-12), Delta(2));
         assert_eq!(Delta::from_secs_f64(-1.0), Delta::ZERO);
         assert_eq!(Delta::from_us_f64(1.5), Delta(1_500_000));
+    }
+
+    #[test]
+    fn checked_rates_refuse_what_rounds_to_zero_and_name_what_it_becomes() {
+        use checked::rate_gbps;
+        assert_eq!(rate_gbps("r", 10.0), Ok(Rate::gbps(10)));
+        assert_eq!(rate_gbps("r", 1e-3), Ok(Rate::MIN_SCENARIO));
+        for tiny in [1e-300, 5e-324] {
+            let e = rate_gbps("fabric.fabric_rate_gbps", tiny).unwrap_err();
+            assert_eq!(e.path, "fabric.fabric_rate_gbps");
+            assert!(e.reason.contains("is 0 b/s"), "{}", e.reason);
+        }
+        assert!(rate_gbps("r", 1e-4)
+            .unwrap_err()
+            .reason
+            .contains("100000 b/s"));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e6] {
+            assert_eq!(rate_gbps("r", bad).unwrap_err().path, "r", "{bad}");
+        }
+    }
+
+    #[test]
+    fn checked_spans_refuse_what_rounds_to_zero_or_overflows() {
+        use checked::{span_ms, span_us, SpanRule};
+        let day = Delta::MAX_SCENARIO;
+        assert_eq!(
+            span_us("k", 1.5, SpanRule::positive(day)),
+            Ok(Delta(1_500_000))
+        );
+        assert_eq!(span_us("k", 1e-6, SpanRule::positive(day)), Ok(Delta(1)));
+        assert_eq!(
+            span_us("k", 0.0, SpanRule::zero_or_more(day)),
+            Ok(Delta::ZERO)
+        );
+        let e = span_us("k", 0.0, SpanRule::positive(day)).unwrap_err();
+        assert!(e.reason.contains("> 0"), "{}", e.reason);
+        for tiny in [1e-9, 1e-300, 5e-324] {
+            let e = span_us("k", tiny, SpanRule::zero_or_more(day)).unwrap_err();
+            assert!(e.reason.contains("is 0 ps"), "{}", e.reason);
+            assert!(e.reason.contains("(or 0)"), "{}", e.reason);
+        }
+        let e = span_ms("duration_ms", 5e-324, SpanRule::positive(day)).unwrap_err();
+        assert!(e.reason.contains("is 0 ps"), "{}", e.reason);
+        let e = span_ms("duration_ms", 1e300, SpanRule::positive(day)).unwrap_err();
+        assert!(
+            e.reason.contains("longer than the 86400 s (one day)"),
+            "{}",
+            e.reason
+        );
+        let rule = SpanRule::positive(day).at_least(Delta::from_us(1));
+        let e = span_us("min_rto_us", 0.5, rule).unwrap_err();
+        assert!(
+            e.reason.contains("500000 ps") && e.reason.contains("1 us"),
+            "{}",
+            e.reason
+        );
+        for bad in [f64::NAN, f64::INFINITY, -1.0] {
+            assert!(
+                span_us("k", bad, SpanRule::zero_or_more(day)).is_err(),
+                "{bad}"
+            );
+        }
     }
 }

@@ -13,6 +13,7 @@
 
 use crate::routing::RoutingMode;
 use dctc_core::error::KeyError;
+use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::Delta;
 use dctc_core::workload::coflow::MAX_LOAD;
 use serde::Deserialize;
@@ -30,9 +31,10 @@ pub struct FlowKeys {
     /// Hedera large-flow threshold as a fraction of the host link rate (default 0.1).
     #[serde(default)]
     pub hedera_threshold: Option<f64>,
-    /// Rerun the workload at each of these loads (overrides each workload's `load`).
+    /// Rerun the workload at each of these loads (overrides each workload's `load`; absent:
+    /// each workload's own; an empty list is refused).
     #[serde(default)]
-    pub loads: Vec<f64>,
+    pub loads: Option<Vec<f64>>,
     /// `run` (default) or `convergence`.
     #[serde(default)]
     pub mode: Option<String>,
@@ -86,8 +88,11 @@ impl FlowSettings {
     pub fn new(keys: &FlowKeys) -> Result<FlowSettings, KeyError> {
         let period = match keys.hedera_period_ms {
             None => None,
-            Some(ms) if ms.is_finite() && ms > 0.0 => Some(Delta::from_secs_f64(ms * 1e-3)),
-            Some(_) => return Err(KeyError::new("hedera_period_ms", "must be > 0")),
+            Some(ms) => Some(checked::span_ms(
+                "hedera_period_ms",
+                ms,
+                SpanRule::positive(Delta::MAX_SCENARIO),
+            )?),
         };
         let threshold = match keys.hedera_threshold {
             Some(t) if !(t.is_finite() && (0.0..=1.0).contains(&t)) => {
@@ -95,7 +100,13 @@ impl FlowSettings {
             }
             t => t,
         };
-        for (k, &l) in keys.loads.iter().enumerate() {
+        if keys.loads.as_ref().is_some_and(Vec::is_empty) {
+            return Err(KeyError::new(
+                "loads",
+                "list at least one load, or leave `loads` out to run each workload's own",
+            ));
+        }
+        for (k, &l) in keys.loads.iter().flatten().enumerate() {
             if !(l.is_finite() && l > 0.0 && l <= MAX_LOAD) {
                 return Err(KeyError::new(
                     format!("loads[{k}]"),
@@ -106,6 +117,14 @@ impl FlowSettings {
         if let Some(w) = keys.within {
             if !(w.is_finite() && w > 0.0) {
                 return Err(KeyError::new("within", "must be > 0"));
+            }
+        }
+        if let Some(f) = keys.size_factor {
+            if !(f.is_finite() && f > 0.0) {
+                return Err(KeyError::new(
+                    "size_factor",
+                    format!("must be a positive factor, got {f}"),
+                ));
             }
         }
         let mode = match keys.mode.as_deref().unwrap_or("run") {
@@ -126,7 +145,7 @@ impl FlowSettings {
         let mut s = FlowSettings {
             routing: RoutingMode::Ecmp,
             hedera: (period, threshold),
-            loads: keys.loads.clone(),
+            loads: keys.loads.clone().unwrap_or_default(),
             mode,
         };
         s.routing = s.routing_named(keys.routing.as_deref().unwrap_or("ecmp"))?;
@@ -182,7 +201,7 @@ mod tests {
         let keys = FlowKeys::default;
         assert_eq!(
             bad(FlowKeys {
-                loads: vec![1.0, 80.0],
+                loads: Some(vec![1.0, 80.0]),
                 ..keys()
             }),
             "loads[1]"
@@ -215,5 +234,27 @@ mod tests {
             }),
             "within"
         );
+        assert_eq!(
+            bad(FlowKeys {
+                loads: Some(Vec::new()),
+                ..keys()
+            }),
+            "loads"
+        );
+        assert_eq!(
+            bad(FlowKeys {
+                size_factor: Some(f64::NAN),
+                ..keys()
+            }),
+            "size_factor"
+        );
+        // A period that rounds to 0 ps would reschedule forever at one instant.
+        let e = FlowSettings::new(&FlowKeys {
+            hedera_period_ms: Some(5e-324),
+            ..keys()
+        })
+        .unwrap_err();
+        assert_eq!(e.path, "hedera_period_ms");
+        assert!(e.reason.contains("is 0 ps"), "{}", e.reason);
     }
 }

@@ -32,7 +32,7 @@ use dctc_core::config::WorkloadSpec;
 use dctc_core::error::KeyError;
 use dctc_core::rng::{component_rng, streams};
 use dctc_core::units::{Delta, SimTime};
-use dctc_core::workload::{Cdf, PoissonSpec, WorkloadError, MAX_FLOWS};
+use dctc_core::workload::{Cdf, PoissonSpec, WorkloadError, MAX_FLOWS, MAX_FLOW_BYTES};
 use rand::Rng;
 use std::path::Path;
 
@@ -110,7 +110,9 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
     if ports == 0 {
         return Err(bad(file, hl, "ports must be at least 1"));
     }
-    let mut coflows = Vec::with_capacity(count);
+    // Counts come from the file: reserve no more than its lines could hold (a header of
+    // 10^18 coflows must not allocate them).
+    let mut coflows = Vec::with_capacity(count.min(text.lines().count()));
     for (ln, line) in lines {
         let tok: Vec<&str> = line.split_whitespace().collect();
         let mut pos = 0usize;
@@ -134,6 +136,17 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
                 .map_err(|_| bad(file, ln, format!("arrival `{t}` is not a number")))?;
             if !(v.is_finite() && v >= 0.0) {
                 return Err(bad(file, ln, format!("arrival `{t}` must be >= 0")));
+            }
+            // Native arrivals are simulated times: at most the day a scenario may last.
+            let max_ms = Delta::MAX_SCENARIO.as_secs_f64() * 1e3;
+            if v > max_ms {
+                return Err(bad(
+                    file,
+                    ln,
+                    format!(
+                        "arrival `{t}` ms is later than the {max_ms} ms (one day) dctc simulates"
+                    ),
+                ));
             }
             v
         };
@@ -163,7 +176,7 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
         if m == 0 {
             return Err(bad(file, ln, "a coflow needs at least one mapper"));
         }
-        let mut mappers = Vec::with_capacity(m);
+        let mut mappers = Vec::with_capacity(m.min(tok.len()));
         for _ in 0..m {
             let t = next("all mapper ports")?;
             mappers.push(port(t, "mapper")?);
@@ -181,10 +194,10 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
         if r == 0 {
             return Err(bad(file, ln, "a coflow needs at least one reducer"));
         }
-        let mut reducers = Vec::with_capacity(r);
+        let mut reducers = Vec::with_capacity(r.min(tok.len()));
         for _ in 0..r {
             let t = next("all reducers")?;
-            let (p, mb) = t.split_once(':').ok_or_else(|| {
+            let (p, raw) = t.split_once(':').ok_or_else(|| {
                 bad(
                     file,
                     ln,
@@ -192,11 +205,21 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
                 )
             })?;
             let p = port(p, "reducer")?;
-            let mb: f64 = mb
+            let mb: f64 = raw
                 .parse()
-                .map_err(|_| bad(file, ln, format!("shuffle size `{mb}` is not a number")))?;
+                .map_err(|_| bad(file, ln, format!("shuffle size `{raw}` is not a number")))?;
             if !(mb.is_finite() && mb >= 0.0) {
-                return Err(bad(file, ln, format!("shuffle size `{mb}` must be >= 0")));
+                return Err(bad(file, ln, format!("shuffle size `{raw}` must be >= 0")));
+            }
+            if mb * TRACE_MB > MAX_FLOW_BYTES as f64 {
+                return Err(bad(
+                    file,
+                    ln,
+                    format!(
+                        "shuffle size `{raw}` MB is more than the {} a flow may carry",
+                        dctc_core::fabric::human_bytes(MAX_FLOW_BYTES)
+                    ),
+                ));
             }
             reducers.push((p, mb));
         }
@@ -531,10 +554,13 @@ impl FlowWorkload {
             }
             WorkloadSpec::Poisson(p) => {
                 p.validate().map_err(workload_key_error)?;
+                // Read now so that a malformed file fails `validate` too.
+                Cdf::load(&p.cdf, base_dir).map_err(|e| KeyError::new("cdf", e.to_string()))?;
                 Ok(FlowWorkload::Poisson(p.clone()))
             }
             WorkloadSpec::SyntheticCoflows(s) => {
                 s.validate()?;
+                Cdf::load(&s.cdf, base_dir).map_err(|e| KeyError::new("cdf", e.to_string()))?;
                 Ok(FlowWorkload::Synthetic(s.clone()))
             }
             other => Err(other.unsupported(WORKLOAD_KINDS)),
@@ -656,5 +682,21 @@ mod plan_tests {
         assert_eq!(e.path, "width_min");
         let ok = FlowWorkload::new(&spec(&synthetic.replace("= 1\n", "= 4\n")), Path::new("."));
         assert!(matches!(ok, Ok(FlowWorkload::Synthetic(_))), "{ok:?}");
+        // A CDF file is read when the workload is checked, not first when coflows are drawn.
+        let dir = std::env::temp_dir().join(format!("dctc-flow-cdf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("bad.cdf"), "100 0.5\n50 1\n").unwrap();
+        let bad = synthetic
+            .replace("= 1\n", "= 4\n")
+            .replace("websearch", "bad.cdf");
+        let e = FlowWorkload::new(&spec(&bad), &dir).unwrap_err();
+        assert_eq!(e.path, "cdf");
+        assert!(e.reason.contains("must not decrease"), "{e}");
+        let poisson = "kind = \"poisson\"\ncdf = \"bad.cdf\"\nload = 0.5";
+        assert_eq!(
+            FlowWorkload::new(&spec(poisson), &dir).unwrap_err().path,
+            "cdf"
+        );
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -148,6 +148,19 @@ fn malformed_trace_lines_name_file_line_and_reason() {
         ("150 2\n1 0 1 22 1 65:1.0\n", "1", "header says 2"),
         ("150 1\n\n1 0 1 151 1 65:1.0\n", "3", "outside 0..150"),
         ("150 1\n1 0 1 22 1 65:1.0 7\n", "2", "extra fields"),
+        // Counts in the file are not allocated before the lines bear them out (these
+        // aborted with a capacity overflow).
+        (
+            "150 18446744073709551615\n1 0 1 22 1 65:1.0\n",
+            "1",
+            "header says",
+        ),
+        ("150 1\n1 0 18446744073709551615 22\n", "2", "mapper ports"),
+        (
+            "150 1\n1 0 1 22 4611686018427387904 65:1.0\n",
+            "2",
+            "all reducers",
+        ),
     ];
     for (text, line, reason) in cases {
         let e = parse_trace("t.txt", text).unwrap_err().to_string();

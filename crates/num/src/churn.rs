@@ -20,7 +20,7 @@
 //!   by less than 1e-7; summed over the sampled iterations after warm-up (a ratio of sums).
 
 use crate::normalize::{f_norm, u_norm, Notifier};
-use crate::problem::{FlowKey, NumFlow, Problem};
+use crate::problem::{FlowKey, NumFlow, Problem, ProblemError};
 use crate::solver::{run_to_convergence, AnySolver, Ned, Solver, State};
 use crate::utility::Utility;
 
@@ -278,19 +278,18 @@ pub struct ChurnResult {
 }
 
 /// Runs one churn experiment with `solver` on links of `capacity_bps` (see the module docs).
-/// `flowlets` must be sorted by start time.
+/// `flowlets` must be sorted by start time. Fails, naming the link, on a capacity that is
+/// not positive and finite.
 pub fn run(
     capacity_bps: &[f64],
     flowlets: &[Flowlet],
     solver: &mut AnySolver,
     cfg: &ChurnConfig,
-) -> ChurnResult {
+) -> Result<ChurnResult, ProblemError> {
     let unit = capacity_bps.iter().cloned().fold(1.0, f64::max);
     let mut problem = Problem::new(unit);
     for (l, &c) in capacity_bps.iter().enumerate() {
-        problem
-            .add_link(format!("l{l}"), c)
-            .expect("positive capacities");
+        problem.add_link(format!("l{l}"), c)?;
     }
     let mut notifier = Notifier::new(cfg.threshold);
     problem.set_capacity_factor(notifier.capacity_factor());
@@ -355,7 +354,7 @@ pub fn run(
     out.u_norm_fraction = s.u_norm_fraction;
     out.raw_fraction = s.raw_fraction;
     out.summary = s;
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -450,7 +449,7 @@ mod tests {
             threshold: 0.01,
         };
         let mut s = AnySolver::by_name("ned").unwrap();
-        let r = run(&[10e9], &flowlets, &mut s, &cfg);
+        let r = run(&[10e9], &flowlets, &mut s, &cfg).unwrap();
         assert_eq!(r.completed, 200);
         for st in &r.steps {
             assert!(st.f_norm_bps <= 0.99 * 10e9 * (1.0 + 1e-9));
@@ -490,7 +489,7 @@ mod tests {
             threshold: 0.01,
         };
         let mut s = AnySolver::by_name("ned").unwrap();
-        let r = run(&[10e9], &flowlets, &mut s, &cfg);
+        let r = run(&[10e9], &flowlets, &mut s, &cfg).unwrap();
         let between = r
             .steps
             .iter()
@@ -536,7 +535,7 @@ mod tests {
             threshold: 0.0,
         };
         let mut s = AnySolver::by_name("ned").unwrap();
-        run(&[10e9; 8], &flowlets, &mut s, &cfg)
+        run(&[10e9; 8], &flowlets, &mut s, &cfg).unwrap()
     }
 
     #[test]

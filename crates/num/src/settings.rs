@@ -21,6 +21,8 @@
 use crate::churn::ChurnConfig;
 use crate::solver::AnySolver;
 use dctc_core::error::{unknown_name, KeyError};
+use dctc_core::units::checked::{self, SpanRule};
+use dctc_core::units::Delta;
 use dctc_core::workload::MAX_FLOWS;
 use serde::Deserialize;
 
@@ -31,9 +33,10 @@ pub struct AllocatorKeys {
     /// Churn: microseconds between solver iterations (default 10).
     #[serde(default)]
     pub iteration_us: Option<f64>,
-    /// Churn: rerun the workload at each of these loads.
+    /// Churn: rerun the workload at each of these loads (absent: the workload's own; an
+    /// empty list is refused).
     #[serde(default)]
-    pub loads: Vec<f64>,
+    pub loads: Option<Vec<f64>>,
     /// Churn: the optimum every this many steps (default 10).
     #[serde(default)]
     pub optimal_every: Option<usize>,
@@ -93,9 +96,8 @@ impl AllocatorSettings {
     pub fn new(keys: &AllocatorKeys) -> Result<AllocatorSettings, KeyError> {
         let k = keys;
         if let Some(us) = k.iteration_us {
-            if !(us.is_finite() && us > 0.0) {
-                return Err(KeyError::new("iteration_us", "must be > 0"));
-            }
+            // A step is a point in simulated time: one that rounds to 0 ps never advances.
+            checked::span_us("iteration_us", us, SpanRule::positive(Delta::MAX_SCENARIO))?;
         }
         if k.optimal_every == Some(0) {
             return Err(KeyError::new("optimal_every", "must be at least 1"));
@@ -110,7 +112,13 @@ impl AllocatorSettings {
                 return Err(KeyError::new("threshold", "must be in [0, 0.5)"));
             }
         }
-        for (i, &l) in k.loads.iter().enumerate() {
+        if k.loads.as_ref().is_some_and(Vec::is_empty) {
+            return Err(KeyError::new(
+                "loads",
+                "list at least one load, or leave `loads` out to run the workload's own",
+            ));
+        }
+        for (i, &l) in k.loads.iter().flatten().enumerate() {
             if !(l.is_finite() && l > 0.0 && l <= 1.5) {
                 return Err(KeyError::new(
                     format!("loads[{i}]"),
@@ -127,6 +135,9 @@ impl AllocatorSettings {
                 format!("{n} is more than the {MAX_FLOWS} flows dctc allocates"),
             ));
         }
+        if k.max_iterations == Some(0) {
+            return Err(KeyError::new("max_iterations", "must be at least 1"));
+        }
         if let Some(t) = k.tolerance {
             if !(t.is_finite() && t > 0.0) {
                 return Err(KeyError::new("tolerance", "must be > 0"));
@@ -141,7 +152,7 @@ impl AllocatorSettings {
                     warmup_s: k.warmup_ms.unwrap_or(0.2) * 1e-3,
                     threshold: k.threshold.unwrap_or(0.01),
                 },
-                loads: k.loads.clone(),
+                loads: k.loads.clone().unwrap_or_default(),
             },
             "convergence" => Mode::Convergence {
                 flows: k.flows.unwrap_or(1000),
@@ -227,7 +238,7 @@ mod tests {
         let bad = |k: AllocatorKeys| AllocatorSettings::new(&k).unwrap_err().path;
         assert_eq!(
             bad(AllocatorKeys {
-                loads: vec![0.5, 2.0],
+                loads: Some(vec![0.5, 2.0]),
                 ..keys()
             }),
             "loads[1]"
@@ -253,6 +264,29 @@ mod tests {
             }),
             "flows"
         );
+        // An empty list is a slip (absent means the workload's own load), and so is a cap
+        // of 0 iterations or a step that rounds to 0 ps.
+        assert_eq!(
+            bad(AllocatorKeys {
+                loads: Some(Vec::new()),
+                ..keys()
+            }),
+            "loads"
+        );
+        assert_eq!(
+            bad(AllocatorKeys {
+                max_iterations: Some(0),
+                ..keys()
+            }),
+            "max_iterations"
+        );
+        let e = AllocatorSettings::new(&AllocatorKeys {
+            iteration_us: Some(1e-300),
+            ..keys()
+        })
+        .unwrap_err();
+        assert_eq!(e.path, "iteration_us");
+        assert!(e.reason.contains("is 0 ps"), "{}", e.reason);
         let fgm = SolverKeys {
             name: "fgm".into(),
             label: None,

@@ -43,7 +43,8 @@ use dctc_core::config::WorkloadSpec;
 use dctc_core::error::KeyError;
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::topology::Topology;
-use dctc_core::units::{Delta, Rate, SimTime};
+use dctc_core::units::checked::{self, SpanRule};
+use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::list::{explicit_flows, read_csv};
 use dctc_core::workload::{Cdf, WorkloadError};
 use serde::{Deserialize, Serialize};
@@ -118,6 +119,16 @@ pub struct TcpKnobs {
     pub cwnd_validation: Option<bool>,
 }
 
+/// Shortest retransmission timeout `min_rto_us`, `max_rto_us` and `initial_rto_us` accept:
+/// 1 us, below any datacenter round trip (pFabric's tuned RTO is 45 us). Every timeout is an
+/// event of its flow, so this bounds a run's timer events by flows x duration / 1 us; an RTO
+/// of a picosecond would fire a billion times per simulated millisecond.
+pub const MIN_RTO: Delta = Delta::from_us(1);
+
+/// Largest window `initial_cwnd_packets` and `max_cwnd_packets` accept: 10^9 packets (9 TB
+/// of the largest segments), far above any buffer; windows are computed in bytes in `u64`.
+pub const MAX_WINDOW_PACKETS: u64 = 1_000_000_000;
+
 /// Smallest segment size `mss_bytes` accepts (RFC 879's IPv4 minimum datagram less headers).
 pub const MIN_MSS_BYTES: u64 = 536;
 /// Largest segment size `mss_bytes` accepts (a 9000-byte jumbo frame less headers).
@@ -179,31 +190,31 @@ impl TcpKnobs {
                 ));
             }
         };
-        let us = |name: &str, v: Option<f64>, zero_ok: bool| -> Result<Option<Delta>, KeyError> {
-            match v {
-                None => Ok(None),
-                Some(x) if x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0)) => {
-                    Ok(Some(Delta::from_us_f64(x)))
-                }
-                Some(x) => Err(err(
-                    format!("{key}.{name}"),
-                    format!("must be a positive number of microseconds, got {x}"),
-                )),
-            }
+        let us = |name: &str, v: Option<f64>, rule: SpanRule| -> Result<Option<Delta>, KeyError> {
+            v.map(|x| checked::span_us(&format!("{key}.{name}"), x, rule))
+                .transpose()
         };
-        if let Some(d) = us("min_rto_us", self.min_rto_us, false)? {
+        // Each timeout is an event per flow: an RTO of at least 1 us (below any datacenter
+        // round trip) keeps a run's timer events within flows x duration / 1 us.
+        let rto = SpanRule::positive(Delta::MAX_SCENARIO).at_least(MIN_RTO);
+        let timer = SpanRule::positive(Delta::MAX_SCENARIO);
+        if let Some(d) = us("min_rto_us", self.min_rto_us, rto)? {
             c.min_rto = d;
         }
-        if let Some(d) = us("max_rto_us", self.max_rto_us, false)? {
+        if let Some(d) = us("max_rto_us", self.max_rto_us, rto)? {
             c.max_rto = d;
         }
-        if let Some(d) = us("initial_rto_us", self.initial_rto_us, false)? {
+        if let Some(d) = us("initial_rto_us", self.initial_rto_us, rto)? {
             c.initial_rto = d;
         }
-        if let Some(d) = us("clock_us", self.clock_us, false)? {
+        if let Some(d) = us("clock_us", self.clock_us, timer)? {
             c.clock = d;
         }
-        if let Some(d) = us("delayed_ack_us", self.delayed_ack_us, true)? {
+        if let Some(d) = us(
+            "delayed_ack_us",
+            self.delayed_ack_us,
+            SpanRule::zero_or_more(Delta::MAX_SCENARIO),
+        )? {
             c.delayed_ack = (d.0 > 0).then_some(d);
         }
         if c.min_rto > c.max_rto {
@@ -215,6 +226,10 @@ impl TcpKnobs {
         let pos = |name: &str, v: Option<u64>| -> Result<Option<u64>, KeyError> {
             match v {
                 Some(0) => Err(err(format!("{key}.{name}"), "must be at least 1")),
+                Some(n) if n > MAX_WINDOW_PACKETS => Err(err(
+                    format!("{key}.{name}"),
+                    format!("{n} is more than the {MAX_WINDOW_PACKETS} packets a window may hold"),
+                )),
                 v => Ok(v),
             }
         };
@@ -234,7 +249,10 @@ impl TcpKnobs {
         if let Some(n) = pos("max_cwnd_packets", self.max_cwnd_packets)? {
             c.max_cwnd_bytes = n * c.mss;
         }
-        if let Some(n) = pos("rwnd_bytes", self.rwnd_bytes)? {
+        if self.rwnd_bytes == Some(0) {
+            return Err(err(format!("{key}.rwnd_bytes"), "must be at least 1"));
+        }
+        if let Some(n) = self.rwnd_bytes {
             c.rwnd_bytes = n.max(c.mss);
         }
         if let Some(n) = self.dupack_threshold {
@@ -250,13 +268,7 @@ impl TcpKnobs {
             c.limited_transmit = l;
         }
         if let Some(g) = self.pacing_gbps {
-            if !(g.is_finite() && g > 0.0) {
-                return Err(err(
-                    format!("{key}.pacing_gbps"),
-                    format!("must be a positive rate in Gb/s, got {g}"),
-                ));
-            }
-            c.pacing = Some(Rate((g * 1e9).round() as u64));
+            c.pacing = Some(checked::rate_gbps(&format!("{key}.pacing_gbps"), g)?);
         }
         if let Some(n) = self.probe_after_timeouts {
             if n == 0 {
@@ -350,20 +362,21 @@ impl PacketSettings {
         )?;
         let drain = match own.drain_ms {
             None => Delta::ZERO,
-            Some(x)
-                if x.is_finite() && x >= 0.0 && x * 1e-3 <= Delta::MAX_SCENARIO.as_secs_f64() =>
-            {
-                Delta::from_secs_f64(x * 1e-3)
-            }
-            Some(x) => {
-                return Err(at.error(
-                    "drain_ms",
-                    format!("must be between 0 and one day (86400000 ms), got {x}"),
-                ))
-            }
+            Some(ms) => checked::span_ms(
+                "packet.drain_ms",
+                ms,
+                SpanRule::zero_or_more(Delta::MAX_SCENARIO),
+            )?,
         };
         if own.nic_buffer_bytes.is_some_and(|b| b < 1500) {
             return Err(at.error("nic_buffer_bytes", "must hold at least one 1500 B packet"));
+        }
+        let max = dctc_core::fabric::MAX_BUFFER_BYTES;
+        if let Some(b) = own.nic_buffer_bytes.filter(|&b| b > max) {
+            return Err(at.error(
+                "nic_buffer_bytes",
+                format!("{b} bytes is more than the {max} (1 TB) a buffer may hold"),
+            ));
         }
         Ok(PacketSettings {
             tcp: own.tcp,
@@ -391,16 +404,26 @@ pub struct WorkloadPlan {
     pub expected_flows: u64,
 }
 
+/// Poisson arrivals a check draws rather than only counts: with at most this many expected,
+/// drawing costs next to nothing, and it makes the check for a workload that draws no flow
+/// exact (the run draws the same flows from the same seed); with more, the chance that none
+/// arrives is below e^-10000.
+pub const DRAW_TO_CHECK: u64 = 10_000;
+
 impl WorkloadPlan {
     /// Checks the `[[workload]]` tables `specs` on `topo` and, when `generate`, draws their
     /// Poisson arrivals in `[0, until)` from `seed` (workload `i` from `mix64(seed ^ i)`);
-    /// without, arrivals are only counted, so checking never generates what it checks. Files
-    /// are read relative to `base_dir`. Error paths are the scenario's (`workload[1].load`).
+    /// without, arrivals are only counted (drawn only when at most [`DRAW_TO_CHECK`] are
+    /// expected), so checking never generates a large workload, and every check the run
+    /// makes is made either way. `end` is when the run stops (after its drain): an explicit
+    /// flow starting then or later would never start and is refused. Files are read relative
+    /// to `base_dir`. Error paths are the scenario's (`workload[1].load`).
     pub fn new(
         specs: &[WorkloadSpec],
         topo: &Topology,
         base_dir: &Path,
         until: SimTime,
+        end: SimTime,
         seed: u64,
         generate: bool,
     ) -> Result<WorkloadPlan, KeyError> {
@@ -418,11 +441,12 @@ impl WorkloadPlan {
             };
             let flows = match spec {
                 WorkloadSpec::Poisson(p) => {
+                    p.validate().map_err(at)?;
                     let cdf = Cdf::load(&p.cdf, base_dir)
                         .map_err(|e| err(format!("{key}.cdf"), e.to_string()))?;
                     let count = p.check_size(topo, &cdf, until).map_err(at)?;
                     plan.expected_flows = plan.expected_flows.saturating_add(count);
-                    if generate {
+                    if generate || count <= DRAW_TO_CHECK {
                         let mut rng = component_rng(mix64(seed ^ i as u64), streams::WORKLOAD);
                         p.generate(topo, &cdf, until, next_id, &mut rng)
                             .map_err(at)?
@@ -436,9 +460,9 @@ impl WorkloadPlan {
                     Vec::new()
                 }
                 WorkloadSpec::Flows { flows } => {
-                    explicit_flows(topo, flows, next_id).map_err(at)?
+                    explicit_flows(topo, flows, next_id, end).map_err(at)?
                 }
-                WorkloadSpec::Csv { path } => read_csv(topo, &base_dir.join(path), next_id)
+                WorkloadSpec::Csv { path } => read_csv(topo, &base_dir.join(path), next_id, end)
                     .map_err(|e| err(format!("{key}.path"), e.to_string()))?,
                 WorkloadSpec::IncastSweep(sw) => {
                     if specs.len() > 1 {
@@ -459,7 +483,7 @@ impl WorkloadPlan {
         if plan.workload.flows.is_empty()
             && plan.workload.incasts.is_empty()
             && plan.sweep.is_none()
-            && (generate || plan.expected_flows == 0)
+            && (generate || plan.expected_flows <= DRAW_TO_CHECK)
         {
             return Err(err(
                 "workload",
@@ -483,6 +507,7 @@ pub fn smallest_switch_buffer(topo: &Topology) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dctc_core::units::Rate;
 
     #[test]
     fn mss_override_sets_the_segment_size_keeps_the_cap_in_packets_and_refuses_bad_sizes() {
@@ -577,16 +602,51 @@ mod tests {
                 &topo,
                 std::path::Path::new("."),
                 SimTime::from_delta(Delta::from_ms(2)),
+                SimTime::from_delta(Delta::from_ms(3)),
                 1,
                 generate,
             )
         };
         let poisson = "[[workload]]\nkind = \"poisson\"\ncdf = \"websearch\"\nload = 0.3\n";
-        let counted = plan(poisson, false).unwrap();
-        assert!(counted.workload.flows.is_empty());
-        assert!(counted.expected_flows > 0);
+        // About 65 arrivals: a check draws them as the run does.
+        let checked = plan(poisson, false).unwrap();
+        assert!(checked.expected_flows > 0);
         let drawn = plan(poisson, true).unwrap();
         assert!(!drawn.workload.flows.is_empty());
+        assert_eq!(checked.workload.flows, drawn.workload.flows);
+        // Many more (about 3 million over 100 s): counted, not drawn.
+        let long = SimTime::from_delta(Delta::from_ms(100_000));
+        let counted = WorkloadPlan::new(
+            &specs(poisson),
+            &topo,
+            std::path::Path::new("."),
+            long,
+            long,
+            1,
+            false,
+        )
+        .unwrap();
+        assert!(counted.workload.flows.is_empty());
+        assert!(counted.expected_flows > DRAW_TO_CHECK);
+        // A load the run refuses is refused by the check too, beside another workload.
+        let flows =
+            "[[workload]]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size_bytes = 1000 }]\n";
+        for bad in ["nan", "-inf", "1.51", "0.0"] {
+            let e = plan(&format!("{flows}{}", poisson.replace("0.3", bad)), false).unwrap_err();
+            assert_eq!(e.path, "workload[1].load", "{bad}");
+        }
+        // Alone, a load of 0 is refused as a load, not as a workload without flows.
+        assert_eq!(
+            plan(&poisson.replace("0.3", "0.0"), false)
+                .unwrap_err()
+                .path,
+            "workload[0].load"
+        );
+        // A flow that would start after the run ends (3 ms) never would.
+        let late = flows.replace("size_bytes = 1000", "size_bytes = 1000, start_us = 1e20");
+        let e = plan(&late, false).unwrap_err();
+        assert_eq!(e.path, "workload[0].flows[0].start_us");
+        assert!(e.reason.contains("would never start"), "{e}");
         let e = plan(
             &format!("{poisson}[[workload]]\nkind = \"coflow-trace\"\npath = \"t\"\n"),
             false,
@@ -609,6 +669,7 @@ mod tests {
                 &[],
                 &topo,
                 std::path::Path::new("."),
+                SimTime::ZERO,
                 SimTime::ZERO,
                 1,
                 true

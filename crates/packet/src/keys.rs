@@ -9,6 +9,7 @@
 //! below, so a range reads the same in every part's errors.
 
 use dctc_core::error::{unknown_name, KeyError};
+use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -127,7 +128,9 @@ impl At<'_> {
         }
     }
 
-    /// `v` microseconds, checked to lie in `range`, as a span.
+    /// `v` microseconds, checked to lie in `range`, as a span in whole picoseconds: a
+    /// positive value that rounds to 0 ps, or one longer than a day of simulated time, is
+    /// refused naming what it would become ([`checked::span_us`]).
     pub fn micros(
         &self,
         key: &str,
@@ -143,7 +146,11 @@ impl At<'_> {
                 };
                 Err(self.error(key, format!("must be {what}, got {x}")))
             }
-            v => Ok(v.map(Delta::from_us_f64)),
+            Some(x) => {
+                let rule = SpanRule::zero_or_more(Delta::MAX_SCENARIO);
+                checked::span_us(&self.error(key, "").path, x, rule).map(Some)
+            }
+            None => Ok(None),
         }
     }
 
@@ -309,6 +316,18 @@ mod tests {
         let e = at.count("n", Some(0), 1, 65_536).unwrap_err();
         assert_eq!(e.reason, "must be in 1..=65536, got 0");
         assert_eq!(at.count("n", Some(7), 1, i64::MAX).unwrap(), Some(7));
+        // Positive, but 0 ps in the engines' unit: refused, naming what it becomes.
+        let e = at
+            .micros("t_us", Some(1e-300), Range::POSITIVE)
+            .unwrap_err();
+        assert_eq!(e.path, "schemes[0].t_us");
+        assert!(e.reason.contains("is 0 ps"), "{}", e.reason);
+        let e = at.micros("t_us", Some(1e300), Range::POSITIVE).unwrap_err();
+        assert!(e.reason.contains("longer than"), "{}", e.reason);
+        assert_eq!(
+            at.micros("t_us", Some(2.5), Range::POSITIVE).unwrap(),
+            Some(Delta::from_ns(2500))
+        );
     }
 
     #[test]

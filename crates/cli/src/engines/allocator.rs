@@ -27,6 +27,7 @@
 //! f_norm_fraction, u_norm_fraction, raw_fraction, completed, notifications_per_flowlet}`.
 
 use super::engine::Engine;
+use crate::limits;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;
@@ -61,14 +62,10 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let keys: AllocatorKeys = s.parse(&s.settings, "allocator")?;
     let settings = AllocatorSettings::new(&keys).map_err(|e| s.key_error(e.at("allocator")))?;
     if let Some(us) = settings.iteration_us {
-        // One solver iteration per step: bound the steps like a sampled series.
-        crate::limits::check_samples(
-            s,
-            "allocator.iteration_us",
-            Some(dctc_core::units::Delta::from_us_f64(us)),
-            s.duration,
-            1,
-        )?;
+        // One solver iteration per step, each recorded: bound them like a sampled series
+        // (the step was checked to be at least 1 ps).
+        let step = dctc_core::units::Delta::from_us_f64(us);
+        limits::check_samples(s, "allocator.iteration_us", Some(step), s.duration, 1)?;
     }
     if s.schemes.is_empty() {
         return Err(s.error(
@@ -90,10 +87,17 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         }
         schemes.push((label, sv));
     }
-    let topo = s
-        .fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
+    if let Mode::Convergence {
+        flows,
+        max_iterations,
+        ..
+    } = settings.mode
+    {
+        check_convergence_work(s, flows, max_iterations, schemes.len())?;
+    }
+    let topo = s.build_fabric()?;
+    // Every flow is routed: a fabric with hosts that cannot reach each other fails here.
+    Routing::new(&topo).map_err(|e| s.fabric_error(e))?;
     let Mode::Churn { loads, .. } = &settings.mode else {
         return Ok(Plan {
             settings,
@@ -121,8 +125,12 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let cdf = Cdf::load(&workload.cdf, &s.base_dir)
         .map_err(|e| s.error("workload[0].cdf", e.to_string()))?;
     let loads = if loads.is_empty() {
+        crate::warn_load(s, "workload[0].load", workload.load);
         vec![workload.load]
     } else {
+        for (k, &load) in loads.iter().enumerate() {
+            crate::warn_load(s, &format!("allocator.loads[{k}]"), load);
+        }
         loads.clone()
     };
     // Count the arrivals at every load without drawing them.
@@ -143,6 +151,40 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         workload: Some((workload, cdf)),
         loads,
     })
+}
+
+/// Bounds a convergence run before it starts: every iteration is recorded (at most
+/// [`limits::MAX_SAMPLES`]), and each costs work over every flow (iterations x flows at most
+/// [`limits::MAX_FLOW_ITERATIONS`] per scheme, from a cold start and after the arrival).
+fn check_convergence_work(
+    s: &Scenario,
+    flows: usize,
+    cap: usize,
+    schemes: usize,
+) -> Result<(), ScenarioError> {
+    let (flows, cap) = (flows as u64, cap as u64);
+    if cap > limits::MAX_SAMPLES {
+        return Err(s.error(
+            "allocator.max_iterations",
+            format!(
+                "{cap} iterations would record {cap} errors per scheme, more than the {} dctc records",
+                limits::MAX_SAMPLES
+            ),
+        ));
+    }
+    // A cold start and an arrival, each up to `cap` iterations over every flow.
+    let work = cap.saturating_mul(flows).saturating_mul(2);
+    if work > limits::MAX_FLOW_ITERATIONS {
+        return Err(s.error(
+            "allocator.max_iterations",
+            format!(
+                "{cap} iterations over {flows} flows are up to {work:.3e} flow updates per scheme ({} in all), more than the {:.0e} dctc runs; lower max_iterations or allocator.flows",
+                work.saturating_mul(schemes as u64),
+                limits::MAX_FLOW_ITERATIONS as f64
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn pct(load: f64) -> String {
@@ -183,11 +225,8 @@ impl Engine for Allocator {
 /// Every solver at every load under flowlet churn (or, in convergence mode, every solver's
 /// convergence).
 fn churn_runs(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
-    let topo = s
-        .fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
-    let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
+    let topo = s.build_fabric()?;
+    let routing = Routing::new(&topo).map_err(|e| s.fabric_error(e))?;
     let capacity: Vec<f64> = topo.links().iter().map(|l| l.rate.bps_f64()).collect();
     let Mode::Churn { config, .. } = &p.settings.mode else {
         let runs = convergence_runs(s, p, &topo, &routing, &capacity, progress)?;
@@ -224,7 +263,8 @@ fn churn_runs(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
         for (label, solver) in &p.schemes {
             let mut solver = solver.clone();
             progress.begin(&format!("{label} @ {:.0}%", load * 100.0), 1);
-            let r = churn::run(&capacity, &flowlets, &mut solver, &cfg);
+            let r = churn::run(&capacity, &flowlets, &mut solver, &cfg)
+                .map_err(|e| s.error("fabric", e.to_string()))?;
             progress.set(1);
             results.push((label.clone(), load, r));
         }

@@ -27,6 +27,7 @@
 //! `p99_cct`, `throughput`) per load (`relative.load_<pct>....` in a sweep).
 
 use super::engine::Engine;
+use crate::limits;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;
@@ -35,7 +36,8 @@ use anyhow::Result;
 use dctc_core::config::OutputSpec;
 use dctc_core::error::KeyError;
 use dctc_core::rng::mix64;
-use dctc_core::units::SimTime;
+use dctc_core::units::{Delta, SimTime};
+use dctc_core::workload::MAX_FLOW_BYTES;
 use dctc_flow::convergence::{convergence, Convergence};
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::policy::ParseTable;
@@ -89,6 +91,9 @@ pub(crate) struct Plan {
     loads: Vec<Option<f64>>,
     settings: FlowSettings,
     output: OutputSpec,
+    /// A convergence run's results, one per scheme (computed while checking: whether every
+    /// flow lasts the window is known only by running the iterations).
+    convergence: Option<Vec<Convergence>>,
 }
 
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
@@ -106,10 +111,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             ));
         }
     }
-    let topo = s
-        .fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
+    let topo = s.build_fabric()?;
     let net = Net::new(topo).map_err(|e| s.error("fabric", e.to_string()))?;
     let convergence = settings.convergence();
     if s.schemes.is_empty() {
@@ -165,6 +167,13 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     }
     let mut workloads = Vec::new();
     for (i, spec) in s.workload_specs(WORKLOAD_KINDS)?.iter().enumerate() {
+        use dctc_core::config::WorkloadSpec as W;
+        if let W::Poisson(dctc_core::workload::PoissonSpec { load, .. })
+        | W::CoflowTrace(dctc_core::workload::coflow::TraceSpec { load, .. })
+        | W::SyntheticCoflows(dctc_core::workload::coflow::SyntheticSpec { load, .. }) = spec
+        {
+            crate::warn_load(s, &format!("workload[{i}].load"), *load);
+        }
         let w = FlowWorkload::new(spec, &s.base_dir)
             .map_err(|e| s.key_error(e.at(&format!("workload[{i}]"))))?;
         workloads.push(w);
@@ -176,19 +185,175 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         w.check_size(&net, &s.base_dir, until, &settings.loads)
             .map_err(|e| s.key_error(e.at(&format!("workload[{i}]"))))?;
     }
+    for (k, &l) in settings.loads.iter().enumerate() {
+        crate::warn_load(s, &format!("flow.loads[{k}]"), l);
+    }
     let loads = if settings.loads.is_empty() {
         vec![None]
     } else {
         settings.loads.iter().map(|&l| Some(l)).collect()
     };
-    Ok(Plan {
+    let mut plan = Plan {
         net,
         schemes,
         workloads,
         loads,
         settings,
         output,
-    })
+        convergence: None,
+    };
+    // Everything the run draws is drawn here too, and dropped: a workload, a load or a scheme
+    // the run would refuse is refused when the scenario is checked. The run draws it again
+    // (the same function, the same seeds).
+    if convergence {
+        plan.convergence = Some(converge(s, &plan)?);
+    } else {
+        for &load in &plan.loads {
+            let (coflows, _) = build_coflows(s, &plan, load)?;
+            check_run(s, &plan, &coflows, load)?;
+        }
+    }
+    Ok(plan)
+}
+
+/// The policy of every scheme on `coflows` (as the run builds it), and the run's periodic
+/// work bounded before it starts, over an estimate of how long the coflows keep the fabric
+/// busy: Hedera's rescheduling rounds (one per period while flows are active, at most
+/// [`limits::MAX_STEPS`]) and a policy's ticks (DBA's per-RTT iterations, which go on while
+/// its rates have not converged: at most [`limits::MAX_TICKS`]).
+fn check_run(
+    s: &Scenario,
+    p: &Plan,
+    coflows: &[CoflowInput],
+    load: Option<f64>,
+) -> Result<(), ScenarioError> {
+    let sizes = coflow_sizes(coflows);
+    let span = busy_estimate(&p.net, coflows);
+    let at_load = match load {
+        Some(l) => format!(" at load {l:?}"),
+        None => String::new(),
+    };
+    for (i, sc) in p.schemes.iter().enumerate() {
+        let key = format!("schemes[{i}]");
+        let policy = make_policy(&sc.cfg, &p.net, &sizes).map_err(|e| flow_error(s, &key, e))?;
+        if let Some(period) = policy.tick_period() {
+            let key = match &sc.cfg.keys {
+                dctc_flow::PolicyKeys::Dba(k) if k.rtt_us.is_some() => format!("{key}.rtt_us"),
+                _ => key.clone(),
+            };
+            limits::check_periodic(s, &key, period, span, limits::MAX_TICKS)
+                .map_err(|e| estimated(e, span, &at_load))?;
+        }
+        if let RoutingMode::Hedera { period, .. } = sc.routing {
+            let key = if s.schemes[i].get("routing").is_some() {
+                format!("{key}.routing")
+            } else {
+                "flow.hedera_period_ms".into()
+            };
+            limits::check_steps(s, &key, period, span).map_err(|e| estimated(e, span, &at_load))?;
+        }
+    }
+    Ok(())
+}
+
+/// A step-count error of [`limits::check_steps`] over [`busy_estimate`], saying so.
+fn estimated(mut e: ScenarioError, span: Delta, at_load: &str) -> ScenarioError {
+    e.reason = format!(
+        "{} (the coflows{at_load} keep the fabric busy for about {} by the run's estimate: the last arrival, then their bytes over the hosts' links)",
+        e.reason,
+        dctc_core::units::checked::human_span(span)
+    );
+    e
+}
+
+/// Bytes of each coflow, as the policies see them.
+fn coflow_sizes(coflows: &[CoflowInput]) -> Vec<f64> {
+    coflows
+        .iter()
+        .map(|c| c.flows.iter().map(|f| f.bytes).sum())
+        .collect()
+}
+
+/// How long `coflows` keep the fabric busy, estimated before running: the last arrival, then
+/// the longer of all their bytes over every host's up-link together and the largest flow
+/// alone over its sender's link (the least any work-conserving policy can take).
+fn busy_estimate(net: &Net, coflows: &[CoflowInput]) -> Delta {
+    let last = coflows
+        .iter()
+        .map(|c| c.arrival)
+        .max()
+        .unwrap_or(SimTime::ZERO);
+    let up = |h: u32| net.cap[net.host_up[h as usize] as usize];
+    let total_cap: f64 = (0..net.host_up.len() as u32).map(up).sum();
+    let (mut bytes, mut alone) = (0.0f64, 0.0f64);
+    for f in coflows.iter().flat_map(|c| &c.flows) {
+        bytes += f.bytes;
+        alone = alone.max(f.bytes * 8.0 / up(f.src));
+    }
+    let drain = (bytes * 8.0 / total_cap.max(1.0)).max(alone);
+    last.saturating_since(SimTime::ZERO)
+        .saturating_add(Delta::from_secs_f64(drain))
+}
+
+/// DBA's convergence for every scheme (each runs policy `dba`), on the first load's
+/// coflows with their sizes multiplied so that none ends inside the window, after bounding
+/// what the iterations record.
+fn converge(s: &Scenario, p: &Plan) -> Result<Vec<Convergence>, ScenarioError> {
+    let Mode::Convergence {
+        iterations,
+        within,
+        size_factor: factor,
+        ..
+    } = p.settings.mode
+    else {
+        unreachable!("converge runs convergence scenarios")
+    };
+    if iterations as u64 > limits::MAX_STEPS {
+        return Err(s.error(
+            "flow.iterations",
+            format!(
+                "{iterations} is more than the {} iterations dctc runs",
+                limits::MAX_STEPS
+            ),
+        ));
+    }
+    let (mut coflows, _) = build_coflows(s, p, p.loads[0])?;
+    let flows: u64 = coflows.iter().map(|c| c.flows.len() as u64).sum();
+    // convergence.csv has a row per scheme, iteration and flow.
+    let rows = (iterations as u64 + 1)
+        .saturating_mul(flows)
+        .saturating_mul(p.schemes.len() as u64);
+    if rows > limits::MAX_SAMPLES {
+        return Err(s.error(
+            "flow.iterations",
+            format!(
+                "{iterations} iterations of {flows} flows for {} scheme(s) give {rows} rates, more than the {} dctc records; run fewer iterations or flows",
+                p.schemes.len(),
+                limits::MAX_SAMPLES
+            ),
+        ));
+    }
+    for c in &mut coflows {
+        for f in &mut c.flows {
+            f.bytes *= factor;
+        }
+    }
+    p.schemes
+        .iter()
+        .enumerate()
+        .map(|(i, sc)| {
+            convergence(&p.net, coflows.clone(), &sc.cfg, iterations, within).map_err(|e| {
+                match e {
+                    // Flows that end inside the window: the workload (scaled) is too small.
+                    dctc_flow::FlowError::Invalid(e) if e.path == "workload" => s.error(
+                        "flow.size_factor",
+                        format!("{} (scheme `{}`)", e.reason, sc.label),
+                    ),
+                    other => flow_error(s, &format!("schemes[{i}]"), other),
+                }
+            })
+        })
+        .collect()
 }
 
 /// A flow-crate error about the table at `key`: an invalid value keeps its own path below it.
@@ -229,6 +394,38 @@ fn build_coflows(
         let (mut cf, dropped_flows, dropped_coflows) = w
             .coflows(&p.net, &s.base_dir, until, load, seed)
             .map_err(|e| flow_error(s, &key, e))?;
+        if let Some(f) = cf
+            .iter()
+            .flat_map(|c| &c.flows)
+            .find(|f| f.bytes.is_nan() || f.bytes > MAX_FLOW_BYTES as f64)
+        {
+            return Err(s.error(
+                &key,
+                format!(
+                    "draws a flow of {:e} bytes, more than the {} a flow may carry",
+                    f.bytes,
+                    dctc_core::fabric::human_bytes(MAX_FLOW_BYTES)
+                ),
+            ));
+        }
+        let last = cf.iter().map(|c| c.arrival).max().unwrap_or(SimTime::ZERO);
+        if last > SimTime::from_delta(Delta::MAX_SCENARIO) {
+            let (at, what) = match load {
+                Some(l) => ("flow.loads".to_string(), format!("load {l:?}")),
+                None => (format!("{key}.load"), "its load".to_string()),
+            };
+            return Err(s.error(
+                &at,
+                format!(
+                    "{key}: {what} spreads the arrivals over {}, beyond the one day of simulated time dctc runs; raise the load",
+                    if last == SimTime::NEVER {
+                        "more than 200 days".to_string()
+                    } else {
+                        dctc_core::units::checked::human_span(last.saturating_since(SimTime::ZERO))
+                    }
+                ),
+            ));
+        }
         if dropped_flows > 0 {
             dropped.push((key.clone(), dropped_flows, dropped_coflows));
         }
@@ -666,34 +863,16 @@ fn cct_section(p: &Plan, runs: &[Run], table: Table) -> Section {
     sec
 }
 
-/// DBA's convergence for every scheme (each runs policy `dba`), on the first load's
-/// coflows with their sizes multiplied so that none ends inside the window.
+/// DBA's convergence for every scheme, as the plan computed it (see [`converge`]), after
+/// saying what the workloads dropped.
 fn convergence_runs(s: &Scenario, p: &Plan) -> Result<Vec<Convergence>> {
-    let Mode::Convergence {
-        iterations,
-        within,
-        size_factor: factor,
-        ..
-    } = p.settings.mode
-    else {
-        unreachable!("convergence_runs runs convergence scenarios")
-    };
-    let (mut coflows, dropped) = build_coflows(s, p, p.loads[0])?;
+    let (_, dropped) = build_coflows(s, p, p.loads[0])?;
     if !dropped.is_empty() {
         eprint!("{}", dropped_lines(&dropped));
     }
-    for c in &mut coflows {
-        for f in &mut c.flows {
-            f.bytes *= factor;
-        }
-    }
-    p.schemes
-        .iter()
-        .map(|sc| {
-            convergence(&p.net, coflows.clone(), &sc.cfg, iterations, within)
-                .map_err(|e| s.error("workload", e.to_string()).into())
-        })
-        .collect()
+    Ok(p.convergence
+        .clone()
+        .expect("a convergence plan holds its results"))
 }
 
 /// The output of a convergence run: per scheme, the RTTs until each flow settles near the

@@ -16,6 +16,7 @@ use dctc_core::stats::{
     min_samples_for, BucketSlowdown, ByteClasses, Percentiles, SizeBucket, SlowdownSummary,
 };
 use dctc_core::topology::Topology;
+use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::{Delta, SimTime};
 use dctc_packet::config::{IncastSweep, PacketSettings, WorkloadPlan, WORKLOAD_KINDS};
 use dctc_packet::keys::ParseTable;
@@ -78,30 +79,32 @@ const OUTPUT_KEYS: &[&str] = &[
     "size_classes_bytes",
 ];
 
+/// The span from the start of a run to `until`.
+fn span_of(until: SimTime) -> Delta {
+    until.saturating_since(SimTime::ZERO)
+}
+
+/// An `[output]` period in us (default `default`; 0 turns the series off).
 fn micros(
     s: &Scenario,
     key: &str,
     v: Option<f64>,
     default: f64,
 ) -> Result<Option<Delta>, ScenarioError> {
-    let x = v.unwrap_or(default);
-    if !(x.is_finite() && x >= 0.0) {
-        return Err(s.error(
-            key,
-            format!("must be a number of microseconds >= 0, got {x}"),
-        ));
-    }
-    Ok((x > 0.0).then(|| Delta::from_us_f64(x)))
+    let d = checked::span_us(
+        key,
+        v.unwrap_or(default),
+        SpanRule::zero_or_more(Delta::MAX_SCENARIO),
+    )
+    .map_err(|e| s.key_error(e))?;
+    Ok((d > Delta::ZERO).then_some(d))
 }
 
 /// Checks a scenario and, when `generate`, draws its flows; without, Poisson arrivals are only
 /// counted (so `validate` never generates the workload it checks).
 fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     let output = s.output_spec(OUTPUT_KEYS)?;
-    let mut topo = s
-        .fabric
-        .build(&s.base_dir)
-        .map_err(|e| s.error("fabric", e.to_string()))?;
+    let mut topo = s.build_fabric()?;
     let packet = SchemeTable {
         s,
         value: &s.settings,
@@ -136,24 +139,48 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     }
     // Flowtune's allocator joins the fabric when a scheme needs it (its links stay idle for
     // the other schemes of the scenario).
-    if let Some(spec) = schemes.iter().find_map(|x| x.cc.allocator_spec()) {
+    if let Some((i, spec)) = schemes
+        .iter()
+        .enumerate()
+        .find_map(|(i, x)| x.cc.allocator_spec().map(|a| (i, a)))
+    {
         if topo
             .node_by_name(dctc_core::fabric::ALLOCATOR_NODE)
             .is_none()
         {
-            dctc_core::fabric::attach_allocator(&mut topo, spec.link_gbps)
-                .map_err(|e| s.error("fabric", e.to_string()))?;
+            dctc_core::fabric::attach_allocator(&mut topo, spec.link_gbps).map_err(|e| {
+                match e {
+                    // The node's link rate is the scheme's key; the rest is the fabric's.
+                    dctc_core::topology::TopologyError::Invalid { key, reason } => {
+                        s.error(&format!("schemes[{i}].{key}"), reason)
+                    }
+                    other => s.fabric_error(other),
+                }
+            })?;
         }
     }
-    let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
+    let routing = Routing::new(&topo).map_err(|e| s.fabric_error(e))?;
     let arrivals_until = SimTime::from_delta(s.duration);
     let specs = s.workload_specs(WORKLOAD_KINDS)?;
+    for (i, spec) in specs.iter().enumerate() {
+        if let dctc_core::config::WorkloadSpec::Poisson(p) = spec {
+            crate::warn_load(s, &format!("workload[{i}].load"), p.load);
+        }
+    }
     let WorkloadPlan {
         workload,
         sweep,
         expected_flows,
-    } = WorkloadPlan::new(&specs, &topo, &s.base_dir, arrivals_until, s.seed, generate)
-        .map_err(|e| s.key_error(e))?;
+    } = WorkloadPlan::new(
+        &specs,
+        &topo,
+        &s.base_dir,
+        arrivals_until,
+        arrivals_until + settings.drain,
+        s.seed,
+        generate,
+    )
+    .map_err(|e| s.key_error(e))?;
     for (i, scheme) in schemes.iter().enumerate() {
         // A subflow path must join its flow's endpoints (known once the workload is).
         dctc_packet::multipath::check_endpoints(
@@ -196,9 +223,22 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         Some(bounds) => ByteClasses::new(bounds)
             .map_err(|reason| s.error("output.size_classes_bytes", reason))?,
     };
+    for (i, scheme) in schemes.iter().enumerate() {
+        if let Some(spec) = scheme.cc.allocator_spec() {
+            limits::check_steps(
+                s,
+                &format!("schemes[{i}].allocator_interval_us"),
+                spec.interval,
+                span_of(until),
+            )?;
+        }
+    }
+    if let Some(period) = settings.lb_params.percentage.update {
+        limits::check_steps(s, "packet.percentage_lb.update_us", period, span_of(until))?;
+    }
     let flows = expected_flows.saturating_add(workload.flows.len() as u64);
     limits::check_memory(s, FabricSize::of(&topo), flows)?;
-    let span = until.checked_since(SimTime::ZERO).unwrap_or(Delta::ZERO);
+    let span = span_of(until);
     let switch_ports = topo
         .links()
         .iter()
@@ -1673,10 +1713,10 @@ mod tests {
     }
 
     #[test]
-    fn validate_counts_poisson_arrivals_without_drawing_them() {
+    fn validate_counts_many_poisson_arrivals_without_drawing_them_and_draws_a_few() {
         let text = r#"
 engine = "packet"
-duration_ms = 2.0
+duration_ms = 2000.0
 [fabric]
 kind = "preset"
 name = "flowtune-144"
@@ -1687,15 +1727,25 @@ load = 0.3
 [[schemes]]
 name = "dctcp"
 "#;
-        let s = crate::scenario::Scenario::from_str(
-            text,
-            std::path::Path::new("s.toml"),
-            std::path::Path::new("."),
-            None,
-        )
-        .unwrap();
-        assert!(super::plan(&s, false).unwrap().workload.flows.is_empty());
-        assert!(!super::plan(&s, true).unwrap().workload.flows.is_empty());
+        let load = |text: &str| {
+            crate::scenario::Scenario::from_str(
+                text,
+                std::path::Path::new("s.toml"),
+                std::path::Path::new("."),
+                None,
+            )
+            .unwrap()
+        };
+        // About 65,000 arrivals: counted.
+        let s = load(text);
+        let counted = super::plan(&s, false).unwrap();
+        assert!(counted.workload.flows.is_empty());
+        // About 65: drawn, as the run draws them, so an empty draw is refused by both.
+        let s = load(&text.replace("2000.0", "2.0"));
+        let checked = super::plan(&s, false).unwrap();
+        let run = super::plan(&s, true).unwrap();
+        assert!(!checked.workload.flows.is_empty());
+        assert_eq!(checked.workload.flows, run.workload.flows);
     }
 
     /// Runs a one-flow scenario on two racks of one host under one spine (10 Gb/s hosts,

@@ -54,9 +54,13 @@ pub(crate) fn reproduce(
     }
     let parent = out.unwrap_or_else(|| Path::new("out").join(paper));
     let loaded = load_checked(&files)?;
-    // And every output directory, so a refused one fails before hours of runs, not after.
+    // And every output directory, locked until the last run is written, so a refused or
+    // busy one fails before hours of runs, not after.
+    let mut locks = Vec::new();
     for s in &loaded {
-        output::check_destination(&parent.join(&s.name), force)?;
+        let dir = parent.join(&s.name);
+        locks.push(output::lock(&dir)?);
+        crate::check_output(s, &dir, force)?;
     }
     let mut runs = Vec::new();
     for (i, (f, s)) in files.iter().zip(&loaded).enumerate() {
@@ -67,7 +71,7 @@ pub(crate) fn reproduce(
             s.name,
             s.path.display()
         ));
-        let summary = crate::run_and_write(s, Some(parent.join(&s.name)), true, force)?;
+        let summary = crate::run_into(s, &parent.join(&s.name), true, force)?;
         runs.push(Run {
             file: (*f).clone(),
             rows: s.paper.clone(),
@@ -185,6 +189,7 @@ pub(crate) fn ledger(args: &LedgerArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join("ledger"));
+    let _lock = output::lock(&out)?;
     output::check_destination(&out, args.force)?;
     if let Some(path) = &args.fidelity {
         fidelity::check(path, args.force)?;

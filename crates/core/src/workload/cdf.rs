@@ -90,6 +90,16 @@ impl Cdf {
                 "the largest size must be positive",
             ));
         }
+        if last.0 > super::MAX_FLOW_BYTES as f64 {
+            return Err(WorkloadError::invalid(
+                &name,
+                format!(
+                    "the largest size, {:e} bytes, is more than the {} a flow may carry",
+                    last.0,
+                    crate::fabric::human_bytes(super::MAX_FLOW_BYTES)
+                ),
+            ));
+        }
         Ok(Cdf { name, points })
     }
 

@@ -9,6 +9,7 @@ use super::WorkloadError;
 use crate::ids::{CoflowId, FlowId};
 use crate::spec::FlowSpec;
 use crate::topology::Topology;
+use crate::units::checked::{self, SpanRule};
 use crate::units::{Delta, SimTime};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -36,13 +37,15 @@ pub struct ExplicitFlow {
 }
 
 impl ExplicitFlow {
-    /// Checks the flow against the fabric and turns it into a [`FlowSpec`]; `key` names it in
-    /// errors (e.g. `flows[3]`).
+    /// Checks the flow against the fabric and a run that ends at `end`, and turns it into a
+    /// [`FlowSpec`]; `key` names it in errors (e.g. `flows[3]`). A flow that would start at
+    /// or after `end` never starts, and is refused.
     pub fn to_spec(
         &self,
         topo: &Topology,
         id: FlowId,
         key: &str,
+        end: SimTime,
     ) -> Result<FlowSpec, WorkloadError> {
         let n = topo.hosts().len();
         let host = |field: &str, i: usize| {
@@ -63,16 +66,30 @@ impl ExplicitFlow {
             ));
         }
         let time = |field: &str, us: f64| {
-            if us.is_finite() && us >= 0.0 {
-                Ok(SimTime::from_delta(Delta::from_us_f64(us)))
-            } else {
-                Err(WorkloadError::invalid(
-                    format!("{key}.{field}"),
-                    format!("must be a time >= 0, got {us}"),
-                ))
-            }
+            checked::span_us(
+                &format!("{key}.{field}"),
+                us,
+                SpanRule::zero_or_more(Delta(u64::MAX)),
+            )
+            .map(SimTime::from_delta)
+            .map_err(WorkloadError::Invalid)
         };
-        let start = time("start_us", self.start_us)?;
+        let late = self.start_us.is_finite() && self.start_us * 1e6 >= end.0 as f64;
+        let start = if late {
+            end
+        } else {
+            time("start_us", self.start_us)?
+        };
+        if start >= end {
+            return Err(WorkloadError::invalid(
+                format!("{key}.start_us"),
+                format!(
+                    "{:e} us is at or after the end of the run ({} us): the flow would never start",
+                    self.start_us,
+                    end.as_us_f64()
+                ),
+            ));
+        }
         let stop = self.stop_us.map(|s| time("stop_us", s)).transpose()?;
         if let Some(stop) = stop {
             if stop <= start {
@@ -87,6 +104,15 @@ impl ExplicitFlow {
                 return Err(WorkloadError::invalid(
                     format!("{key}.size_bytes"),
                     "must be positive",
+                ))
+            }
+            (Some(b), _) if b > super::MAX_FLOW_BYTES => {
+                return Err(WorkloadError::invalid(
+                    format!("{key}.size_bytes"),
+                    format!(
+                        "{b} bytes is more than the {} a flow may carry",
+                        crate::fabric::human_bytes(super::MAX_FLOW_BYTES)
+                    ),
                 ))
             }
             (None, None) => {
@@ -109,32 +135,54 @@ impl ExplicitFlow {
     }
 }
 
-/// Turns explicit flows into specs with ids from `first_id`, sorted by start time.
+/// Turns explicit flows into specs with ids from `first_id`, sorted by start time, for a run
+/// that ends at `end`.
 pub fn explicit_flows(
     topo: &Topology,
     flows: &[ExplicitFlow],
     first_id: u32,
+    end: SimTime,
 ) -> Result<Vec<FlowSpec>, WorkloadError> {
     let mut out = flows
         .iter()
         .enumerate()
-        .map(|(i, f)| f.to_spec(topo, FlowId(first_id + i as u32), &format!("flows[{i}]")))
+        .map(|(i, f)| {
+            f.to_spec(
+                topo,
+                FlowId(first_id + i as u32),
+                &format!("flows[{i}]"),
+                end,
+            )
+        })
         .collect::<Result<Vec<_>, _>>()?;
     out.sort_by_key(|f| (f.start, f.id));
     Ok(out)
 }
 
-/// Reads a CSV flow list (see the module docs).
+/// Reads a CSV flow list (see the module docs) for a run that ends at `end`.
 pub fn read_csv(
     topo: &Topology,
     path: &Path,
     first_id: u32,
+    end: SimTime,
 ) -> Result<Vec<FlowSpec>, WorkloadError> {
     let file = path.display().to_string();
     let text = super::read_input_file(path).map_err(|e| WorkloadError::File {
         file: file.clone(),
         reason: e.to_string(),
     })?;
+    parse_csv(topo, &file, &text, first_id, end)
+}
+
+/// Parses CSV flow list `text` (see the module docs) for a run that ends at `end`; `file`
+/// names it in errors.
+pub fn parse_csv(
+    topo: &Topology,
+    file: &str,
+    text: &str,
+    first_id: u32,
+    end: SimTime,
+) -> Result<Vec<FlowSpec>, WorkloadError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
@@ -143,13 +191,17 @@ pub fn read_csv(
         // Header is line 1, so record i is on line i + 2.
         let line = i + 2;
         let bad = |reason: String| WorkloadError::BadLine {
-            file: file.clone(),
+            file: file.to_string(),
             line,
             reason,
         };
         let f = row.map_err(|e| bad(e.to_string()))?;
+        let id = u32::try_from(i)
+            .ok()
+            .and_then(|i| first_id.checked_add(i))
+            .ok_or_else(|| bad("more flows than flow ids".into()))?;
         let spec = f
-            .to_spec(topo, FlowId(first_id + i as u32), "flow")
+            .to_spec(topo, FlowId(id), "flow", end)
             .map_err(|e| bad(e.to_string()))?;
         flows.push(spec);
     }
@@ -180,15 +232,23 @@ mod tests {
             "src,dst,size_bytes,start_us,stop_us\n0,1,1000,5,\n2,3,,0,100\n",
         )
         .unwrap();
-        let flows = read_csv(&t, &p, 0).unwrap();
+        let flows = read_csv(&t, &p, 0, SimTime::NEVER).unwrap();
         assert_eq!(flows.len(), 2);
         assert_eq!(flows[0].size_bytes, None);
         assert_eq!(flows[0].stop, Some(SimTime(100_000_000)));
         assert_eq!(flows[1].size_bytes, Some(1000));
         std::fs::write(&p, "src,dst,size_bytes,start_us\n0,1,1000,5\n0,999,10,0\n").unwrap();
-        let e = read_csv(&t, &p, 0).unwrap_err();
+        let e = read_csv(&t, &p, 0, SimTime::NEVER).unwrap_err();
         assert!(matches!(e, WorkloadError::BadLine { line: 3, .. }), "{e}");
         assert!(e.to_string().contains("host index 999"), "{e}");
+        // A flow starting after the run ends, or at a time that is no number of picoseconds.
+        std::fs::write(&p, "src,dst,size_bytes,start_us\n0,1,1000,5\n0,2,10,1e20\n").unwrap();
+        let e = read_csv(&t, &p, 0, SimTime(1_000_000_000)).unwrap_err();
+        assert!(matches!(e, WorkloadError::BadLine { line: 3, .. }), "{e}");
+        assert!(e.to_string().contains("the flow would never start"), "{e}");
+        std::fs::write(&p, "src,dst,size_bytes,start_us\n0,1,1000,1e-300\n").unwrap();
+        let e = read_csv(&t, &p, 0, SimTime::NEVER).unwrap_err();
+        assert!(e.to_string().contains("is 0 ps"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -203,10 +263,28 @@ mod tests {
             size_bytes: None,
             coflow: None,
         };
-        let e = explicit_flows(&t, &[f], 0).unwrap_err();
+        let e = explicit_flows(&t, std::slice::from_ref(&f), 0, SimTime::NEVER).unwrap_err();
         assert_eq!(
             e.to_string(),
             "flows[0].stop_us: a long-lived flow (no size_bytes) needs a stop time"
         );
+        let late = ExplicitFlow {
+            start_us: 1e20,
+            size_bytes: Some(1000),
+            ..f
+        };
+        let end = SimTime(1_000_000_000);
+        let e = explicit_flows(&t, std::slice::from_ref(&late), 0, end).unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "flows[0].start_us: 1e20 us is at or after the end of the run (1000 us)"
+            ),
+            "{e}"
+        );
+        let on_time = ExplicitFlow {
+            start_us: 999.0,
+            ..late
+        };
+        assert_eq!(explicit_flows(&t, &[on_time], 0, end).unwrap().len(), 1);
     }
 }

@@ -31,6 +31,13 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// few hundred thousand.
 pub const MAX_FLOWS: u64 = 5_000_000;
 
+/// Largest flow a workload may carry: 10^15 bytes (1 PB). The largest flows of the papers'
+/// workloads are about a gigabyte (VL2 data mining) and the largest coflow of the Facebook
+/// trace shuffles about 10^11 bytes; a petabyte takes a day at 100 Gb/s, so anything larger
+/// is a unit slip (a size in bytes written as megabytes), and sizes must stay far inside the
+/// `u64` byte counts and the `f64` arithmetic of the engines.
+pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000_000;
+
 /// Reads a text file of at most [`MAX_INPUT_BYTES`] without reading more than that from it.
 /// The error names neither the file nor a key: callers add both.
 pub fn read_input_file(path: &Path) -> std::io::Result<String> {
@@ -124,6 +131,16 @@ impl IncastSpec {
         }
         if self.block_bytes == 0 {
             return Err(WorkloadError::invalid("block_bytes", "must be positive"));
+        }
+        if self.block_bytes > MAX_FLOW_BYTES {
+            return Err(WorkloadError::invalid(
+                "block_bytes",
+                format!(
+                    "{} bytes is more than the {} a flow may carry",
+                    self.block_bytes,
+                    crate::fabric::human_bytes(MAX_FLOW_BYTES)
+                ),
+            ));
         }
         if self.rounds == 0 {
             return Err(WorkloadError::invalid("rounds", "must be at least 1"));

@@ -307,8 +307,14 @@ impl Dba {
             return Err(FlowError::invalid("converge_tol", "must be > 0"));
         }
         let period = match cfg.rtt_us {
-            Some(us) if us > 0.0 && us.is_finite() => Delta::from_us_f64(us),
-            Some(_) => return Err(FlowError::invalid("rtt_us", "must be > 0")),
+            // One iteration per RTT: a round trip under a microsecond is below any
+            // datacenter's, and would make the iterations (events) arbitrarily many.
+            Some(us) => dctc_core::units::checked::span_us(
+                "rtt_us",
+                us,
+                dctc_core::units::checked::SpanRule::positive(Delta::MAX_SCENARIO)
+                    .at_least(Delta::from_us(1)),
+            )?,
             None => net.rtt,
         };
         let links = net.links();

@@ -13,7 +13,7 @@ use dctc_core::topology::Topology;
 use dctc_core::units::{Rate, SimTime};
 use dctc_num::churn::{ChurnMeter, ChurnSummary};
 use dctc_num::normalize::Notifier;
-use dctc_num::problem::{FlowKey, NumFlow, Problem};
+use dctc_num::problem::{FlowKey, NumFlow, Problem, ProblemError};
 use dctc_num::solver::{Ned, Solver, State};
 
 /// Lowest rate sent to an endpoint, b/s: NED gives every flowlet a positive rate, but a rate
@@ -44,8 +44,14 @@ pub struct Allocator {
 }
 
 impl Allocator {
-    /// An allocator over every link of `topo` for the engine's `flows` flows.
-    pub fn new(topo: &Topology, flows: usize, spec: &AllocatorSpec) -> Allocator {
+    /// An allocator over every link of `topo` for the engine's `flows` flows. Fails, naming
+    /// the link, when a link's rate cannot be a NUM capacity (zero: a fabric whose rate
+    /// rounded to 0 b/s).
+    pub fn new(
+        topo: &Topology,
+        flows: usize,
+        spec: &AllocatorSpec,
+    ) -> Result<Allocator, ProblemError> {
         let unit = topo
             .links()
             .iter()
@@ -53,9 +59,7 @@ impl Allocator {
             .fold(1.0, f64::max);
         let mut problem = Problem::new(unit);
         for (i, l) in topo.links().iter().enumerate() {
-            problem
-                .add_link(format!("l{i}"), l.rate.bps_f64())
-                .expect("link rates are positive");
+            problem.add_link(format!("l{i}"), l.rate.bps_f64())?;
         }
         let notifier = Notifier::new(spec.threshold);
         // Flowtune §6.4: allocate 1 - threshold of every link.
@@ -68,7 +72,7 @@ impl Allocator {
         let churn = spec
             .churn_optimal_every
             .map(|_| ChurnMeter::new(&problem, spec.churn_warmup.as_secs_f64()));
-        Allocator {
+        Ok(Allocator {
             state: State::new(&problem, 1.0), // Flowtune §3: prices start at 1
             ned: Ned { gamma: spec.gamma },
             notifier,
@@ -81,7 +85,7 @@ impl Allocator {
             rate: Vec::new(),
             churn,
             iterations: 0,
-        }
+        })
     }
 
     /// A flowlet of engine flow `flow` started on the links `path`.
@@ -176,6 +180,28 @@ mod tests {
     }
 
     #[test]
+    fn an_allocator_over_a_zero_rate_link_is_an_error_naming_the_link_not_a_panic() {
+        use dctc_core::topology::NodeKind;
+        use dctc_core::units::{Delta, Rate};
+        let mut t = Topology::new("zero", Delta::ZERO);
+        let h0 = t.add_node(NodeKind::Host, "h0");
+        let h1 = t.add_node(NodeKind::Host, "h1");
+        let sw = t.add_node(NodeKind::Switch { tier: 1 }, "s");
+        t.add_cable(h0, sw, Rate::gbps(10), Delta::ZERO, 15_000, 15_000);
+        // A rate that rounded to 0 b/s.
+        t.add_cable(h1, sw, Rate(0), Delta::ZERO, 15_000, 15_000);
+        let e = Allocator::new(&t, 1, &AllocatorSpec::default()).unwrap_err();
+        assert_eq!(
+            e,
+            ProblemError::BadCapacity {
+                link: "l2".into(),
+                capacity: 0.0
+            }
+        );
+        assert!(Allocator::new(&fabric(), 1, &AllocatorSpec::default()).is_ok());
+    }
+
+    #[test]
     fn two_flowlets_on_one_link_get_half_each_and_only_moves_are_sent() {
         let t = fabric();
         // Two flows from different hosts to h5: both cross h5's downlink (link of the
@@ -184,7 +210,7 @@ mod tests {
         let down = down.unwrap().0;
         let up = |h: usize| t.out_links(t.hosts()[h])[0].0;
         let spec = AllocatorSpec::default();
-        let mut a = Allocator::new(&t, 2, &spec);
+        let mut a = Allocator::new(&t, 2, &spec).unwrap();
         a.start(0, &[up(1), down]);
         a.start(1, &[up(2), down]);
         let mut out = Vec::new();
@@ -234,7 +260,7 @@ mod tests {
             ..AllocatorSpec::default()
         };
         let n = 400usize;
-        let mut a = Allocator::new(&t, n, &spec);
+        let mut a = Allocator::new(&t, n, &spec).unwrap();
         let mut rng = dctc_core::rng::component_rng(7, dctc_core::rng::streams::WORKLOAD);
         let mut told = vec![0.0f64; n];
         let mut active: Vec<u32> = Vec::new();

@@ -147,6 +147,10 @@ pub enum SimError {
     /// The load balancer does not fit the fabric.
     #[error("packet.percentage_lb.initial: {0}")]
     BadBalancer(String),
+    /// Flowtune's allocator cannot take the fabric's links as NUM capacities (a link of rate
+    /// 0: the fabric's builders refuse one, a hand-built topology may not).
+    #[error("Flowtune's allocator: {0}")]
+    Allocator(#[from] dctc_num::problem::ProblemError),
 }
 
 /// One scheme running one workload on one fabric.
@@ -340,7 +344,7 @@ impl<'a> Simulation<'a> {
                     small_queue_bytes: None,
                     ..scheme.tcp.clone()
                 };
-                let alloc = Allocator::new(topo, flows.len(), spec);
+                let alloc = Allocator::new(topo, flows.len(), spec)?;
                 let mut cp = ControlPlane::new(node, topo.hosts(), flows.len(), cfg, alloc);
                 // The allocator knows the fabric's routing and each flow's ECMP hash.
                 for (f, ep) in flows.iter().enumerate() {
