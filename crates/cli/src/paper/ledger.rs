@@ -10,7 +10,7 @@
 
 use super::claims::{parse_row, MetricRef, Row, Verdict};
 use super::lookup;
-use crate::scenario::{parse_value, ScenarioError};
+use crate::parse::{parse_value, ScenarioError};
 use anyhow::{bail, Context, Result};
 use dctc_report::{Cell, Report, Section, Table};
 use serde::{Deserialize, Serialize};
@@ -255,7 +255,7 @@ pub(crate) fn parse_claims(
                     format!(
                         "`{}` names no scenario of this paper's folder: {}",
                         m.text(),
-                        dctc_core::config::unknown_name("scenario", s, &known)
+                        dctc_core::error::unknown_name("scenario", s, &known)
                     ),
                 ));
             }
