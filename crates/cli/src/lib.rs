@@ -29,6 +29,7 @@ mod limits;
 mod num_cmd;
 mod output;
 mod paper;
+mod parse;
 mod progress;
 mod provenance;
 pub mod records;
@@ -37,6 +38,7 @@ mod sweep;
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
+use engines::Engine as _;
 use output::RunOutput;
 use progress::Progress;
 use scenario::{Engine, Scenario};
@@ -247,17 +249,17 @@ fn validate(s: &Scenario) -> Result<()> {
         .map_err(|e| s.error("fabric", e.to_string()))?;
     limits::check_memory(s, dctc_core::fabric::FabricSize::of(&topo), 0)?;
     match s.engine {
-        Engine::Packet => engines::packet::validate(s),
-        Engine::Flow => engines::flow::validate(s),
-        Engine::Allocator => engines::allocator::validate(s),
+        Engine::Packet => engines::packet::Packet::validate(s),
+        Engine::Flow => engines::flow::Flow::validate(s),
+        Engine::Allocator => engines::allocator::Allocator::validate(s),
     }
 }
 
 fn run_engine(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     match s.engine {
-        Engine::Packet => engines::packet::run(s, progress),
-        Engine::Flow => engines::flow::run(s, progress),
-        Engine::Allocator => engines::allocator::run(s, progress),
+        Engine::Packet => engines::packet::Packet::run(s, progress),
+        Engine::Flow => engines::flow::Flow::run(s, progress),
+        Engine::Allocator => engines::allocator::Allocator::run(s, progress),
     }
 }
 

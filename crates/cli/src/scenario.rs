@@ -2,12 +2,16 @@
 //! errors that name the file, the key path and the reason (with the nearest valid key when a
 //! name is misspelt).
 
-use dctc_core::config::{unknown_name, KeyError, OutputSpec, WorkloadSpec};
+use dctc_core::config::{OutputSpec, WorkloadSpec};
+
+use dctc_core::error::{unknown_name, KeyError};
+
+pub(crate) use crate::parse::parse_value;
+pub use crate::parse::ScenarioError;
 use dctc_core::fabric::FabricSpec;
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Which engine runs a scenario.
@@ -86,29 +90,6 @@ pub struct Scenario {
     /// The whole file as parsed, echoed into `summary.json`.
     pub(crate) raw: toml::Value,
 }
-
-/// A scenario that cannot be used: which file, which key, why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioError {
-    /// The scenario file.
-    pub file: String,
-    /// Dotted key path (empty for the file as a whole).
-    pub key: String,
-    /// What is wrong.
-    pub reason: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.key.is_empty() {
-            write!(f, "{}: {}", self.file, self.reason)
-        } else {
-            write!(f, "{}: `{}`: {}", self.file, self.key, self.reason)
-        }
-    }
-}
-
-impl std::error::Error for ScenarioError {}
 
 impl Scenario {
     /// Reads and checks a scenario file. `seed` overrides the file's seed.
@@ -316,53 +297,6 @@ impl Scenario {
 
 fn empty_table() -> toml::Value {
     toml::Value::Table(toml::map::Map::new())
-}
-
-/// Parses `value` into `T`. Errors carry `file`, the full key path below `key`, and for an
-/// unknown key or name, the nearest valid one.
-pub(crate) fn parse_value<T: DeserializeOwned>(
-    value: &toml::Value,
-    key: &str,
-    file: &str,
-) -> Result<T, ScenarioError> {
-    serde_path_to_error::deserialize(value.clone()).map_err(|e| {
-        let inner = e.path().to_string();
-        let mut path = match (key.is_empty(), inner == ".") {
-            (true, _) => inner.clone(),
-            (false, true) => key.to_string(),
-            (false, false) => format!("{key}.{inner}"),
-        };
-        if path == "." {
-            path.clear();
-        }
-        ScenarioError {
-            file: file.to_string(),
-            key: path,
-            reason: explain(&e.into_inner().to_string()),
-        }
-    })
-}
-
-/// Rewrites serde's "unknown field `x`, expected one of `a`, `b`" into a message that names the
-/// nearest valid choice.
-fn explain(message: &str) -> String {
-    let message = message.trim().to_string();
-    for what in ["unknown field", "unknown variant"] {
-        let Some(rest) = message.strip_prefix(what) else {
-            continue;
-        };
-        let names: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
-        let Some((bad, valid)) = names.split_first() else {
-            continue;
-        };
-        let noun = if what == "unknown field" {
-            "key"
-        } else {
-            "name"
-        };
-        return unknown_name(noun, bad, valid);
-    }
-    message
 }
 
 #[cfg(test)]

@@ -22,8 +22,8 @@
 //! A metric that is absent (or not a finite number) makes the row `missing`, a failure of the
 //! row, never a hold.
 
-use crate::scenario::{parse_value, ScenarioError};
-use dctc_core::config::unknown_name;
+use crate::parse::{parse_value, ScenarioError};
+use dctc_core::error::unknown_name;
 use dctc_report::format_num;
 use serde::Deserialize;
 use serde_json::{json, Value};

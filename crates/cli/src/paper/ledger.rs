@@ -10,10 +10,10 @@
 
 use super::claims::{parse_row, MetricRef, Row, Verdict};
 use super::lookup;
-use crate::scenario::{parse_value, ScenarioError};
+use crate::parse::{parse_value, ScenarioError};
 use anyhow::{bail, Context, Result};
 use dctc_report::{Cell, Report, Section, Table};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -255,7 +255,7 @@ pub(crate) fn parse_claims(
                     format!(
                         "`{}` names no scenario of this paper's folder: {}",
                         m.text(),
-                        dctc_core::config::unknown_name("scenario", s, &known)
+                        dctc_core::error::unknown_name("scenario", s, &known)
                     ),
                 ));
             }
@@ -441,6 +441,42 @@ impl PaperLedger {
             untested,
             ungraded,
         }
+    }
+
+    /// The paper's section of `ledger.md` and `FIDELITY.md`: its tally, its rows, its untested
+    /// headlines and the rows of files this mode did not take.
+    pub(crate) fn section_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "\n## {}\n\n{}\n",
+            self.paper,
+            Tally::of(std::slice::from_ref(self)).line()
+        );
+        s.push_str(&md_table(&self.table()));
+        if let Some(t) = self.untested_table() {
+            let _ = writeln!(s, "\nHeadlines dctc does not grade:\n");
+            s.push_str(&md_table(&t));
+        }
+        if !self.ungraded.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nScenario files without a `[[paper]]` row: {}.",
+                self.ungraded
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if let Some(t) = self.not_run_table() {
+            let _ = writeln!(
+                s,
+                "\nRows of files this mode does not take (graded by the other mode):\n"
+            );
+            s.push_str(&md_table(&t));
+        }
+        s
     }
 
     /// The paper's part of `ledger.json`.
@@ -656,7 +692,8 @@ fn reason(e: &Entry) -> String {
 }
 
 /// Counts of verdicts over one paper or all.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Tally {
     /// Paper claims that hold.
     pub(crate) holds: usize,
@@ -704,6 +741,19 @@ impl Tally {
             t.not_run += p.not_run.len();
         }
         t
+    }
+
+    /// Adds `other`'s counts to these.
+    pub(crate) fn add(&mut self, other: &Tally) {
+        self.holds += other.holds;
+        self.same_winner += other.same_winner;
+        self.misses_explained += other.misses_explained;
+        self.misses_unexplained += other.misses_unexplained;
+        self.missing += other.missing;
+        self.untested += other.untested;
+        self.not_run += other.not_run;
+        self.checks_hold += other.checks_hold;
+        self.checks_fail += other.checks_fail;
     }
 
     /// Graded paper claims (self checks apart).
@@ -796,6 +846,81 @@ fn md_table(t: &Table) -> String {
     s
 }
 
+/// The head of `ledger.md` and `FIDELITY.md`: `mode` (a line saying which runs graded the
+/// rows), the tally over every paper, a table per paper and the grading rule.
+pub(crate) fn summary_markdown(mode: &str, papers: &[(String, Tally)]) -> String {
+    let tally = papers.iter().fold(Tally::default(), |mut sum, (_, t)| {
+        sum.add(t);
+        sum
+    });
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{mode} A row's id names its file: `<paper>/<stem>#<n>` is the n-th `[[paper]]` row of `scenarios/<paper>/<stem>.toml`, `<paper>/claims#<n>` and `<paper>/untested#<n>` are entries of `scenarios/<paper>/claims.toml`; `run` says which runs graded it.\n"
+    );
+    let _ = writeln!(
+        s,
+        "**{} paper claims graded: {} hold, {} same winner, {} miss ({} explained, {} unexplained), {} missing; {} untested headlines.**",
+        tally.graded(),
+        tally.holds,
+        tally.same_winner,
+        tally.misses_explained + tally.misses_unexplained,
+        tally.misses_explained,
+        tally.misses_unexplained,
+        tally.missing,
+        tally.untested
+    );
+    if tally.checks_hold + tally.checks_fail > 0 {
+        let _ = writeln!(
+            s,
+            "\nSelf checks (dctc against itself, not paper claims): {} hold, {} fail.",
+            tally.checks_hold, tally.checks_fail
+        );
+    }
+    if tally.not_run > 0 {
+        let _ = writeln!(
+            s,
+            "\n{} rows belong to files this mode does not take; they are listed under each paper, ungraded.",
+            tally.not_run
+        );
+    }
+    s.push('\n');
+    let mut per = Table::new(
+        "Per paper",
+        [
+            "paper",
+            "graded",
+            "holds",
+            "same winner",
+            "misses (explained)",
+            "missing",
+            "untested",
+        ],
+    );
+    for (paper, t) in papers {
+        per.push_row(
+            [
+                paper.clone(),
+                t.graded().to_string(),
+                t.holds.to_string(),
+                t.same_winner.to_string(),
+                format!(
+                    "{} ({})",
+                    t.misses_explained + t.misses_unexplained,
+                    t.misses_explained
+                ),
+                t.missing.to_string(),
+                t.untested.to_string(),
+            ]
+            .map(Cell::Text)
+            .to_vec(),
+        );
+    }
+    s.push_str(&md_table(&per));
+    let _ = writeln!(s, "\n{}", super::claims::RULE);
+    s
+}
+
 impl Ledger {
     /// `ledger.json`: deterministic (no times, no commit).
     pub(crate) fn to_json(&self) -> Value {
@@ -807,13 +932,10 @@ impl Ledger {
         })
     }
 
-    /// `ledger.md` (and the body of `FIDELITY.md`).
+    /// `ledger.md`: the tally over every paper, then each paper's section.
     pub(crate) fn to_markdown(&self) -> String {
-        let tally = Tally::of(&self.papers);
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "Mode: **{}** ({}). A row's id names its file: `<paper>/<stem>#<n>` is the n-th `[[paper]]` row of `scenarios/<paper>/<stem>.toml`, `<paper>/claims#<n>` and `<paper>/untested#<n>` are entries of `scenarios/<paper>/claims.toml`; `run` says which runs graded it.\n",
+        let mode = format!(
+            "Mode: **{}** ({}).",
             self.mode,
             if self.mode == "short" {
                 "the short scenario files; `--full` takes `X.full.toml` where it exists"
@@ -821,97 +943,14 @@ impl Ledger {
                 "`X.full.toml` where it exists, else the short `X.toml`"
             }
         );
-        let _ = writeln!(
-            s,
-            "**{} paper claims graded: {} hold, {} same winner, {} miss ({} explained, {} unexplained), {} missing; {} untested headlines.**",
-            tally.graded(),
-            tally.holds,
-            tally.same_winner,
-            tally.misses_explained + tally.misses_unexplained,
-            tally.misses_explained,
-            tally.misses_unexplained,
-            tally.missing,
-            tally.untested
-        );
-        if tally.checks_hold + tally.checks_fail > 0 {
-            let _ = writeln!(
-                s,
-                "\nSelf checks (dctc against itself, not paper claims): {} hold, {} fail.",
-                tally.checks_hold, tally.checks_fail
-            );
-        }
-        if tally.not_run > 0 {
-            let _ = writeln!(
-                s,
-                "\n{} rows belong to files this mode does not take; they are listed under each paper, ungraded.",
-                tally.not_run
-            );
-        }
-        s.push('\n');
-        let mut per = Table::new(
-            "Per paper",
-            [
-                "paper",
-                "graded",
-                "holds",
-                "same winner",
-                "misses (explained)",
-                "missing",
-                "untested",
-            ],
-        );
+        let tallies: Vec<(String, Tally)> = self
+            .papers
+            .iter()
+            .map(|p| (p.paper.clone(), Tally::of(std::slice::from_ref(p))))
+            .collect();
+        let mut s = summary_markdown(&mode, &tallies);
         for p in &self.papers {
-            let t = Tally::of(std::slice::from_ref(p));
-            per.push_row(
-                [
-                    p.paper.clone(),
-                    t.graded().to_string(),
-                    t.holds.to_string(),
-                    t.same_winner.to_string(),
-                    format!(
-                        "{} ({})",
-                        t.misses_explained + t.misses_unexplained,
-                        t.misses_explained
-                    ),
-                    t.missing.to_string(),
-                    t.untested.to_string(),
-                ]
-                .map(Cell::Text)
-                .to_vec(),
-            );
-        }
-        s.push_str(&md_table(&per));
-        let _ = writeln!(s, "\n{}", super::claims::RULE);
-        for p in &self.papers {
-            let _ = writeln!(
-                s,
-                "\n## {}\n\n{}\n",
-                p.paper,
-                Tally::of(std::slice::from_ref(p)).line()
-            );
-            s.push_str(&md_table(&p.table()));
-            if let Some(t) = p.untested_table() {
-                let _ = writeln!(s, "\nHeadlines dctc does not grade:\n");
-                s.push_str(&md_table(&t));
-            }
-            if !p.ungraded.is_empty() {
-                let _ = writeln!(
-                    s,
-                    "\nScenario files without a `[[paper]]` row: {}.",
-                    p.ungraded
-                        .iter()
-                        .map(|f| format!("`{f}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
-            if let Some(t) = p.not_run_table() {
-                let _ = writeln!(
-                    s,
-                    "\nRows of files this mode does not take (graded by the other mode):\n"
-                );
-                s.push_str(&md_table(&t));
-            }
+            s.push_str(&p.section_markdown());
         }
         s
     }

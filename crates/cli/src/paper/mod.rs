@@ -3,6 +3,7 @@
 //! ([`ledger`]).
 
 pub(crate) mod claims;
+pub(crate) mod fidelity;
 pub(crate) mod ledger;
 pub(crate) mod run;
 

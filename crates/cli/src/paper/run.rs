@@ -4,6 +4,7 @@
 //! both.
 
 use super::claims::Row;
+use super::fidelity::{self, PaperRecord};
 use super::ledger::{
     paper_names, Ledger, PaperDir, PaperLedger, Run, ScenarioFile, Selection, Tally,
 };
@@ -93,10 +94,14 @@ pub(crate) struct LedgerArgs {
     /// Output directory for ledger.md, ledger.json and report.html (default: out/ledger).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Also write the ledger to this file (the repository's FIDELITY.md), headed by the
-    /// commit, the command, the date and the wall time of the run.
+    /// Also write each paper's part of this file (the repository's FIDELITY.md): its record
+    /// `fidelity/<paper>.json` beside it (commit, command, date, wall time, verdicts) is
+    /// replaced, and the file is rendered from every record there.
     #[arg(long, value_name = "PATH")]
     fidelity: Option<PathBuf>,
+    /// Run nothing: rebuild the `--fidelity` file from its records (e.g. after a merge).
+    #[arg(long, requires = "fidelity", conflicts_with_all = ["full", "papers", "out", "scenarios"])]
+    render: bool,
     /// Where the scenario folders are (default: ./scenarios, else the source tree's).
     #[arg(long)]
     scenarios: Option<PathBuf>,
@@ -115,16 +120,17 @@ struct Plan {
     to_run: Vec<(ScenarioFile, Scenario)>,
 }
 
-/// The first line of a `FIDELITY.md` that dctc wrote: only such a file is replaced without
-/// `--force`.
-const FIDELITY_MARK: &str =
-    "<!-- Written by `dctc ledger --fidelity`: regenerate it, do not edit it by hand. -->";
-
 /// `dctc ledger`: runs the graded scenarios of every paper (short files, or with `--full` the
 /// full ones where they exist), grades every row, each paper's claims.toml and untested
 /// headlines, and writes DIR/ledger.md, DIR/ledger.json and DIR/report.html. A scenario file
 /// without a `[[paper]]` row that no claim reads is not run (it has nothing to grade).
 pub(crate) fn ledger(args: &LedgerArgs) -> Result<()> {
+    if let (true, Some(path)) = (args.render, &args.fidelity) {
+        fidelity::check(path, args.force)?;
+        let written = fidelity::render_file(path)?;
+        emit(&format!("wrote {}\n", written.display()));
+        return Ok(());
+    }
     let start = Instant::now();
     let root = scenarios_root(args.scenarios.clone())?;
     let sel = if args.full {
@@ -181,12 +187,14 @@ pub(crate) fn ledger(args: &LedgerArgs) -> Result<()> {
         .unwrap_or_else(|| Path::new("out").join("ledger"));
     output::check_destination(&out, args.force)?;
     if let Some(path) = &args.fidelity {
-        check_fidelity(path, args.force)?;
+        fidelity::check(path, args.force)?;
     }
     let total: usize = plans.iter().map(|p| p.to_run.len()).sum();
     let mut done = 0;
     let mut papers = Vec::new();
+    let mut walls = Vec::new();
     for plan in &plans {
+        let paper_start = Instant::now();
         let mut runs = Vec::new();
         for (f, s) in &plan.to_run {
             done += 1;
@@ -208,6 +216,7 @@ pub(crate) fn ledger(args: &LedgerArgs) -> Result<()> {
             });
         }
         papers.push(PaperLedger::build(&plan.dir, &runs, &plan.all));
+        walls.push(paper_start.elapsed().as_secs_f64());
     }
     let ledger = Ledger {
         mode: if args.full { "full" } else { "short" },
@@ -243,124 +252,16 @@ pub(crate) fn ledger(args: &LedgerArgs) -> Result<()> {
         out.join("ledger.md").display()
     ));
     if let Some(path) = &args.fidelity {
-        let header = fidelity_header(wall);
-        write_file_atomically(path, format!("{header}\n{body}").as_bytes())?;
-        text.push_str(&format!("wrote {}\n", path.display()));
+        let records: Vec<PaperRecord> = ledger
+            .papers
+            .iter()
+            .zip(&walls)
+            .map(|(p, &w)| PaperRecord::of(p, ledger.mode, w))
+            .collect();
+        for f in fidelity::write(path, &records)? {
+            text.push_str(&format!("wrote {}\n", f.display()));
+        }
     }
     emit(&text);
     Ok(())
-}
-
-/// The head of `FIDELITY.md`: what produced it. Only here do the commit, the command, the date
-/// and the wall time appear: the ledger itself is the same for the same code and seeds.
-fn fidelity_header(wall_s: f64) -> String {
-    let args: Vec<String> = std::env::args().skip(1).map(|a| shell_word(&a)).collect();
-    format!(
-        "# FIDELITY: the papers' claims beside dctc's figures\n\n{FIDELITY_MARK}\n\n\
-         - commit: `{}` (dctc {})\n\
-         - command: `dctc {}`\n\
-         - date: {}\n\
-         - wall time of the ledger run: {wall_s:.1} s\n",
-        crate::provenance::COMMIT,
-        crate::provenance::VERSION,
-        args.join(" "),
-        utc_now(),
-    )
-}
-
-/// `word`, quoted for a POSIX shell when it needs it.
-fn shell_word(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+".contains(c))
-    {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
-/// The current time as `YYYY-MM-DD HH:MM UTC`.
-fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    let rem = secs % 86_400;
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60
-    )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// Refuses a `--fidelity` path that is a directory, or a file dctc did not write (without
-/// `force`), before any run.
-fn check_fidelity(path: &Path, force: bool) -> Result<()> {
-    if path.is_dir() {
-        bail!("--fidelity {}: is a directory; name a file", path.display());
-    }
-    if path.exists() && !force {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if !text.contains(FIDELITY_MARK) {
-            bail!(
-                "--fidelity {}: exists and was not written by `dctc ledger --fidelity`; choose another path, or pass --force to replace it",
-                path.display()
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Writes `bytes` to `path` through a temporary file beside it and a rename, so an
-/// interrupted run never leaves half a file.
-fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .with_context(|| format!("{}: not a file name", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.partial-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        std::fs::remove_file(&tmp).ok();
-        anyhow::anyhow!("cannot move {} into place: {e}", path.display())
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_and_shell_words() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert_eq!(shell_word("--fidelity"), "--fidelity");
-        assert_eq!(shell_word("a b"), "'a b'");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
-    }
 }
