@@ -3,8 +3,8 @@
 //! The `dctc` binary is [`main`]; other front ends (the Python package) use [`api`], which runs
 //! scenarios and sweeps in memory with the same checks and error messages as the command line.
 //!
-//! Subcommands: `run`, `sweep`, `validate`, `demo`, `reproduce`, `ledger`, `list`, `bench`, `num`. Bad input
-//! (a malformed scenario, a missing file, an impossible fabric) prints one clear error naming
+//! Subcommands: `run`, `sweep`, `validate`, `demo`, `reproduce`, `ledger`, `list`, `bench`, `num`,
+//! `completions`, `conformance`. Bad input (a malformed scenario, a missing file, an impossible fabric) prints one clear error naming
 //! the file, the key and the reason, exits with status 2, and writes nothing.
 
 #![forbid(unsafe_code)]
@@ -23,6 +23,7 @@ macro_rules! outln {
 }
 
 pub mod api;
+pub mod conformance;
 mod engines;
 mod interrupt;
 mod limits;
@@ -37,7 +38,7 @@ mod scenario;
 mod sweep;
 
 use anyhow::{bail, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use engines::Engine as _;
 use output::RunOutput;
 use progress::Progress;
@@ -55,7 +56,8 @@ const DEMO: &str = include_str!("../../../scenarios/demo.toml");
 #[command(
     name = "dctc",
     version,
-    about = "Datacenter traffic-control workbench: run schemes side by side on the same fabrics and workloads"
+    about = "Datacenter traffic-control workbench: run schemes side by side on the same fabrics and workloads",
+    after_help = "Examples:\n  dctc demo\n  dctc run scenarios/tfc/queue.toml\n  dctc reproduce tfc"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -65,6 +67,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario and write out/<name>/ (summary.json, CSV tables, charts, report.html).
+    #[command(
+        after_help = "Examples:\n  dctc run scenarios/demo.toml\n  dctc run scenarios/tfc/queue.toml --out out/tfc-queue --seed 7\n  dctc run my.toml --quiet --force --out out/mine"
+    )]
     Run {
         /// Scenario file (TOML).
         scenario: PathBuf,
@@ -84,13 +89,20 @@ enum Command {
     },
     /// Run a scenario for every combination of `--set` values into DIR/<point>/, in parallel,
     /// plus DIR/sweep.csv (one row per point and scheme). Rerun to resume.
+    #[command(
+        after_help = "Examples:\n  dctc sweep scenarios/demo.toml --set workload[0].load=0.3,0.6,0.8\n  dctc sweep scenarios/demo.toml --set seed=1..5 --jobs 2 --out out/seeds\n  dctc sweep scenarios/tfc/queue.toml --set schemes[0].ecn_k_bytes=15000,30000"
+    )]
     Sweep(sweep::SweepArgs),
     /// Check a scenario (or a paper's claims.toml) without running it.
+    #[command(
+        after_help = "Examples:\n  dctc validate scenarios/demo.toml\n  dctc validate scenarios/tfc/claims.toml"
+    )]
     Validate {
         /// Scenario file (TOML), or a paper's `claims.toml`.
         scenario: PathBuf,
     },
     /// Run the embedded default scenario: DCTCP vs NewReno on a 144-host leaf-spine.
+    #[command(after_help = "Examples:\n  dctc demo\n  dctc demo --print > my.toml")]
     Demo {
         /// Output directory (default: out/demo).
         #[arg(long)]
@@ -104,6 +116,9 @@ enum Command {
     },
     /// Rerun a paper's experiments: every scenario in scenarios/<paper>/, then its ledger
     /// (every claim graded, the cross-file claims of its claims.toml, its untested headlines).
+    #[command(
+        after_help = "Examples:\n  dctc reproduce tfc\n  dctc reproduce flowtune --full --out out/flowtune-full"
+    )]
     Reproduce {
         /// flowtune, tfc, fq-codel, dba or holnet.
         paper: String,
@@ -122,17 +137,53 @@ enum Command {
     },
     /// Grade every paper's claims in one ledger: runs each paper's graded scenarios and writes
     /// DIR/ledger.md, DIR/ledger.json and DIR/report.html.
+    #[command(
+        after_help = "Examples:\n  dctc ledger --out out/ledger\n  dctc ledger --paper tfc --fidelity FIDELITY.md\n  dctc ledger --fidelity FIDELITY.md --render"
+    )]
     Ledger(paper::run::LedgerArgs),
     /// List fabrics, workloads and schemes with one-line descriptions.
+    #[command(after_help = "Examples:\n  dctc list\n  dctc list | grep -i pfabric")]
     List,
     /// Measure speed: events/s and packet-hops/s of the packet engine, and the other engines.
+    #[command(after_help = "Examples:\n  dctc bench packet\n  dctc bench all")]
     Bench {
         /// packet, flow, num or all.
         #[arg(default_value = "packet")]
         engine: String,
     },
     /// The NUM allocation engine on its own.
+    #[command(
+        after_help = "Examples:\n  dctc num solve crates/num/examples/parking-lot.json\n  dctc num solve crates/num/examples/parking-lot.json --solver reference"
+    )]
     Num(num_cmd::NumArgs),
+    /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
+    #[command(
+        after_help = "Examples:\n  dctc completions bash > ~/.local/share/bash-completion/completions/dctc\n  dctc completions zsh > ~/.zfunc/_dctc\n  dctc completions fish > ~/.config/fish/completions/dctc.fish"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Run the conformance suite: small scenarios with known right outcomes for every scheme
+    /// and policy, at several link rates, round trips and flow counts; prints a table and
+    /// exits 1 if a case fails.
+    #[command(
+        after_help = "Examples:\n  dctc conformance --quick\n  dctc conformance --scheme dctcp --why\n  dctc conformance --family fair"
+    )]
+    Conformance {
+        /// Only this scheme or flow policy (a name `dctc list` prints).
+        #[arg(long)]
+        scheme: Option<String>,
+        /// Only this family of cases.
+        #[arg(long)]
+        family: Option<String>,
+        /// Only the quick set (the cases CI runs as tests).
+        #[arg(long)]
+        quick: bool,
+        /// Also print why each check expects what it does.
+        #[arg(long)]
+        why: bool,
+    },
 }
 
 /// Set once standard output is closed or failing: later output is dropped.
@@ -162,7 +213,26 @@ pub(crate) fn emit(text: &str) {
 /// with one `error: ...` line on bad input.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = dispatch(cli.command);
+    let result = match cli.command {
+        Command::Conformance {
+            scheme,
+            family,
+            quick,
+            why,
+        } => {
+            let filter = conformance::Filter {
+                scheme,
+                family,
+                quick,
+            };
+            match conformance_cmd(&filter, why) {
+                Ok(true) => Ok(()),
+                Ok(false) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
+        }
+        command => dispatch(command),
+    };
     let stdout_error = STDOUT_ERROR
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -234,7 +304,78 @@ fn dispatch(command: Command) -> Result<()> {
         }
         Command::Bench { engine } => engines::bench(&engine),
         Command::Num(args) => num_cmd::run(&args),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "dctc", &mut script);
+            emit(&String::from_utf8_lossy(&script));
+            Ok(())
+        }
+        Command::Conformance { .. } => unreachable!("main runs the suite"),
     }
+}
+
+/// `dctc conformance`: runs the selected cases on every core, prints the table (and the
+/// reasons with `why`). Returns whether every case passed; bad filters are errors.
+fn conformance_cmd(filter: &conformance::Filter, why: bool) -> Result<bool> {
+    let all = conformance::cases();
+    if let Some(s) = &filter.scheme {
+        if !all.iter().any(|c| c.scheme == *s) {
+            let names = conformance::covered();
+            bail!(
+                "--scheme: no conformance case for `{s}`; schemes and policies: {}",
+                names.join(", ")
+            );
+        }
+    }
+    if let Some(f) = &filter.family {
+        if !conformance::FAMILIES.iter().any(|(n, _)| n == f) {
+            let names: Vec<&str> = conformance::FAMILIES.iter().map(|x| x.0).collect();
+            bail!("--family: no family `{f}`; families: {}", names.join(", "));
+        }
+    }
+    let selected: Vec<&conformance::Case> = all.iter().filter(|c| filter.selects(c)).collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let counter = std::sync::atomic::AtomicUsize::new(0);
+    let total = selected.len();
+    let results = conformance::run_all(&selected, threads, &|c, m| {
+        let k = counter.fetch_add(1, Ordering::Relaxed) + 1;
+        eprintln!(
+            "[{k}/{total}] {} {} {} ({}): {} {}",
+            c.verdict(m),
+            c.family,
+            c.scheme,
+            c.setting,
+            m.value,
+            c.expected
+        );
+    });
+    let mut text = conformance::table(&selected, &results).to_text();
+    let unexpected = selected
+        .iter()
+        .zip(&results)
+        .filter(|(c, m)| !c.as_expected(m))
+        .count();
+    let known = selected
+        .iter()
+        .zip(&results)
+        .filter(|(c, m)| c.known_failure.is_some() && !m.pass)
+        .count();
+    text.push_str(&format!(
+        "\n{} cases: {} pass or are known failures ({known} known failures fail), {unexpected} fail\n",
+        results.len(),
+        results.len() - unexpected
+    ));
+    let known_list = conformance::known_failures(&selected);
+    if !known_list.is_empty() {
+        text.push_str("\nKnown failures (findings left to other changes):\n");
+        text.push_str(&known_list);
+    }
+    if why {
+        text.push_str("\nWhy each check expects what it does:\n");
+        text.push_str(&conformance::reasons(&selected));
+    }
+    emit(&text);
+    Ok(unexpected == 0)
 }
 
 fn validate(s: &Scenario) -> Result<()> {
@@ -302,4 +443,54 @@ fn scenarios_root(explicit: Option<PathBuf>) -> Result<PathBuf> {
         return Ok(source);
     }
     bail!("no scenarios folder here or in the source tree; pass --scenarios DIR")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every subcommand's `--help` ends with examples, and each example parses as the command
+    /// line it shows, naming files the source tree has.
+    #[test]
+    fn every_help_ends_with_examples_that_parse() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let cli = Cli::command();
+        let mut seen = 0;
+        for cmd in std::iter::once(&cli).chain(cli.get_subcommands()) {
+            let help = cmd
+                .get_after_help()
+                .unwrap_or_else(|| panic!("`{}` has no examples", cmd.get_name()))
+                .to_string();
+            let examples: Vec<&str> = help
+                .strip_prefix("Examples:\n")
+                .unwrap_or_else(|| panic!("`{}`: {help}", cmd.get_name()))
+                .lines()
+                .collect();
+            assert!(!examples.is_empty(), "{}", cmd.get_name());
+            for line in examples {
+                // The command itself, before any redirection or pipe.
+                let words: Vec<&str> = line
+                    .split_whitespace()
+                    .take_while(|w| !matches!(*w, ">" | "|"))
+                    .collect();
+                assert_eq!(words.first(), Some(&"dctc"), "{line}");
+                if cmd.get_name() != "dctc" {
+                    assert_eq!(words.get(1), Some(&cmd.get_name()), "{line}");
+                }
+                if let Err(e) = Cli::try_parse_from(&words) {
+                    panic!("example `{line}` does not parse: {e}");
+                }
+                for w in &words {
+                    if w.starts_with("scenarios/") || w.starts_with("crates/") {
+                        assert!(
+                            root.join(w).exists(),
+                            "example `{line}` names a missing {w}"
+                        );
+                    }
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen > 20, "{seen} examples");
+    }
 }

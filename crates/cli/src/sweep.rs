@@ -394,9 +394,90 @@ fn python_str(s: &str) -> String {
     out
 }
 
+/// Every key path of `doc` that holds a value (a scalar or an array of scalars), in the
+/// document's order: `seed`, `fabric.kind`, `workload[0].load`, ...
+fn leaf_paths(doc: &toml::Value) -> Vec<String> {
+    fn walk(v: &toml::Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    walk(v, &join(at, &Seg::Key(k.clone())), out);
+                }
+            }
+            toml::Value::Array(a) if a.iter().any(|v| v.is_table()) => {
+                for (i, v) in a.iter().enumerate() {
+                    walk(v, &join(at, &Seg::Index(i)), out);
+                }
+            }
+            _ => out.push(at.to_string()),
+        }
+    }
+    let mut out = Vec::new();
+    walk(doc, "", &mut out);
+    out
+}
+
+/// The value `doc` holds at `path`, if any.
+fn lookup<'a>(doc: &'a toml::Value, path: &[Seg]) -> Option<&'a toml::Value> {
+    path.iter().try_fold(doc, |here, seg| match seg {
+        Seg::Key(k) => here.as_table()?.get(k),
+        Seg::Index(i) => here.as_array()?.get(*i),
+    })
+}
+
+/// For a swept key the scenario does not hold, the full key path the user probably meant: a
+/// path of the scenario ending in the same key (`load` -> `workload[0].load`), else the
+/// nearest path by spelling. `None` when the key is in the scenario, when it goes into a table
+/// the scenario has (a key the file may add, such as a scheme's own; a misspelling there is
+/// named by the scenario's own error), or when nothing is near.
+fn suggest_path(doc: &toml::Value, axis: &Axis) -> Option<String> {
+    let parent = &axis.path[..axis.path.len() - 1];
+    let in_a_table = !parent.is_empty() && lookup(doc, parent).is_some_and(toml::Value::is_table);
+    if lookup(doc, &axis.path).is_some() || in_a_table {
+        return None;
+    }
+    let leaves = leaf_paths(doc);
+    let last = match axis.path.last() {
+        Some(Seg::Key(k)) => k.as_str(),
+        _ => return None,
+    };
+    let same_last = leaves
+        .iter()
+        .find(|p| p.rsplit('.').next().is_some_and(|tail| tail == last) && **p != axis.key);
+    same_last.cloned().or_else(|| {
+        let refs: Vec<&str> = leaves.iter().map(String::as_str).collect();
+        dctc_core::error::nearest(&axis.key, &refs).map(str::to_string)
+    })
+}
+
 /// Builds and validates every point of the sweep, in order (the last axis varies fastest).
-/// Errors name the settings in `wording`.
+/// Errors name the settings in `wording`, and suggest the full key path of a swept key the
+/// scenario does not hold.
 fn points(s: &Scenario, axes: &[Axis], wording: Wording) -> Result<Vec<Point>> {
+    let hints: Vec<String> = axes
+        .iter()
+        .filter_map(|a| {
+            suggest_path(&s.raw, a).map(|p| {
+                format!(
+                    "{} names no key of the scenario (did you mean {}?)",
+                    wording.key(&a.key),
+                    wording.key(&p)
+                )
+            })
+        })
+        .collect();
+    let hint = |e: anyhow::Error| {
+        if hints.is_empty() {
+            e
+        } else {
+            e.context(hints.join(" "))
+        }
+    };
+    points_inner(s, axes, wording).map_err(hint)
+}
+
+/// [`points`] without the key-path hints.
+fn points_inner(s: &Scenario, axes: &[Axis], wording: Wording) -> Result<Vec<Point>> {
     let total = axes
         .iter()
         .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
@@ -948,6 +1029,34 @@ pub(crate) fn scheme_metrics(summary: &Json) -> Option<Vec<SchemeMetrics>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_swept_key_the_scenario_lacks_suggests_its_full_path() {
+        let doc: toml::Value = toml::from_str(
+            "seed = 1\n[fabric]\nkind = \"leaf-spine\"\n[[workload]]\ncdf = \"web\"\nload = 0.5\n\n[[schemes]]\nname = \"dctcp\"\n",
+        )
+        .unwrap();
+        let axis = |key: &str| axes(&[format!("{key}=1")]).unwrap().remove(0);
+        // A bare last key, and a table path that skips the array index.
+        assert_eq!(
+            suggest_path(&doc, &axis("load")).as_deref(),
+            Some("workload[0].load")
+        );
+        assert_eq!(
+            suggest_path(&doc, &axis("workload.load")).as_deref(),
+            Some("workload[0].load")
+        );
+        // A misspelt table: the nearest path by spelling.
+        assert_eq!(
+            suggest_path(&doc, &axis("fabrc.kind")).as_deref(),
+            Some("fabric.kind")
+        );
+        // Present keys, keys the scenario may add to a table it has (a scheme's own key), and
+        // misspellings under a present table (the scenario's error names them) get none.
+        assert_eq!(suggest_path(&doc, &axis("fabric.knd")), None);
+        assert_eq!(suggest_path(&doc, &axis("workload[0].load")), None);
+        assert_eq!(suggest_path(&doc, &axis("schemes[0].ecn_k_bytes")), None);
+    }
 
     #[test]
     fn report_plots_prefixed_flow_metrics_with_the_range_over_other_keys() {

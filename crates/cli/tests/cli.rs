@@ -186,3 +186,39 @@ fn bad_flow_bench_scale_exits_2_instead_of_running_full_size() {
         );
     }
 }
+
+#[test]
+fn completions_cover_the_subcommands_and_refuse_an_unknown_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let o = dctc(&["completions", shell], dir.path());
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = String::from_utf8_lossy(&o.stdout);
+        for sub in ["run", "sweep", "reproduce", "ledger", "completions"] {
+            assert!(script.contains(sub), "{shell} script lacks `{sub}`");
+        }
+    }
+    let o = dctc(&["completions", "tcsh"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("tcsh"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_swept_key_missing_from_the_scenario_suggests_its_full_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dctc(&["demo", "--print"], dir.path());
+    std::fs::write(dir.path().join("demo.toml"), &o.stdout).unwrap();
+    for set in ["load=0.3", "workload.load=0.3"] {
+        let o = dctc(
+            &["sweep", "demo.toml", "--quiet", "--out", "x", "--set", set],
+            dir.path(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{set}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("did you mean --set workload[0].load?"),
+            "{set}: {err}"
+        );
+        assert!(!dir.path().join("x").exists(), "{set}: wrote output");
+    }
+}

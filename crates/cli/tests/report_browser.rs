@@ -149,11 +149,19 @@ fn summary_and_report_say_what_their_numbers_mean_and_render_fully() {
         );
         let u = s["max_switch_link_utilization"].as_f64().unwrap();
         assert!(u > 0.0 && u <= 1.0, "{label}: {u}");
+        // The engine's per-flow invariants: no stuck flow, every flow's bytes balance.
+        assert_eq!(s["stalled_flows"].as_u64(), Some(0), "{label}");
+        assert_eq!(s["unbalanced_flows"].as_u64(), Some(0), "{label}");
     }
     let verdict = summary["paper"][0]["verdict"].as_str().unwrap();
     assert!(["holds", "misses"].contains(&verdict), "{verdict}");
     assert_eq!(summary["paper"][0]["kind"], "value");
     assert!(html.contains(verdict));
+    // The comparison table counts stalled flows.
+    assert!(
+        html.contains(">stalled</th>"),
+        "the report's table has a stalled column"
+    );
 
     // The browser half.
     let Some(browser) = chromium() else {

@@ -107,6 +107,15 @@ pub struct TcpKnobs {
     /// RTO until an ACK arrives (pFabric's probe mode; default: never).
     #[serde(default)]
     pub probe_after_timeouts: Option<u32>,
+    /// TCP small queues: bytes of a flow's packets its host's NIC queue may hold before the
+    /// sender waits for them to leave (0: no limit). Default: 131072 for `linux-like`
+    /// (Linux 3.6's `tcp_limit_output_bytes`), no limit for `pfabric-tuned`.
+    #[serde(default)]
+    pub small_queue_bytes: Option<u64>,
+    /// Window validation: the window grows only while the sender fills it (Linux's
+    /// `tcp_is_cwnd_limited`). Default: on for `linux-like`, off for `pfabric-tuned`.
+    #[serde(default)]
+    pub cwnd_validation: Option<bool>,
 }
 
 /// Smallest segment size `mss_bytes` accepts (RFC 879's IPv4 minimum datagram less headers).
@@ -122,7 +131,7 @@ pub const TCP_PRESETS: &[(&str, &str)] = &[
     ),
     (
         "linux-like",
-        "minRTO 200 ms, init RTO 1 s, max RTO 60 s, 1 ms clock, no delayed ACK, IW 10, RTT from timestamps",
+        "minRTO 200 ms, init RTO 1 s, max RTO 60 s, 1 ms clock, no delayed ACK, IW 10, RTT from timestamps, TCP small queues of 128 KB, window validation",
     ),
 ];
 
@@ -147,7 +156,9 @@ impl TcpKnobs {
             timestamps,
             limited_transmit,
             pacing_gbps,
-            probe_after_timeouts
+            probe_after_timeouts,
+            small_queue_bytes,
+            cwnd_validation
         )
     }
 
@@ -255,6 +266,12 @@ impl TcpKnobs {
                 ));
             }
             c.probe_after_timeouts = Some(n);
+        }
+        if let Some(b) = self.small_queue_bytes {
+            c.small_queue_bytes = (b > 0).then_some(b);
+        }
+        if let Some(v) = self.cwnd_validation {
+            c.cwnd_validation = v;
         }
         Ok(c)
     }

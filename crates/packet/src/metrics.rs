@@ -189,6 +189,15 @@ pub struct Counters {
     pub rate_update_delay_sum_ps: u64,
     /// Control plane: the largest such time, ps.
     pub rate_update_delay_max_ps: u64,
+    /// Flows that stalled at least once: held data the receiver had not acknowledged, were
+    /// not paced or waiting on their own NIC packets, and neither sent nor heard an ACK for
+    /// longer than their retransmission timeout (see `TcpSender::stalled`). Checked at each
+    /// flow's timer events and at the end of the run; a correct engine has none.
+    pub stalled_flows: u64,
+    /// Flows whose payload did not balance at the end of the run: bytes sent (retransmissions
+    /// included) = bytes that reached the receiver + dropped + still in the network, with
+    /// acknowledged <= delivered in order <= highest sent. A correct engine has none.
+    pub unbalanced_flows: u64,
 }
 
 /// One output port's statistics.

@@ -299,6 +299,16 @@ fn pct_cell(v: f64, count: usize, q: f64) -> Cell {
 const FEW_SAMPLES: &str = "* fewer than 100 (p99) or 1000 (p99.9) completed flows: the value is \
      the largest sample or next to it, not a tail estimate.";
 
+/// What a nonzero "stalled" count means (the report says it where a scheme has any).
+const STALLED: &str = "Stalled: flows that at some point held data their receiver had not \
+     acknowledged, were neither paced nor waiting on their own NIC, and neither sent a packet nor \
+     heard an ACK for longer than their retransmission timeout, which would have fired by then. A \
+     correct engine has none: each one is a stuck flow to investigate.";
+
+/// The warning for a run whose per-flow byte ledger did not balance (an engine bug).
+const UNBALANCED: &str = "! engine invariant broken: some flows' bytes sent did not equal bytes \
+     arrived + dropped + still in the network (summary.json: unbalanced_flows); please report it.";
+
 /// The switch port every scheme's queue and utilization charts show: the one with the largest
 /// time-averaged backlog summed over the schemes (link indices are the same in every run).
 fn common_port(results: &[PacketRun]) -> Option<usize> {
@@ -379,6 +389,8 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "switch_buffer_bytes": scheme.switch_buffer_bytes,
         "timeouts": c.timeouts,
         "spurious_timeouts": c.spurious_timeouts,
+        "stalled_flows": c.stalled_flows,
+        "unbalanced_flows": c.unbalanced_flows,
         "delivered_data_packets": c.delivered_data_packets,
         "retransmitted_packets": c.retransmitted_packets,
         "retransmitted_bytes": c.retransmitted_bytes,
@@ -740,6 +752,8 @@ fn comparison_section(
         .iter()
         .any(|r| SlowdownSummary::of(&r.records).unfinished > 0);
     let spurious_any = results.iter().any(|r| r.counters.spurious_timeouts > 0);
+    let stalled_any = results.iter().any(|r| r.counters.stalled_flows > 0);
+    let unbalanced_any = results.iter().any(|r| r.counters.unbalanced_flows > 0);
     let mut main = Section::new("Comparison").with_paragraph(format!(
         "{} on {} ({} hosts), {} flows offered{}, {:.3} ms simulated. FCT slowdown = FCT / empty-network FCT \
          (host delay + per-hop propagation and store-and-forward of the first packet + the rest at the bottleneck rate), \
@@ -763,6 +777,14 @@ fn comparison_section(
              byte it retransmits (its acknowledgement was still queued or in flight), so nothing had been \
              lost. Many of them mean the minimum RTO is shorter than the fabric's queueing delay.",
         );
+    }
+    if stalled_any {
+        main.push_paragraph(STALLED);
+    }
+    if unbalanced_any {
+        main.push_paragraph(UNBALANCED);
+        console.push_str(UNBALANCED);
+        console.push('\n');
     }
     main.push_paragraph(FEW_SAMPLES);
     console.push_str(FEW_SAMPLES);
@@ -788,6 +810,7 @@ fn comparison_table(p: &Plan, results: &[PacketRun], schemes: &Map<String, Value
             "ECN marks",
             "timeouts",
             "spurious timeouts",
+            "stalled",
             "retx packets",
             "goodput Gb/s",
             "events",
@@ -817,6 +840,7 @@ fn comparison_table(p: &Plan, results: &[PacketRun], schemes: &Map<String, Value
             n(&["ecn_marks"]),
             n(&["timeouts"]),
             n(&["spurious_timeouts"]),
+            n(&["stalled_flows"]),
             n(&["retransmitted_packets"]),
             n(&["goodput_gbps"]),
             Cell::Num(r.counters.events as f64),

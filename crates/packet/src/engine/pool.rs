@@ -68,6 +68,18 @@ impl PacketPool {
     pub fn capacity_used(&self) -> usize {
         self.slots.len()
     }
+
+    /// Calls `f` on every packet alive now (in slot order). Not for the hot path: it walks
+    /// the whole slab (the end-of-run ledger uses it).
+    pub fn for_each_live(&self, mut f: impl FnMut(&Packet)) {
+        let mut free = vec![false; self.slots.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        for (p, _) in self.slots.iter().zip(free).filter(|(_, free)| !free) {
+            f(p);
+        }
+    }
 }
 
 impl std::ops::Index<PacketId> for PacketPool {

@@ -241,6 +241,28 @@ fn scheme_tcp_defaults_sit_below_packet_and_table_tcp() {
     // ...and the table's own `tcp` replaces both.
     let s = resolve("name = \"fq-codel\"\ntcp = { preset = \"linux-like\" }").unwrap();
     assert_eq!(s.tcp.min_rto, Delta::from_ms(200));
+    assert_eq!(s.tcp.small_queue_bytes, Some(131_072));
+    assert!(s.tcp.cwnd_validation);
+    // The host-stack limits turn off (0: no small-queue limit) or on by key.
+    let s = resolve(
+        "name = \"dctcp\"\ntcp = { preset = \"linux-like\", small_queue_bytes = 0, cwnd_validation = false }",
+    )
+    .unwrap();
+    assert_eq!(
+        (s.tcp.small_queue_bytes, s.tcp.cwnd_validation),
+        (None, false)
+    );
+    let s =
+        resolve("name = \"dctcp\"\ntcp = { small_queue_bytes = 30000, cwnd_validation = true }")
+            .unwrap();
+    assert_eq!(
+        (s.tcp.small_queue_bytes, s.tcp.cwnd_validation),
+        (Some(30_000), true)
+    );
+    assert_eq!(
+        resolve("name = \"dctcp\"").unwrap().tcp.small_queue_bytes,
+        None
+    );
 }
 
 #[test]

@@ -84,10 +84,30 @@ impl Net<'_> {
     /// Puts what the hosts produced on the wire, in order.
     #[inline]
     pub(crate) fn send_outbox(&mut self) {
+        if self.hosts.small_queues() {
+            return self.send_outbox_tracked();
+        }
         let out = &mut *self.outbox;
         for (i, p) in out.pkts.iter().enumerate() {
             self.fabric
                 .inject(p, out.exts.get(i), self.now, self.events, self.counters);
+        }
+        out.clear();
+    }
+
+    /// [`Net::send_outbox`] under TCP small queues: each sender learns when its data packet
+    /// leaves its host's NIC. Out of line: the common path stays as small as it was.
+    #[inline(never)]
+    fn send_outbox_tracked(&mut self) {
+        let out = &mut *self.outbox;
+        for (i, p) in out.pkts.iter().enumerate() {
+            let nic = self
+                .fabric
+                .inject(p, out.exts.get(i), self.now, self.events, self.counters);
+            if p.kind == crate::packet::PacketKind::Data {
+                let leaves = self.fabric.drains_at(nic, self.now);
+                self.hosts.nic_enqueued(p.flow, leaves, p.wire_bytes);
+            }
         }
         out.clear();
     }

@@ -162,12 +162,20 @@ impl Port {
             Pending::Event
         };
     }
-    /// The one place a drop is counted (per port and per run) and its packet freed.
+    /// The one place a drop is counted (per port, per run and, for data, per flow) and its
+    /// packet freed.
     #[inline(always)]
-    fn count_drop(&mut self, pool: &mut PacketPool, c: &mut Counters, d: PacketId) {
+    fn count_drop(
+        &mut self,
+        pool: &mut PacketPool,
+        c: &mut Counters,
+        flow_drops: &mut FlowDrops,
+        d: PacketId,
+    ) {
         self.drops += 1;
         c.dropped_packets += 1;
         c.dropped_bytes += pool[d].wire_bytes as u64;
+        flow_drops.record(&pool[d]);
         pool.free(d);
     }
     /// The one place CE marks are counted, per port and per run.
@@ -244,6 +252,26 @@ pub(crate) struct Fabric {
     deferred: bool,
     /// `deferred`, and the balancer reads its candidates' backlogs per packet (DRILL).
     settle_on_pick: bool,
+    /// Payload of each flow's dropped data packets (the per-flow byte ledger).
+    pub(crate) flow_drops: FlowDrops,
+}
+
+/// Payload bytes of dropped data packets, by flow index (grown as flows drop).
+#[derive(Default)]
+pub(crate) struct FlowDrops(pub(crate) Vec<u64>);
+
+impl FlowDrops {
+    /// Counts `p` if it is a data packet.
+    #[inline]
+    fn record(&mut self, p: &Packet) {
+        if p.kind == PacketKind::Data {
+            let f = p.flow as usize;
+            if self.0.len() <= f {
+                self.0.resize(f + 1, 0);
+            }
+            self.0[f] += p.payload as u64;
+        }
+    }
 }
 
 /// Seeded send jitter of host ports: each packet a host sends reaches the far end an extra
@@ -396,6 +424,7 @@ impl Fabric {
             deferred,
             settle_on_pick: deferred && lb.reads_backlog(),
             lb,
+            flow_drops: FlowDrops::default(),
         })
     }
 
@@ -465,6 +494,7 @@ impl Fabric {
     }
 
     /// A host puts `pkt` (with header fields `ext`, if the scheme uses them) on the wire.
+    /// Returns the link of the host's NIC it was offered to.
     #[inline]
     pub(crate) fn inject(
         &mut self,
@@ -473,14 +503,27 @@ impl Fabric {
         now: SimTime,
         ev: &mut EventQueue,
         c: &mut Counters,
-    ) {
+    ) -> u32 {
         c.sent_packets += 1;
         c.sent_bytes += pkt.wire_bytes as u64;
         let id = self.pool.alloc(*pkt);
         if let Some(e) = ext {
             *self.pool.ext(id) = *e;
         }
-        self.forward(pkt.src, id, now, ev, c);
+        self.forward(pkt.src, id, now, ev, c)
+    }
+
+    /// When port `l` will have sent what it holds at `now` (just settled by an offer): for
+    /// a FIFO, when its last packet leaves; for a stored queue, when its backlog would, sent
+    /// at line rate in any order. TCP small queues read this right after a host's offer.
+    pub(crate) fn drains_at(&self, l: u32, now: SimTime) -> SimTime {
+        let p = &self.ports[l as usize];
+        let busy = p.busy_until.max(now);
+        if p.fifo_fast {
+            busy
+        } else {
+            busy + p.tx_time(p.queue.bytes())
+        }
     }
 
     /// The head packet on link `l` reaches the far end: forwarded if that is a switch,
@@ -701,7 +744,7 @@ impl Fabric {
             let backlog = port.backlog(now);
             match port.queue.admit(pkt, &mut self.pool, backlog) {
                 Enqueued::Dropped(d) => {
-                    port.count_drop(&mut self.pool, c, d);
+                    port.count_drop(&mut self.pool, c, &mut self.flow_drops, d);
                     return;
                 }
                 Enqueued::Queued { marked } => {
@@ -765,7 +808,7 @@ impl Fabric {
         port.account_in(queued, now);
         self.pool[pkt].enqueued_at = now;
         match Q::of(&mut port.queue).enqueue(pkt, &mut self.pool, now) {
-            Enqueued::Dropped(d) => port.count_drop(&mut self.pool, c, d),
+            Enqueued::Dropped(d) => port.count_drop(&mut self.pool, c, &mut self.flow_drops, d),
             Enqueued::Queued { marked } => {
                 if marked {
                     port.count_marks(c, 1);
@@ -976,7 +1019,7 @@ impl Fabric {
             return;
         }
         for &d in &self.drop_buf {
-            port.count_drop(&mut self.pool, c, d);
+            port.count_drop(&mut self.pool, c, &mut self.flow_drops, d);
         }
         self.drop_buf.clear();
     }

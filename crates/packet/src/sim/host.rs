@@ -12,6 +12,7 @@ use crate::transport::{
 };
 use dctc_core::ids::NodeId;
 use dctc_core::units::{Delta, SimTime};
+use std::collections::VecDeque;
 
 /// Packets hosts want on the wire, in order, with their header fields when the scheme uses
 /// them (a run's packets all carry fields or none do, so `exts` is empty or parallel to
@@ -72,6 +73,11 @@ pub(crate) struct Endpoint {
     latest_arrived: (SimTime, u64),
     /// Multipath connection this subflow belongs to (index into `Hosts::conns`), or `NONE`.
     pub(crate) conn: u32,
+    /// Payload of this flow's data packets that reached its receiver, duplicates included
+    /// (the per-flow byte ledger).
+    pub(crate) arrived_payload: u64,
+    /// The flow stalled at some point (counted once; see `TcpSender::stalled`).
+    pub(crate) stalled: bool,
 }
 
 /// No multipath connection.
@@ -110,6 +116,8 @@ impl Endpoint {
             rto_check: None,
             latest_arrived: (SimTime::ZERO, 0),
             conn: NONE,
+            arrived_payload: 0,
+            stalled: false,
         }
     }
 }
@@ -133,6 +141,10 @@ pub(crate) struct Hosts {
     /// Flows whose application supplied or stopped data since the loop last looked (for
     /// Flowtune's flowlet detection).
     pub(crate) touched: Vec<u32>,
+    /// Under TCP small queues (`TcpConfig::small_queue_bytes`), per flow, its data packets
+    /// in its host's NIC queue: when each leaves the NIC and its wire bytes, in order.
+    /// Empty otherwise (kept out of `Endpoint`, which every scheme's hot path reads).
+    nic: Vec<VecDeque<(SimTime, u32)>>,
 }
 
 impl Hosts {
@@ -150,6 +162,11 @@ impl Hosts {
         } else {
             Vec::new()
         };
+        let nic = if tcp.small_queue_bytes.is_some() {
+            vec![VecDeque::new(); flows.len()]
+        } else {
+            Vec::new()
+        };
         Hosts {
             flows,
             conns,
@@ -160,6 +177,39 @@ impl Hosts {
             seg_buf: Vec::with_capacity(64),
             ack_buf: Vec::with_capacity(8),
             touched: Vec::new(),
+            nic,
+        }
+    }
+
+    /// Whether senders count their packets in their hosts' NIC queues (TCP small queues).
+    #[inline]
+    pub(crate) fn small_queues(&self) -> bool {
+        !self.nic.is_empty()
+    }
+
+    /// Flow `f`'s data packet of `wire` bytes entered its host's NIC queue and leaves it at
+    /// `leaves` (TCP small queues).
+    pub(crate) fn nic_enqueued(&mut self, f: u32, leaves: SimTime, wire: u32) {
+        self.nic[f as usize].push_back((leaves, wire));
+    }
+
+    /// Tells flow `f`'s sender of its packets that have left the NIC by `now` (TCP small
+    /// queues; nothing otherwise).
+    #[inline]
+    fn nic_drain(&mut self, f: u32, now: SimTime) {
+        let Some(q) = self.nic.get_mut(f as usize) else {
+            return;
+        };
+        let mut left = 0;
+        while let Some(&(t, wire)) = q.front() {
+            if t > now {
+                break;
+            }
+            left += wire as u64;
+            q.pop_front();
+        }
+        if left > 0 {
+            self.flows[f as usize].sender.nic_departed(left);
         }
     }
 
@@ -179,6 +229,7 @@ impl Hosts {
         out: &mut Outbox,
         c: &mut Counters,
     ) {
+        self.nic_drain(f, now);
         let fl = &mut self.flows[f as usize];
         fl.block_active = true;
         fl.block_start = now;
@@ -210,7 +261,9 @@ impl Hosts {
             return false;
         }
         fl.timer_at = SimTime::NEVER;
+        self.check_stall(f, now, c);
         self.couple(f);
+        self.nic_drain(f, now);
         let fl = &mut self.flows[f as usize];
         // Report: a timeout is spurious when the receiver already holds the first
         // unacknowledged byte, the one it retransmits.
@@ -218,6 +271,10 @@ impl Hosts {
         fl.sender.on_timer(&self.tcp, now, &mut self.seg_buf);
         if fl.sender.timeouts > timeouts {
             fl.rto_check = Some((una, now));
+        }
+        if fl.sender.nic_waiting() {
+            // Small queues: packets left the NIC; send what waited for them.
+            fl.sender.send(&self.tcp, now, &mut self.seg_buf);
         }
         fl.receiver.on_timer(now, &mut self.ack_buf);
         self.flush_segments(f, now, out, c);
@@ -248,6 +305,7 @@ impl Hosts {
                 // Report: data packets delivered, and long-lived flows' throughput bins count
                 // payload as it arrives (bounded by the link rate), not as released in order.
                 c.delivered_data_packets += 1;
+                fl.arrived_payload += p.payload as u64;
                 // Report: the copy a timeout sent (sent at or after it) arrives; the timeout
                 // was spurious if the receiver already held that byte.
                 if let Some((seq, at)) = fl.rto_check {
@@ -298,6 +356,7 @@ impl Hosts {
                     ece: p.ecn.ece,
                     ts_echo: p.ts,
                 };
+                self.nic_drain(f, now);
                 let fl = &mut self.flows[f as usize];
                 if self.header {
                     fl.sender.on_feedback(now, ext, FeedbackSource::Ack);
@@ -319,6 +378,8 @@ impl Hosts {
                     fl.receiver.on_probe(p.ts, &mut self.ack_buf);
                     self.flush_acks(f, out);
                 } else {
+                    self.nic_drain(f, now);
+                    let fl = &mut self.flows[f as usize];
                     fl.sender.on_feedback(now, ext, FeedbackSource::Control);
                     fl.sender.send(&self.tcp, now, &mut self.seg_buf);
                     self.flush_segments(f, now, out, c);
@@ -326,6 +387,30 @@ impl Hosts {
             }
         }
         done
+    }
+
+    /// Checks whether flow `f` is stalled at `now` (see `TcpSender::stalled`), counting it
+    /// the first time. Called at the flow's timer events and at the end of the run, off the
+    /// per-packet path. Debug builds stop at the first stall.
+    pub(crate) fn check_stall(&mut self, f: u32, now: SimTime, c: &mut Counters) {
+        let fl = &mut self.flows[f as usize];
+        if fl.stalled || !fl.sender.stalled(&self.tcp, now) {
+            return;
+        }
+        fl.stalled = true;
+        c.stalled_flows += 1;
+        debug_assert!(
+            false,
+            "flow {} ({:?} -> {:?}) stalled at {now}: acked {} of {} supplied, {} sent, window {:?}, RTO {}",
+            fl.id,
+            fl.src,
+            fl.dst,
+            fl.sender.acked(),
+            fl.sender.supplied(),
+            fl.sender.snd_max(),
+            fl.sender.window(),
+            fl.sender.current_rto(&self.tcp),
+        );
     }
 
     /// Flow `f`'s first-hop switch signaled its judgment `flags` of the flow's path (see
@@ -343,6 +428,7 @@ impl Hosts {
             flags,
             ..Default::default()
         };
+        self.nic_drain(f, now);
         let fl = &mut self.flows[f as usize];
         fl.sender.on_feedback(now, &ext, FeedbackSource::Switch);
         fl.sender.send(&self.tcp, now, &mut self.seg_buf);
@@ -385,7 +471,13 @@ impl Hosts {
     #[inline]
     pub(crate) fn rearm(&mut self, f: u32, ev: &mut EventQueue) {
         let fl = &mut self.flows[f as usize];
-        let t = fl.sender.poll_at().min(fl.receiver.poll_at());
+        let mut t = fl.sender.poll_at().min(fl.receiver.poll_at());
+        if fl.sender.nic_waiting() {
+            // Small queues: wake when the flow's oldest packet in the NIC leaves it.
+            if let Some(&(leaves, _)) = self.nic[f as usize].front() {
+                t = t.min(leaves);
+            }
+        }
         if t < fl.timer_at {
             fl.timer_at = t;
             ev.push(t, Event::FlowTimer(f));

@@ -336,6 +336,8 @@ impl<'a> Simulation<'a> {
                     delayed_ack: None,
                     pacing: None,
                     ecn: false,
+                    // Control connections' packets are not tracked through the NIC.
+                    small_queue_bytes: None,
                     ..scheme.tcp.clone()
                 };
                 let alloc = Allocator::new(topo, flows.len(), spec);
@@ -545,6 +547,7 @@ impl<'a> Simulation<'a> {
             self.counters.timeouts += fl.sender.timeouts as u64;
             self.counters.retransmitted_bytes += fl.sender.retransmitted_bytes;
         }
+        self.check_flows(end);
         let rec = Recorder {
             topo: self.topo,
             label: &self.scheme.label,
@@ -575,6 +578,45 @@ impl<'a> Simulation<'a> {
             wall_seconds: wall.elapsed().as_secs_f64(),
             peak_packets: self.fabric.pool.capacity_used(),
             churn: self.ctrl.as_ref().and_then(|cp| cp.allocator.churn()),
+        }
+    }
+}
+
+impl Simulation<'_> {
+    /// The run-time invariants every run checks at its end, per flow: stalls (a flow stuck
+    /// at the end never had another timer event to be caught at), and the byte ledger
+    /// (payload sent = arrived + dropped + still in the network; acknowledged <= delivered
+    /// in order <= highest sent). Counted into `stalled_flows` and `unbalanced_flows`; debug
+    /// builds stop at the first violation. O(flows + packet pool), once.
+    fn check_flows(&mut self, end: SimTime) {
+        for f in 0..self.hosts.flows.len() as u32 {
+            self.hosts.check_stall(f, end, &mut self.counters);
+        }
+        let n = self.hosts.flows.len();
+        let mut in_network = vec![0u64; n];
+        self.fabric.pool.for_each_live(|p| {
+            if p.kind == PacketKind::Data && (p.flow as usize) < n {
+                in_network[p.flow as usize] += p.payload as u64;
+            }
+        });
+        let drops = &self.fabric.flow_drops.0;
+        for (f, fl) in self.hosts.flows.iter().enumerate() {
+            let dropped = drops.get(f).copied().unwrap_or(0);
+            let (sent, arrived) = (fl.sender.sent_payload(), fl.arrived_payload);
+            let (acked, delivered) = (fl.sender.acked(), fl.receiver.delivered());
+            let balanced = sent == arrived + dropped + in_network[f]
+                && acked <= delivered
+                && delivered <= fl.sender.snd_max();
+            if !balanced {
+                self.counters.unbalanced_flows += 1;
+                debug_assert!(
+                    false,
+                    "flow {} unbalanced: sent {sent} B != arrived {arrived} + dropped {dropped} + in network {}, or acked {acked} / delivered {delivered} / sent up to {}",
+                    fl.id,
+                    in_network[f],
+                    fl.sender.snd_max()
+                );
+            }
         }
     }
 }

@@ -66,6 +66,16 @@ pub struct TcpConfig {
     /// them, each further timeout sends one header-only probe instead of going back N, until
     /// an ACK arrives. `None`: never probe.
     pub probe_after_timeouts: Option<u32>,
+    /// TCP small queues (Linux 3.6+, `tcp_limit_output_bytes`): at most this many bytes of
+    /// the flow's data packets wait in its host's NIC queue; the sender holds the rest
+    /// unsent until earlier packets have left the NIC. `None`: no limit (ns-2's hosts), so
+    /// a sender whose own NIC is its bottleneck queues its whole window there.
+    pub small_queue_bytes: Option<u64>,
+    /// Congestion window validation (RFC 7661 §4's principle; Linux's
+    /// `tcp_is_cwnd_limited`): the window grows only on ACKs that arrive while the sender was
+    /// limited by it, not by the application, pacing or the small-queue limit. Without it a
+    /// sender held back by [`TcpConfig::small_queue_bytes`] grows a window it never uses.
+    pub cwnd_validation: bool,
 }
 
 impl TcpConfig {
@@ -96,13 +106,21 @@ impl TcpConfig {
             limited_transmit: false,
             pacing: None,
             probe_after_timeouts: None,
+            // ns-2's TCP, which the pFabric and FQ-CoDel papers ran: neither.
+            small_queue_bytes: None,
+            cwnd_validation: false,
         }
     }
 
     /// A stock-kernel TCP as on TFC's testbed: minRTO 200 ms, initial RTO 1 s (RFC 6298),
     /// max RTO 60 s, 1 ms clock, initial window 10, no delayed ACK (request/response traffic
     /// runs in quick-ACK mode), no window cap beyond a 16 MB receive window, RTT samples from
-    /// timestamps (Linux's default `tcp_timestamps = 1`).
+    /// timestamps (Linux's default `tcp_timestamps = 1`), and the host stack's limits on a
+    /// sender's own queue: TCP small queues at Linux 3.6's 128 KB and a window that grows only
+    /// while it is used (see [`TcpConfig::small_queue_bytes`]; without them a lone sender
+    /// whose NIC is its bottleneck parked a megabyte in its 1000-packet NIC queue, which no
+    /// ECN mark or loss reported, and which flooded the shared port when a second flow
+    /// joined: `scenarios/tfc/README.md`).
     pub fn linux_like() -> TcpConfig {
         TcpConfig {
             mss: dctc_core::stats::MSS_BYTES,
@@ -121,9 +139,16 @@ impl TcpConfig {
             limited_transmit: false,
             pacing: None,
             probe_after_timeouts: None,
+            small_queue_bytes: Some(LINUX_TSQ_BYTES),
+            cwnd_validation: true,
         }
     }
 }
+
+/// Linux's `tcp_limit_output_bytes` as TCP small queues introduced it (3.6, 2012): 128 KB.
+/// Later kernels allow about 1 ms at the flow's pacing rate, capped at 256 KB (4.x) or 1 MB
+/// (5.x); 128 KB is about 1 ms at 1 Gb/s, the TFC testbed's rate.
+pub const LINUX_TSQ_BYTES: u64 = 128 << 10;
 
 /// A segment a sender wants on the wire. A segment with `len == 0` is a probe: an empty
 /// control packet to the receiver, which answers with a pure ACK echoing the probe's header

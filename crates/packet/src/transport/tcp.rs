@@ -23,6 +23,12 @@
 //! - probe mode (pFabric §4.2, `TcpConfig::probe_after_timeouts`): after that many
 //!   consecutive timeouts with no ACK between them, each further timeout sends one
 //!   header-only probe at `snd_una` instead of going back N; the first ACK ends it.
+//! - TCP small queues (`TcpConfig::small_queue_bytes`): new data waits while the flow's
+//!   packets still in its host's NIC queue would exceed the limit (the host reports each
+//!   packet's departure from the NIC, [`TcpSender::nic_departed`]); fast retransmissions and
+//!   limited-transmit segments go out regardless;
+//! - window validation (`TcpConfig::cwnd_validation`): an ACK may grow the window only if
+//!   the sender's last attempt to send stopped at the window.
 //!
 //! Receiver: cumulative ACKs, out-of-order data kept as byte ranges, an immediate ACK for
 //! out-of-order or hole-filling data, otherwise (with delayed ACKs) one ACK per two segments
@@ -72,6 +78,15 @@ pub struct TcpSender {
     consecutive_timeouts: u32,
     /// In probe mode: one header-only probe per RTO until an ACK arrives.
     probing: bool,
+    /// Wire bytes of this flow's data packets still in its host's NIC queue (counted only
+    /// under `TcpConfig::small_queue_bytes`).
+    nic_queued: u64,
+    /// New data waits for the NIC queue to drain below `TcpConfig::small_queue_bytes`.
+    nic_wait: bool,
+    /// The last `send` stopped because the window was full (window validation).
+    cwnd_limited: bool,
+    /// When the sender last put a packet on the wire or heard an ACK (stall detection).
+    last_activity: SimTime,
 }
 
 impl TcpSender {
@@ -106,6 +121,10 @@ impl TcpSender {
             timeouts: 0,
             consecutive_timeouts: 0,
             probing: false,
+            nic_queued: 0,
+            nic_wait: false,
+            cwnd_limited: true,
+            last_activity: SimTime::ZERO,
         }
     }
 
@@ -158,6 +177,54 @@ impl TcpSender {
     /// Whether the sender is in probe mode ([`TcpConfig::probe_after_timeouts`]).
     pub fn is_probing(&self) -> bool {
         self.probing
+    }
+    /// Whether new data waits for the flow's packets to leave its host's NIC
+    /// ([`TcpConfig::small_queue_bytes`]).
+    pub fn nic_waiting(&self) -> bool {
+        self.nic_wait
+    }
+    /// Wire bytes of this flow's data packets in its host's NIC queue, as the sender counts
+    /// them under [`TcpConfig::small_queue_bytes`].
+    pub fn nic_queued(&self) -> u64 {
+        self.nic_queued
+    }
+    /// `bytes` of this flow's data packets (wire bytes) left the host's NIC queue (sent on,
+    /// or dropped there). Under [`TcpConfig::small_queue_bytes`] the host reports every data
+    /// packet the sender produced, once; then [`TcpSender::send`] may send what waited.
+    pub fn nic_departed(&mut self, bytes: u64) {
+        debug_assert!(
+            bytes <= self.nic_queued,
+            "more bytes left the NIC than entered it"
+        );
+        self.nic_queued -= bytes.min(self.nic_queued);
+    }
+    /// Payload bytes this sender put on the wire, retransmissions included (every byte below
+    /// `snd_max` went once, and each resend is counted in `retransmitted_bytes`).
+    pub fn sent_payload(&self) -> u64 {
+        self.snd_max + self.retransmitted_bytes
+    }
+    /// Whether the sender is stalled at `now`: it holds data the application supplied and the
+    /// receiver has not acknowledged, nothing holds it back legitimately (a paced send not yet
+    /// due, its own packets still in the host's NIC), and it has neither sent a packet nor
+    /// heard an ACK for longer than its retransmission timeout, which whenever data is
+    /// outstanding would have fired by then. A correct sender is never stalled: with data
+    /// and an open window it sends at once, and otherwise its timer acts within one RTO.
+    pub fn stalled(&self, cfg: &TcpConfig, now: SimTime) -> bool {
+        if self.snd_una >= self.app_end || self.nic_wait {
+            return false;
+        }
+        if self.paced_wait && now <= self.next_send {
+            return false;
+        }
+        now.checked_since(self.last_activity)
+            .is_some_and(|idle| idle > self.current_rto(cfg))
+    }
+    /// A data segment of `len` payload bytes goes to the NIC: counted under small queues.
+    #[inline]
+    fn count_in_nic(&mut self, cfg: &TcpConfig, len: u64) {
+        if cfg.small_queue_bytes.is_some() {
+            self.nic_queued += len + cfg.header;
+        }
     }
     /// The current retransmission timeout including backoff.
     pub fn current_rto(&self, cfg: &TcpConfig) -> Delta {
@@ -229,13 +296,44 @@ impl TcpSender {
             self.send_probe(cfg, now, out);
             return;
         }
-        let wnd = self.win.cwnd.min(cfg.rwnd_bytes).min(cfg.max_cwnd_bytes);
         self.paced_wait = false;
+        self.nic_wait = false;
+        self.cwnd_limited = false;
+        let sent_before = out.len();
+        // Two copies of the loop, so a run without small queues pays nothing for them.
+        if cfg.small_queue_bytes.is_some() {
+            self.send_segments::<true>(cfg, now, out);
+        } else {
+            self.send_segments::<false>(cfg, now, out);
+        }
+        if out.len() > sent_before {
+            self.last_activity = now;
+        }
+    }
+
+    /// `send`'s loop: segments while the windows (and with `SMALL_QUEUES`, the flow's share
+    /// of its NIC queue) allow.
+    #[inline(always)]
+    fn send_segments<const SMALL_QUEUES: bool>(
+        &mut self,
+        cfg: &TcpConfig,
+        now: SimTime,
+        out: &mut Vec<Segment>,
+    ) {
+        let wnd = self.win.cwnd.min(cfg.rwnd_bytes).min(cfg.max_cwnd_bytes);
         let pacing = self.win.pacing.or(cfg.pacing);
+        let nic_limit = cfg.small_queue_bytes.unwrap_or(u64::MAX);
         while self.snd_nxt < self.app_end {
             let len = cfg.mss.min(self.app_end - self.snd_nxt);
             let in_flight = self.snd_nxt - self.snd_una;
             if in_flight > 0 && in_flight + len > wnd {
+                self.cwnd_limited = true;
+                break;
+            }
+            // TCP small queues: one packet always fits an empty share of the NIC.
+            if SMALL_QUEUES && self.nic_queued > 0 && self.nic_queued + len + cfg.header > nic_limit
+            {
+                self.nic_wait = true;
                 break;
             }
             if let Some(rate) = pacing {
@@ -256,6 +354,9 @@ impl TcpSender {
                 len,
                 retransmit,
             });
+            if SMALL_QUEUES {
+                self.nic_queued += len + cfg.header;
+            }
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
             if self.rto_at == SimTime::NEVER {
@@ -268,6 +369,7 @@ impl TcpSender {
     fn send_probe(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
         self.awaiting_probe = true;
         self.probed = true;
+        self.last_activity = now;
         out.push(Segment {
             seq: self.snd_nxt,
             len: 0,
@@ -288,12 +390,14 @@ impl TcpSender {
             len,
             retransmit: true,
         });
+        self.count_in_nic(cfg, len);
     }
 
     /// An ACK arrived: `ack` is the next byte the receiver expects.
     pub fn on_ack(&mut self, cfg: &TcpConfig, now: SimTime, ack: &AckOut, out: &mut Vec<Segment>) {
         // Any ACK shows the path delivers again: leave probe mode, and the go-back-N restart
         // the last timeout began resumes below (`send` from `snd_una` with the timeout's window).
+        self.last_activity = now;
         self.consecutive_timeouts = 0;
         self.probing = false;
         let a = ack.ack.min(self.snd_max);
@@ -320,7 +424,13 @@ impl TcpSender {
                 snd_max: self.snd_max,
                 in_recovery: self.in_recovery,
             };
+            let before = self.win.cwnd;
             self.cc.on_ack(&mut self.win, &ev, &self.rtt);
+            if cfg.cwnd_validation && !self.cwnd_limited {
+                // Window validation: a window the sender did not fill does not grow (the
+                // controller may still cut it: DCTCP's marks, a rate's window).
+                self.win.cwnd = self.win.cwnd.min(before);
+            }
             let mut restart_timer = true;
             if self.in_recovery {
                 if self.recover.is_some_and(|r| a >= r) {
@@ -398,6 +508,7 @@ impl TcpSender {
             len,
             retransmit: false,
         });
+        self.count_in_nic(cfg, len);
         self.snd_nxt += len;
         self.snd_max = self.snd_nxt;
         self.limited_bytes += len;
@@ -445,6 +556,7 @@ impl TcpSender {
             // answers at once (it holds nothing new), one per RTO, instead of full segments a
             // congested path would drop again.
             self.probing = true;
+            self.last_activity = now;
             out.push(Segment {
                 seq: self.snd_una,
                 len: 0,

@@ -726,3 +726,117 @@ fn stamping_sees_the_remaining_size_and_a_receiver_answers_a_probe_at_once() {
     r.on_probe(t(7), &mut acks);
     assert_eq!(acks, vec![ack(0, false, t(7))]);
 }
+
+#[test]
+fn small_queues_hold_new_data_until_the_flows_packets_leave_the_nic() {
+    let mut c = cfg();
+    let wire = c.mss + c.header;
+    c.small_queue_bytes = Some(3 * wire);
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    // A window of 12, but only three packets may sit in the NIC.
+    s.send(&c, t(0), &mut out);
+    assert_eq!(out.len(), 3);
+    assert!(s.nic_waiting());
+    assert_eq!(s.nic_queued(), 3 * wire);
+    out.clear();
+    // Nothing left the NIC: still nothing to send.
+    s.send(&c, t(1), &mut out);
+    assert!(out.is_empty());
+    // Two left: two more go.
+    s.nic_departed(2 * wire);
+    s.send(&c, t(2), &mut out);
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[0].seq, 3 * c.mss);
+    assert!(s.nic_waiting());
+    // Without the limit the whole window goes at once.
+    let mut s = TcpSender::new(&cfg(), Cc::NewReno(NewReno::default()));
+    s.supply(100 * c.mss);
+    out.clear();
+    s.send(&cfg(), t(0), &mut out);
+    assert_eq!(out.len(), 12);
+    assert!(!s.nic_waiting());
+    assert_eq!(s.nic_queued(), 0, "nothing is counted without the limit");
+}
+
+#[test]
+fn window_validation_grows_only_a_window_the_sender_filled() {
+    let mut c = cfg();
+    let wire = c.mss + c.header;
+    c.small_queue_bytes = Some(3 * wire);
+    c.cwnd_validation = true;
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(100 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    s.nic_departed(3 * wire);
+    // Held by the NIC limit, not the window: an ACK does not grow cwnd (slow start would).
+    s.on_ack(&c, t(10), &ack(c.mss, false, t(0)), &mut out);
+    assert_eq!(s.window().cwnd, 12 * c.mss);
+    // Application-limited likewise.
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(2 * c.mss);
+    out.clear();
+    s.send(&c, t(0), &mut out);
+    s.nic_departed(2 * wire);
+    s.on_ack(&c, t(10), &ack(c.mss, false, t(0)), &mut out);
+    assert_eq!(s.window().cwnd, 12 * c.mss);
+    // A sender that filled its window grows it as before.
+    let mut c = cfg();
+    c.cwnd_validation = true;
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(100 * c.mss);
+    out.clear();
+    s.send(&c, t(0), &mut out);
+    s.on_ack(&c, t(10), &ack(c.mss, false, t(0)), &mut out);
+    assert_eq!(s.window().cwnd, 13 * c.mss);
+    // A cut still applies to a window the sender did not fill (DCTCP's marks).
+    let mut c = cfg();
+    c.cwnd_validation = true;
+    let mut s = TcpSender::new(&c, Cc::Dctcp(Dctcp::default()));
+    s.supply(2 * c.mss);
+    out.clear();
+    s.send(&c, t(0), &mut out);
+    s.on_ack(&c, t(10), &ack(c.mss, true, t(0)), &mut out);
+    assert_eq!(
+        s.window().cwnd,
+        6 * c.mss,
+        "alpha 1 halves the window of 12"
+    );
+}
+
+#[test]
+fn a_sender_is_stalled_only_with_data_no_legitimate_wait_and_silence_past_its_rto() {
+    let c = cfg();
+    let rto = |s: &TcpSender| s.current_rto(&c);
+    // Nothing supplied: never stalled.
+    let s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    assert!(!s.stalled(&c, t(1_000_000)));
+    // Data sent at 0 and never acknowledged: stalled only once its RTO passed unserved.
+    let mut s = TcpSender::new(&c, Cc::NewReno(NewReno::default()));
+    s.supply(5 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    assert!(!s.stalled(&c, SimTime::ZERO + rto(&s)));
+    assert!(s.stalled(&c, SimTime::ZERO + rto(&s) + Delta(1)));
+    // An ACK is activity: the clock restarts.
+    s.on_ack(&c, t(30), &ack(c.mss, false, t(0)), &mut out);
+    assert!(!s.stalled(&c, t(30) + rto(&s)));
+    // All acknowledged: nothing left to deliver, never stalled.
+    s.on_ack(&c, t(40), &ack(5 * c.mss, false, t(30)), &mut out);
+    assert!(!s.stalled(&c, t(10_000_000)));
+    // A paced sender waiting for its next send time is not stalled before it.
+    let mut c2 = cfg();
+    c2.pacing = Some(Rate(1_000_000)); // 1 Mb/s: 12 ms per packet, far past the RTO
+    let mut s = TcpSender::new(&c2, Cc::NewReno(NewReno::default()));
+    s.supply(5 * c.mss);
+    out.clear();
+    s.send(&c2, t(0), &mut out);
+    assert_eq!(out.len(), 1);
+    s.on_ack(&c2, t(20), &ack(c.mss, false, t(0)), &mut out);
+    assert!(
+        !s.stalled(&c2, t(11_000)),
+        "paced, the next send is due at 12 ms"
+    );
+}

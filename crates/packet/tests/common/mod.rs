@@ -105,6 +105,9 @@ pub fn check_invariants(r: &PacketRun) {
         c.delivered_packets + c.dropped_packets + c.in_flight_packets,
         "packets sent = delivered + dropped + in flight: {c:?}"
     );
+    // The engine's own per-flow checks (debug builds already stop at the first violation).
+    assert_eq!(c.stalled_flows, 0, "stalled flows: {c:?}");
+    assert_eq!(c.unbalanced_flows, 0, "unbalanced flows: {c:?}");
     for p in &r.ports {
         assert!(
             p.max_queue_bytes <= p.buffer_bytes,

@@ -1,0 +1,216 @@
+//! N long flows on one bottleneck reach their fair share and keep it.
+
+use super::bench::*;
+use super::fill::{Path, DELAYS, TFC_UNDERFILLS};
+use super::{Case, Measured};
+use dctc_core::units::Delta;
+
+/// How a scheme shares a bottleneck, which sets the band its shares must keep.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Class {
+    /// Window-based AIMD of equal RTT converges to equal shares (Chiu & Jain 1989; DCTCP
+    /// §3.3 and HOLNET eq. 19/24 likewise, one utility for all): over many sawteeth of
+    /// uncorrelated phase. Jain >= 0.95 leaves room for the teeth in the window.
+    Aimd,
+    /// A fair queue serves its buckets round robin, one quantum each (RFC 8290 §4): equal
+    /// shares, except flows that hash into one bucket share it; 0.95 holds with a few such
+    /// collisions.
+    Queued,
+    /// Explicit allocation hands every flow the same share each round (XCP §3.2 fairness
+    /// controller, TFC eq. 5 W = T/E, Flowtune's NED with equal utilities): 0.99.
+    Explicit,
+}
+
+impl Class {
+    fn band(self) -> f64 {
+        match self {
+            Class::Aimd | Class::Queued => 0.95,
+            Class::Explicit => 0.99,
+        }
+    }
+}
+
+/// Schemes whose long flows share a bottleneck equally. pFabric is absent: it serves the
+/// flow with the least remaining first by design (the `queueing` family's SRPT case).
+const SCHEMES: &[(&str, Class)] = &[
+    ("newreno", Class::Aimd),
+    ("dctcp", Class::Aimd),
+    ("cubic", Class::Aimd),
+    ("codel", Class::Aimd),
+    ("fq-codel", Class::Queued),
+    ("sfqcodel-cubic", Class::Queued),
+    ("xcp", Class::Explicit),
+    ("tfc", Class::Explicit),
+    ("flowtune", Class::Explicit),
+    ("holnet-uta", Class::Aimd),
+    ("holnet-cc", Class::Aimd),
+    ("holnet-mcc", Class::Aimd),
+    ("mptcp", Class::Aimd),
+];
+
+const WHY: &str = "equal-RTT flows of one scheme on one bottleneck get equal shares: AIMD \
+    converges to them (Chiu & Jain 1989; DCTCP §3.3; HOLNET eq. 19 and 24 with equal \
+    utilities), a fair queue serves each bucket one quantum a round (RFC 8290 §4), and explicit \
+    schemes allocate them (XCP §3.2, TFC eq. 5, Flowtune's NED). Flows join over the first tenth \
+    of the run; measured: Jain's index of the flows' rates over its second half (and the largest \
+    over the smallest share); expected at least 0.95 (AIMD, fair queues: room for sawteeth and \
+    bucket collisions) or 0.99 (explicit), and the link at least 90% used (what one flow fills, \
+    if less). Window-based schemes share by their windows only while the path holds at least two \
+    packets a flow (its BDP plus the queue the scheme lets stand: the buffer for DropTail, K for \
+    DCTCP, C x target for CoDel, 80% of the buffer for HOLNET-UTA); below that, flows share by \
+    their timers' backoff, and those settings are not generated";
+
+/// The packets a flow of `name` needs in flight to share by its window: 2 for TCP (the least
+/// window DCTCP and Linux keep; one lost of one is a timeout), 1 for XCP (its window's clamp),
+/// none for TFC and Flowtune (sub-packet shares: the delay arbiter, pacing).
+fn least_window(name: &str) -> f64 {
+    match name {
+        "tfc" | "flowtune" => 0.0,
+        "xcp" => 1.0,
+        _ => 2.0,
+    }
+}
+
+/// The packets the path holds for `name`: the BDP plus the queue the scheme lets stand.
+fn holds(name: &str, p: &Path) -> f64 {
+    let queue = match name {
+        "dctcp" => p.dctcp_k() as f64,
+        "codel" | "fq-codel" | "sfqcodel-cubic" => {
+            bytes_in(p.rate, Delta::from_us_f64(p.codel().1)) as f64
+        }
+        "holnet-uta" => 0.8 * p.buffer() as f64,
+        "xcp" => 0.0,
+        _ => p.buffer() as f64,
+    };
+    p.bdp_packets() as f64 + queue / PACKET as f64
+}
+
+/// How long to run: for loss-based AIMD (the slowest to even out), 80 sawteeth of a flow
+/// that fills the buffer: each regrows half of a window of (BDP + buffer) / N packets, one
+/// packet a round, and a round lasts the base RTT plus the buffer's drain time; the second
+/// half of the run, where shares are measured, holds 40. Fair queues: 300 rounds. Explicit
+/// schemes: 1000 rounds (XCP's fairness controller reshuffles 10% of the traffic a round, so
+/// shares converge over hundreds of rounds, XCP §3.2). At least 4 ms.
+fn duration(p: &Path, class: Class) -> Delta {
+    let least = (p.rtt() * 300).max(Delta::from_ms(4));
+    match class {
+        Class::Queued => return least,
+        Class::Explicit => return (p.rtt() * 1000).max(least),
+        Class::Aimd => {}
+    }
+    let buffer = p.buffer();
+    let window = (p.bdp_packets() * PACKET + buffer) / PACKET / p.flows as u64;
+    let round = p.rtt() + gbps(p.rate).tx_time(buffer);
+    (round * (40 * window).max(1)).max(least)
+}
+
+/// The most packets a case may send: AIMD's sawteeth at a window of a thousand packets a
+/// flow last a second of simulated time each (Reno's known slow convergence at large
+/// bandwidth-delay products, which CUBIC was made for); cases past this are not generated.
+const BUDGET_PACKETS: u64 = 4_000_000;
+
+/// A finding of this suite, left to the TFC work of issue 25.
+const TFC_UNFAIR: &str = "TFC: equal flows get unequal shares above 1 Gb/s (8 flows: Jain \
+    0.43-0.71, the largest share 5-16x the smallest, at 10-100 Gb/s), where W = T/E (eq. 5) \
+    hands every flow the same window (issue 25, TFC)";
+
+/// A finding of this suite: HOLNET's CC and MCC window translations (eq. 19, 20) starve
+/// some of N equal flows.
+const HOLNET_STARVES: &str = "HOLNET CC (log utility each) and MCC (one path each): N equal \
+    flows split into flows near the fair share and flows with almost nothing (1 Gb/s, 8 flows: \
+    four at 0.23 Gb/s, four at 0.005, 215 timeouts in 0.7 s; 2 flows share), where equal \
+    utilities have equal optimal rates; a timeout keeps the window and goes back N (the \
+    scheme's documented translation), and flows that start timing out keep doing so";
+
+/// A finding of this suite, left to the HOLNET-UTA work of issue 25.
+const UTA_MANY: &str = "HOLNET-UTA: flows share unevenly at 1 Gb/s and with 64 flows (Jain \
+    0.79-0.95; 8 flows at 10-100 Gb/s: 0.99-1.00) though the path holds 4 or more packets a \
+    flow (issue 25, UTA)";
+
+/// A finding of this suite, left to the TFC work of issue 25.
+const TFC_TWO: &str = "TFC: two flows on 1 Gb/s at a 45 us RTT use 82% of the link (one flow: \
+    93%; the aim is rho0 = 97%, TFC §4.2) (issue 25, TFC)";
+
+/// The finding a case of `name` on `p` exposes, if any (see [`Case::known_failure`]).
+fn known(name: &str, p: &Path) -> Option<&'static str> {
+    match name {
+        "tfc" if p.rate == 10.0 && p.delay_us == 1.0 => Some(TFC_UNDERFILLS),
+        "tfc" if p.rate > 1.0 => Some(TFC_UNFAIR),
+        "tfc" if p.flows == 2 => Some(TFC_TWO),
+        "holnet-cc" if p.flows >= 8 => Some(HOLNET_STARVES),
+        "holnet-mcc" => Some(HOLNET_STARVES),
+        "holnet-uta" if p.flows == 64 || p.rate == 1.0 => Some(UTA_MANY),
+        "xcp" if p.rate == 10.0 && p.delay_us == 1.0 && p.flows == 8 => Some(XCP_SLOW),
+        _ => None,
+    }
+}
+
+/// A finding of this suite: XCP's shares even out over thousands of rounds.
+const XCP_SLOW: &str = "XCP: 8 flows at 10 Gb/s, 10 us RTT reach Jain 0.986 after 1000 \
+    rounds (0.999 after 2000), though its fairness controller reshuffles 10% of the traffic a \
+    round (XCP §3.2), which should even shares out within tens of rounds";
+
+pub(crate) fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for &(name, class) in SCHEMES {
+        for &(rate, quick_rate) in RATES {
+            for &(delay_us, quick_delay) in DELAYS {
+                for (flows, quick_n) in [(2, false), (8, true), (64, false)] {
+                    let p = Path::dumbbell(rate, delay_us, flows);
+                    if bytes_in(rate, duration(&p, class)) / PACKET > BUDGET_PACKETS
+                        || holds(name, &p) < least_window(name) * flows as f64
+                    {
+                        continue;
+                    }
+                    let band = class.band();
+                    let util = (0.95 * super::fill::aim(name, &p).0).min(0.9);
+                    let case = Case::new(
+                        "fair",
+                        "N flows share the bottleneck",
+                        name,
+                        p.label(),
+                        format!("Jain >= {band}, utilization >= {util:.3}"),
+                        WHY,
+                        quick_rate && quick_delay && quick_n,
+                        move || share(name, p, class, util),
+                    );
+                    v.push(match known(name, &p) {
+                        Some(finding) => case.known(finding),
+                        None => case,
+                    });
+                }
+            }
+        }
+    }
+    v
+}
+
+/// `p.flows` long flows from as many senders to one receiver across a dumbbell (hosts 4x the
+/// bottleneck), joining over the first tenth of the run.
+fn share(name: &str, p: Path, class: Class, util: f64) -> Measured {
+    let n = p.flows;
+    let mut t = dumbbell(n, 1, p.rate, p.host_factor, p.delay_us, p.buffer());
+    let jitter = gbps(p.rate).tx_time(PACKET).as_us_f64();
+    let packet = format!("{}\nsend_jitter_us = {jitter}", p.packet(name));
+    let s = scheme(name, &p.keys(name), &packet, &mut t);
+    let until = duration(&p, class);
+    let l = link(&t, "left", "right");
+    let rec = Record {
+        bin: Some(Delta(until.0 / 100)),
+        sample: Some(Delta(until.0 / 100)),
+        links: vec![l],
+    };
+    let end = until.as_us_f64();
+    let flows = (0..n)
+        .map(|i| long_flow(&t, i as u32, i, n, i as f64 * end / 10.0 / n as f64, end))
+        .collect();
+    let r = simulate(&t, &s, flows, until, &rec);
+    let half = Delta(until.0 / 2);
+    let x = rates(&r, half, until);
+    let (j, spread) = (jain(&x), max_over_min(&x));
+    let u = utilization(&r, l, gbps(p.rate), half, until);
+    Measured::new(
+        format!("Jain {j:.3}, max/min {spread:.2}, utilization {u:.3}"),
+        j >= class.band() && u >= util,
+    )
+}
