@@ -17,6 +17,7 @@ use crate::routing::{self, Reroute, RoutingMode};
 pub use crate::state::{CoflowInput, Coflows, FlowInput, Flows};
 use dctc_core::event::EventQueue;
 use dctc_core::units::{Delta, SimTime};
+use std::collections::HashMap;
 
 /// Run options.
 #[derive(Clone, Debug)]
@@ -370,6 +371,32 @@ impl<'n> Simulator<'n> {
         }
     }
 
+    /// For each flow of coflow `c`, in order: its share of its two host links among the
+    /// coflow's flows on them, b/s.
+    fn host_shares(&self, c: usize) -> Vec<f64> {
+        let mut count: HashMap<u32, u32> = HashMap::new();
+        let ports = |f: usize| {
+            [
+                self.net.host_up[self.flows.src[f] as usize],
+                self.net.host_down[self.flows.dst[f] as usize],
+            ]
+        };
+        for f in self.coflows.flows(c) {
+            for l in ports(f) {
+                *count.entry(l).or_insert(0) += 1;
+            }
+        }
+        self.coflows
+            .flows(c)
+            .map(|f| {
+                ports(f)
+                    .iter()
+                    .map(|&l| self.net.cap[l as usize] / count[&l] as f64)
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect()
+    }
+
     /// When the next tick would be, if the policy wants one.
     fn next_tick_time(&self) -> Option<u64> {
         let period = self.policy.tick_period()?;
@@ -384,7 +411,15 @@ impl<'n> Simulator<'n> {
         self.arrivals_left -= 1;
         let mut touched: Vec<(u32, f64)> = Vec::new();
         let mut flow_bound = 0.0f64;
-        for f in self.coflows.flows(c) {
+        // CONGA places the flows of one arrival one after another, each seeing those placed
+        // before it (their first packets reach the path's utilization estimate within
+        // microseconds); with the measured load alone every flow of a coflow would pick the
+        // same least-loaded path. A placed flow counts at its share of its two host links
+        // among the coflow's flows (its rate before any other constraint).
+        let mut placed = self
+            .track_load
+            .then(|| (self.load.clone(), self.host_shares(c)));
+        for (i, f) in self.coflows.flows(c).enumerate() {
             let hops = routing::route(
                 self.net,
                 &self.cfg.routing,
@@ -392,8 +427,13 @@ impl<'n> Simulator<'n> {
                 f as u32,
                 self.flows.src[f],
                 self.flows.dst[f],
-                &self.load,
+                placed.as_ref().map_or(&self.load, |p| &p.0),
             );
+            if let Some((load, share)) = placed.as_mut() {
+                for h in &hops {
+                    load[h.link as usize] += share[i] * h.coef;
+                }
+            }
             flow_bound = flow_bound.max(self.flows.size[f] * 8.0 / self.net.route_rate(&hops));
             self.set_route(f, &hops);
             self.flows.active[f] = true;

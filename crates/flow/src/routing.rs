@@ -7,8 +7,10 @@
 //!   demand (reservations start empty each round); a flow that fits nowhere keeps its path.
 //!   Demand = Hedera's estimate: the flow's max-min fair rate when only host NICs limit it.
 //! - `conga`: at flow start, the equal-cost path whose most utilized link (current load /
-//!   capacity) is least utilized; ties go to the flow's ECMP choice order. Flowlets are not
-//!   modelled: a fluid flow is one flowlet.
+//!   capacity) is least utilized; ties go to the flow's ECMP choice order. The flows of one
+//!   coflow arrival are placed in turn, each seeing the ones before it at their share of their
+//!   host links (the engine's `arrive`). Flowlets are not modelled: a fluid flow is one
+//!   flowlet.
 //! - `drill`: per-packet load balancing in the fluid limit: the flow's rate is spread evenly
 //!   over all equal-cost paths (each link carries the fraction of paths through it).
 
