@@ -5,6 +5,7 @@ pub(crate) mod allocator;
 pub(crate) mod fct;
 pub(crate) mod flow;
 pub(crate) mod packet;
+pub(crate) mod packet_scale;
 
 use anyhow::{bail, Result};
 use dctc_core::fabric::PRESETS;
