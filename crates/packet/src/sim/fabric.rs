@@ -176,51 +176,10 @@ impl Port {
     }
 }
 
-/// Next hops toward every host from every node, flattened from [`Routing`] so the per-hop
-/// lookup inlines: `spans[host * n_nodes + node]` indexes `links`.
-struct RouteTable {
-    n_nodes: usize,
-    host_of: Vec<u32>,
-    spans: Vec<(u32, u32)>,
-    links: Vec<LinkId>,
-}
-
-impl RouteTable {
-    fn new(topo: &Topology, routing: &Routing) -> RouteTable {
-        let n_nodes = topo.nodes().len();
-        // Rows: the hosts, then controllers (Flowtune's allocator), as `Routing` orders them.
-        let mut host_of = vec![u32::MAX; n_nodes];
-        for (r, d) in routing.destinations().iter().enumerate() {
-            host_of[d.index()] = r as u32;
-        }
-        let mut spans = Vec::with_capacity(routing.destinations().len() * n_nodes);
-        let mut links = Vec::new();
-        for &dst in routing.destinations() {
-            for node in 0..n_nodes {
-                let hops = routing.next_hops(topo, NodeId::from_index(node), dst);
-                spans.push((links.len() as u32, hops.len() as u32));
-                links.extend_from_slice(hops);
-            }
-        }
-        RouteTable {
-            n_nodes,
-            host_of,
-            spans,
-            links,
-        }
-    }
-
-    #[inline]
-    fn next_hops(&self, at: NodeId, dst: NodeId) -> &[LinkId] {
-        let h = self.host_of[dst.index()] as usize;
-        let (a, n) = self.spans[h * self.n_nodes + at.index()];
-        &self.links[a as usize..(a + n) as usize]
-    }
-}
-
 /// Ports, routes, the balancer and the packet pool of one run.
 pub(crate) struct Fabric {
-    routes: RouteTable,
+    /// The fabric's routing (compact: its lookups are arithmetic on small tables).
+    routes: Routing,
     pub(crate) pool: PacketPool,
     pub(crate) ports: Vec<Port>,
     is_host: Vec<bool>,
@@ -379,7 +338,7 @@ impl Fabric {
         };
         let deferred = ports.iter().any(|p| p.defer);
         Ok(Fabric {
-            routes: RouteTable::new(topo, routing),
+            routes: routing.clone(),
             pool: PacketPool::with_capacity(4096),
             ports,
             is_host,
@@ -568,7 +527,7 @@ impl Fabric {
             return;
         };
         if let Some(flags) = sig.judge(flow, flags) {
-            let back = self.routes.next_hops(at, src)[0];
+            let back = self.routes.hops_toward(at, src)[0];
             let delay = self.ports[back.index()].delay;
             ev.push(
                 now + delay,
@@ -589,7 +548,7 @@ impl Fabric {
         dst: NodeId,
         now: SimTime,
     ) -> bool {
-        self.routes.next_hops(node, dst).iter().any(|l| {
+        self.routes.hops_toward(node, dst).iter().any(|l| {
             let next = &self.ports[l.index()];
             next.signal_congested(sig, sig.congested_left[l.index()], now)
                 || (sig.spec.downstream
@@ -631,7 +590,7 @@ impl Fabric {
             }
         }
         let dst = self.pool[pkt].dst;
-        let cands = self.routes.next_hops(at, dst);
+        let cands = self.routes.hops_toward(at, dst);
         let link = if cands.len() == 1 {
             cands[0].0
         } else if let Balancer::Ecmp(b) = &mut self.lb {
@@ -660,7 +619,7 @@ impl Fabric {
         if self.settle_on_pick {
             self.settle_toward(at, dst, false, now, ev, c);
         }
-        let cands = self.routes.next_hops(at, dst);
+        let cands = self.routes.hops_toward(at, dst);
         let ports = &self.ports;
         let i = self.lb.pick(at, &self.pool[pkt], cands, &|l: LinkId| {
             ports[l.index()].backlog(now)
@@ -897,8 +856,8 @@ impl Fabric {
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
-        for k in 0..self.routes.next_hops(node, dst).len() {
-            let l = self.routes.next_hops(node, dst)[k];
+        for k in 0..self.routes.hops_toward(node, dst).len() {
+            let l = self.routes.hops_toward(node, dst)[k];
             self.settle(l.0, now, ev, c);
             let to = self.ports[l.index()].to;
             if downstream && !self.is_host[to.index()] {
