@@ -1,6 +1,6 @@
 //! DropTail: first in, first out; an arrival that does not fit in the byte buffer is dropped.
 
-use super::{Enqueued, QueueDisc};
+use super::{Enqueued, Offer, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
 use dctc_core::units::SimTime;
 use std::collections::VecDeque;
@@ -63,9 +63,9 @@ impl QueueDisc for DropTail {
         true
     }
     #[inline]
-    fn admit(&mut self, pkt: PacketId, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
-        if backlog_bytes + pool[pkt].wire_bytes as u64 > self.capacity {
-            Enqueued::Dropped(pkt)
+    fn admit(&mut self, offer: &mut Offer, _pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+        if backlog_bytes + offer.wire_bytes as u64 > self.capacity {
+            Enqueued::Dropped(offer.pkt)
         } else {
             Enqueued::Queued { marked: false }
         }

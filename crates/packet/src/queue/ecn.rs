@@ -2,7 +2,7 @@
 //! ECN-capable arrival when the queue, counting the arrival, exceeds K bytes. Arrivals that do
 //! not fit the buffer are dropped as in DropTail; non-ECT packets are never marked.
 
-use super::{DropTail, Enqueued, QueueDisc};
+use super::{DropTail, Enqueued, Offer, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
 use dctc_core::units::SimTime;
 
@@ -59,16 +59,15 @@ impl QueueDisc for EcnThreshold {
         true
     }
     #[inline]
-    fn admit(&mut self, pkt: PacketId, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
-        let p = &mut pool[pkt];
-        let total = backlog_bytes + p.wire_bytes as u64;
+    fn admit(&mut self, offer: &mut Offer, _pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+        let total = backlog_bytes + offer.wire_bytes as u64;
         if total > self.fifo.capacity() {
-            return Enqueued::Dropped(pkt);
+            return Enqueued::Dropped(offer.pkt);
         }
         // DCTCP: mark when the instantaneous queue exceeds K.
-        let marked = p.ecn.ect && total > self.k_bytes;
+        let marked = offer.ecn.ect && total > self.k_bytes;
         if marked {
-            p.ecn.ce = true;
+            offer.ecn.ce = true;
         }
         Enqueued::Queued { marked }
     }

@@ -7,7 +7,7 @@
 //! marked. HOLNET-UTA with the single-hop signal (its default) reads no header fields and
 //! runs over plain DropTail ports instead (`schemes::holnet_uta`).
 
-use super::{DropTail, Enqueued, QueueDisc};
+use super::{DropTail, Enqueued, Offer, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
 use crate::packet::PacketKind;
 use dctc_core::units::SimTime;
@@ -70,12 +70,12 @@ impl QueueDisc for HolnetMark {
         true
     }
     #[inline]
-    fn admit(&mut self, pkt: PacketId, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
-        let total = backlog_bytes + pool[pkt].wire_bytes as u64;
+    fn admit(&mut self, offer: &mut Offer, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+        let total = backlog_bytes + offer.wire_bytes as u64;
         if total > self.fifo.capacity() {
-            return Enqueued::Dropped(pkt);
+            return Enqueued::Dropped(offer.pkt);
         }
-        self.mark(pkt, pool, total);
+        self.mark(offer.pkt, pool, total);
         Enqueued::Queued { marked: false }
     }
 }
@@ -100,17 +100,20 @@ mod tests {
         let mut q = HolnetMark::new(10_000);
         // Hop 0 at 70% after the arrival: no bit.
         let a = pkt(&mut pool, PacketKind::Data);
-        q.admit(a, &mut pool, 5_500);
+        q.admit(&mut Offer::of(a, &pool), &mut pool, 5_500);
         assert_eq!((pool.ext(a).flags, pool.ext(a).aux), (0, 1));
         // The same packet at hop 1, a port at 80%: bit 1.
         let mut q2 = HolnetMark::new(10_000);
-        q2.admit(a, &mut pool, 6_500);
+        q2.admit(&mut Offer::of(a, &pool), &mut pool, 6_500);
         assert_eq!((pool.ext(a).flags, pool.ext(a).aux), (0b10, 2));
         // ACKs pass unmarked; an arrival that does not fit is dropped.
         let k = pkt(&mut pool, PacketKind::Ack);
-        q.admit(k, &mut pool, 8_000);
+        q.admit(&mut Offer::of(k, &pool), &mut pool, 8_000);
         assert_eq!((pool.ext(k).flags, pool.ext(k).aux), (0, 0));
-        assert_eq!(q.admit(k, &mut pool, 9_000), Enqueued::Dropped(k));
+        assert_eq!(
+            q.admit(&mut Offer::of(k, &pool), &mut pool, 9_000),
+            Enqueued::Dropped(k)
+        );
         // The stored path marks the same way: the fifth packet brings the queue to 75%, the
         // sixth to 90%.
         let mut q3 = HolnetMark::new(10_000);

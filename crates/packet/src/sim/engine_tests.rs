@@ -58,17 +58,17 @@ fn packets_a_discipline_drops_at_enqueue_beyond_the_arrival_are_freed_and_counte
     fab.ports[l as usize].busy_until = SimTime(1_000_000_000);
     for _ in 0..4 {
         let p = packet(&mut fab, 9, false);
-        fab.enqueue(l, p, now, &mut ev, &mut c);
+        fab.offer(l, p, now, &mut ev, &mut c);
     }
     assert_eq!(c.dropped_packets, 0);
     let live = fab.pool.live();
     // The fifth overflows the 6000 B buffer: FQ-CoDel drops from the one bucket until half
     // its 7500 B are gone, three packets.
     let p = packet(&mut fab, 9, false);
-    fab.enqueue(l, p, now, &mut ev, &mut c);
+    fab.offer(l, p, now, &mut ev, &mut c);
     assert_eq!(c.dropped_packets, 3);
     assert_eq!(c.dropped_bytes, 4500);
-    assert_eq!(fab.ports[l as usize].drops, 3);
+    assert_eq!(fab.tally(l).drops, 3);
     assert_eq!(fab.pool.live(), live + 1 - 3, "dropped packets are freed");
     assert_eq!(fab.ports[l as usize].queue.len(), 2);
 }
@@ -87,7 +87,7 @@ fn ce_marks_a_discipline_makes_at_dequeue_are_counted() {
     fab.ports[l as usize].busy_until = SimTime(1_000_000_000);
     for _ in 0..4 {
         let p = packet(&mut fab, 9, true);
-        fab.enqueue(l, p, SimTime::ZERO, &mut ev, &mut c);
+        fab.offer(l, p, SimTime::ZERO, &mut ev, &mut c);
     }
     // Sojourn 200 us > target: CoDel starts its interval; 150 us later it is still above
     // target after a full interval, so it marks (ECT) instead of dropping.
@@ -95,7 +95,7 @@ fn ce_marks_a_discipline_makes_at_dequeue_are_counted() {
     assert_eq!(c.ecn_marks, 0);
     fab.start_tx(l, SimTime::from_delta(Delta::from_us(350)), &mut ev, &mut c);
     assert_eq!(c.ecn_marks, 1);
-    assert_eq!(fab.ports[l as usize].marks, 1);
+    assert_eq!(fab.tally(l).marks, 1);
     assert_eq!(c.dropped_packets, 0);
 }
 
@@ -297,7 +297,7 @@ fn drive(q: &QueueSpec, defer: bool, offers: &[Offer], until: u64) -> Seen {
             p.seq = next as u64;
             let id = fab.pool.alloc(p);
             fab.pool.ext(id).priority = priority;
-            fab.enqueue(l, id, SimTime(at), &mut ev, &mut c);
+            fab.offer(l, id, SimTime(at), &mut ev, &mut c);
             next += 1;
             continue;
         }
