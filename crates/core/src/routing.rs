@@ -23,6 +23,11 @@
 //!   read from a file get whatever runs their next hops fall into: per destination edge at
 //!   worst, never per host.
 //!
+//! Most nodes' runs take one of a few shapes: one set for every anchor (a host, a core), or
+//! one set for every anchor but a range that takes another (plain or strided: an edge or
+//! aggregation switch). Such a node gets a [`Rule`] that a lookup evaluates with one
+//! comparison; other nodes' lookups search their runs.
+//!
 //! Sets are lists of out-links in the node's own out-link order, so the equal-cost choice
 //! (`ecmp_pick`'s index) picks the same link as a per-destination table would.
 //!
@@ -63,6 +68,63 @@ struct Run {
     width: u32,
 }
 
+/// A node's runs when they take one of the common shapes: anchors `lo .. lo + span` take the
+/// middle set (a plain or strided run), every other anchor the outer set. Half a cache line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(align(32))]
+struct Rule {
+    lo: u32,
+    span: u32,
+    /// The middle run: offset of its (first) set in `hops` or [`LAST_HOP`], links per set,
+    /// and its width (0: one set).
+    mid: (u32, u32, u32),
+    /// The outer set, `(offset, len)`; `len` [`SEARCH`] when the node's runs take no common
+    /// shape and a lookup searches them.
+    out: (u32, u32),
+}
+
+/// A [`Rule`] whose node's lookups search its runs.
+const SEARCH: u32 = u32::MAX;
+
+impl Rule {
+    /// The rule of a node whose runs are `runs` over `n_anchors` anchors.
+    fn of(runs: &[Run], n_anchors: u32) -> Rule {
+        let search = Rule {
+            lo: 0,
+            span: 0,
+            mid: (0, 0, 0),
+            out: (0, SEARCH),
+        };
+        let end = |i: usize| runs.get(i + 1).map_or(n_anchors, |r| r.start);
+        let plain = |r: &Run| r.width == 0 && r.off != LAST_HOP;
+        let mid_of = |i: usize| Rule {
+            lo: runs[i].start,
+            span: end(i) - runs[i].start,
+            mid: (runs[i].off, runs[i].len, runs[i].width),
+            out: (0, 0),
+        };
+        match runs {
+            // One run: all anchors in the middle.
+            [_] => mid_of(0),
+            // Two: either is the outer set if it is a plain run.
+            [a, _] if plain(a) => Rule {
+                out: (a.off, a.len),
+                ..mid_of(1)
+            },
+            [_, b] if plain(b) => Rule {
+                out: (b.off, b.len),
+                ..mid_of(0)
+            },
+            // Three: the same plain set on either side of the middle.
+            [a, _, c] if plain(a) && plain(c) && (a.off, a.len) == (c.off, c.len) => Rule {
+                out: (a.off, a.len),
+                ..mid_of(1)
+            },
+            _ => search,
+        }
+    }
+}
+
 /// Next hops on equal-cost shortest paths from every node to every host (see the module docs
 /// for how they are stored).
 #[derive(Clone, Debug)]
@@ -71,6 +133,8 @@ pub struct Routing {
     dests: Vec<NodeId>,
     /// Per node: as a destination.
     dest: Vec<Dest>,
+    /// Per node: its runs' common shape, if they take one.
+    rules: Vec<Rule>,
     /// Per node: its runs, `(first, count)` in `runs`, ordered by start anchor.
     node_runs: Vec<(u32, u32)>,
     runs: Vec<Run>,
@@ -278,9 +342,16 @@ impl Routing {
             }
             first_run.push((first, runs.len() as u32 - first));
         }
+        let rules = first_run
+            .iter()
+            .map(|&(first, count)| {
+                Rule::of(&runs[first as usize..(first + count) as usize], n_anchors)
+            })
+            .collect();
         Ok(Routing {
             dests,
             dest,
+            rules,
             node_runs: first_run,
             runs,
             hops,
@@ -299,8 +370,9 @@ impl Routing {
         self.hops_toward(at, dst)
     }
 
-    /// [`Routing::next_hops`] (which needs no topology).
-    #[inline]
+    /// [`Routing::next_hops`] (which needs no topology). The packet engine's per-hop lookup:
+    /// for a node whose runs take a common shape, one comparison and at most a division.
+    #[inline(always)]
     pub fn hops_toward(&self, at: NodeId, dst: NodeId) -> &[LinkId] {
         let d = self.dest[dst.index()];
         assert!(
@@ -310,21 +382,34 @@ impl Routing {
         if at == dst {
             return &[];
         }
-        let (first, count) = self.node_runs[at.index()];
-        let runs = &self.runs[first as usize..(first + count) as usize];
-        let r = if count == 1 {
-            &runs[0]
+        let rule = &self.rules[at.index()];
+        let rel = d.anchor.wrapping_sub(rule.lo);
+        let (off, len) = if rel < rule.span {
+            let (off, len, width) = rule.mid;
+            if off == LAST_HOP {
+                d.last
+            } else {
+                (off + block(rel, width) * len, len)
+            }
+        } else if rule.out.1 != SEARCH {
+            rule.out
         } else {
-            &runs[runs.partition_point(|r| r.start <= d.anchor) - 1]
-        };
-        let (off, len) = if r.off == LAST_HOP {
-            d.last
-        } else {
-            // A strided run's block, or 0 for a plain run (width 0).
-            let block = (d.anchor - r.start).checked_div(r.width).unwrap_or(0);
-            (r.off + block * r.len, r.len)
+            self.search(at, d)
         };
         &self.hops[off as usize..(off + len) as usize]
+    }
+
+    /// The set toward `d` of a node whose runs take no common shape, from its runs.
+    #[inline(never)]
+    fn search(&self, at: NodeId, d: Dest) -> (u32, u32) {
+        let (first, count) = self.node_runs[at.index()];
+        let runs = &self.runs[first as usize..(first + count) as usize];
+        let r = &runs[runs.partition_point(|r| r.start <= d.anchor) - 1];
+        if r.off == LAST_HOP {
+            d.last
+        } else {
+            (r.off + block(d.anchor - r.start, r.width) * r.len, r.len)
+        }
     }
 
     /// Hop count from `at` to host `dst`.
@@ -391,6 +476,18 @@ impl Routing {
             }
         }
         out
+    }
+}
+
+/// The block of a run of `width` (0: a plain run, one block) that the anchor `rel` places
+/// after the run's start falls in.
+#[inline(always)]
+fn block(rel: u32, width: u32) -> u32 {
+    if width <= 1 {
+        // 0 for a plain run, `rel` for blocks of one anchor (an aggregation switch's edges).
+        rel * width
+    } else {
+        rel / width
     }
 }
 
@@ -649,6 +746,25 @@ mod tests {
         }
         // Both outcomes are exercised.
         assert!((20..55).contains(&built), "{built} of 60 built");
+    }
+
+    #[test]
+    fn the_regular_fabrics_route_by_rules_without_searching() {
+        let mut t = fat(8);
+        crate::fabric::attach_allocator(&mut t, 40.0).unwrap();
+        let mut ls = preset("flowtune-144")
+            .unwrap()
+            .build(Path::new("."))
+            .unwrap();
+        crate::fabric::attach_allocator(&mut ls, 40.0).unwrap();
+        for t in [fat(8), t, fat(6), ls] {
+            let r = Routing::new(&t).unwrap();
+            assert!(
+                r.rules.iter().all(|rule| rule.out.1 != SEARCH),
+                "{}",
+                t.name
+            );
+        }
     }
 
     #[test]

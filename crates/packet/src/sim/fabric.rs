@@ -754,20 +754,19 @@ impl Fabric {
     #[cold]
     #[inline(never)]
     pub(crate) fn fold_tallies(&mut self) {
-        for h in self.hop_stats.drain(..) {
-            let (port, tally) = (
-                &self.ports[h.link as usize],
-                &mut self.tally[h.link as usize],
-            );
+        let (ports, tallies) = (&self.ports, &mut self.tally);
+        for h in &self.hop_stats {
+            let (port, tally) = (&ports[h.link as usize], &mut tallies[h.link as usize]);
             let bytes = (h.bytes & !HopStat::MARKED) as u64;
             tally.area += bytes as u128 * h.wait as u128;
             tally.max_queue = tally.max_queue.max(port.bytes_in(h.wait) + bytes);
             tally.tx_bytes += bytes;
-            tally.marks += u64::from(h.bytes & HopStat::MARKED != 0);
+            tally.marks += u64::from(h.bytes >> 31);
             if port.switch {
                 self.queue_delay.record(h.wait);
             }
         }
+        self.hop_stats.clear();
     }
 
     /// Port `l`'s statistics now.
