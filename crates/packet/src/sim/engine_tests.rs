@@ -367,3 +367,38 @@ fn a_port_that_settles_its_departures_when_looked_at_sends_what_departure_events
         }
     }
 }
+
+#[test]
+fn looking_ahead_changes_nothing_but_speed() {
+    // A DCTCP permutation on a k = 4 fat-tree with queue samples, once with the loop warming
+    // the next events' lines and once without: the same run.
+    let t = dctc_core::fabric::fat_tree(&dctc_core::fabric::FatTreeSpec {
+        k: 4,
+        rate_gbps: 10.0,
+        link_delay_us: 1.0,
+        host_delay_us: 0.0,
+        buffer_bytes: 30_000,
+    })
+    .unwrap();
+    let routing = Routing::new(&t).unwrap();
+    let s = PacketScheme::dctcp(TcpConfig::pfabric_tuned(30_000), 15_000);
+    let wl = Workload {
+        flows: crate::bench::permutation(&t, 3),
+        incasts: Vec::new(),
+    };
+    let run = |on: bool| {
+        let mut opts = RunOptions::new(3, SimTime::from_delta(Delta::from_ms(2)));
+        opts.queue_sample = Some(Delta::from_us(50));
+        let mut sim = Simulation::new(&t, &routing, &s, &wl, opts).unwrap();
+        sim.set_lookahead(on);
+        let mut r = sim.run(&mut |_| {});
+        r.wall_seconds = 0.0;
+        r
+    };
+    let (ahead, plain) = (run(true), run(false));
+    assert!(ahead.counters.ecn_marks > 0 && ahead.counters.delivered_data_packets > 1000);
+    assert_eq!(ahead.counters, plain.counters);
+    assert_eq!(ahead.records, plain.records);
+    assert_eq!(ahead.ports, plain.ports);
+    assert_eq!(ahead.queue_samples, plain.queue_samples);
+}

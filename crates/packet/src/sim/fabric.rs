@@ -479,6 +479,26 @@ impl Fabric {
         self.forward(pkt.src, InFlight::of(id, pkt, now), now, ev, c);
     }
 
+    /// Loads port `l`'s hot line ahead of its use, so that its cache miss overlaps other work.
+    #[inline(always)]
+    pub(crate) fn warm_port(&self, l: u32) {
+        std::hint::black_box(self.ports[l as usize].busy_until);
+    }
+
+    /// Loads the head packet's entry on link `l` ahead of its arrival, and its header if it
+    /// is about to reach its host.
+    #[inline(always)]
+    pub(crate) fn warm_head(&self, l: u32) {
+        let port = &self.ports[l as usize];
+        if let Some(h) = port.pipe.front() {
+            if self.is_host[port.to.index()] {
+                std::hint::black_box(self.pool[h.offer.pkt].flow);
+            } else {
+                std::hint::black_box(h.dst);
+            }
+        }
+    }
+
     /// The head packet on link `l` reaches the far end: forwarded if that is a switch,
     /// returned if it is a host (the caller reads it, then frees it with
     /// [`Fabric::release`]).
@@ -627,17 +647,27 @@ impl Fabric {
                 return link.0;
             }
         }
-        let cands = self.routes.hops_toward(at, hop.dst);
-        let link = if cands.len() == 1 {
-            cands[0].0
-        } else if let Balancer::Ecmp(b) = &self.lb {
-            // ECMP reads no backlog: its hash inlines here.
-            cands[b.pick_hash(at, hop.hash, cands.len())].0
-        } else {
-            self.pick_loaded(at, hop, now, ev, c).0
+        let link = match self.route(at, &hop) {
+            Some(link) => link,
+            None => self.pick_loaded(at, hop, now, ev, c).0,
         };
         self.enqueue(link, hop, now, ev, c);
         link
+    }
+
+    /// The link `hop` leaves `at` by when no backlog decides it: the only next hop, or ECMP's
+    /// pick; `None` when another balancer must read the candidates' backlogs.
+    #[inline(always)]
+    fn route(&self, at: NodeId, hop: &InFlight) -> Option<u32> {
+        let cands = self.routes.hops_toward(at, hop.dst);
+        if cands.len() == 1 {
+            Some(cands[0].0)
+        } else if let Balancer::Ecmp(b) = &self.lb {
+            // ECMP reads no backlog: its hash inlines here.
+            Some(cands[b.pick_hash(at, hop.hash, cands.len())].0)
+        } else {
+            None
+        }
     }
 
     /// The link a balancer other than ECMP picks for `hop` at `at`, reading the candidates'
