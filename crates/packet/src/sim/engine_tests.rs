@@ -68,7 +68,7 @@ fn packets_a_discipline_drops_at_enqueue_beyond_the_arrival_are_freed_and_counte
     fab.offer(l, p, now, &mut ev, &mut c);
     assert_eq!(c.dropped_packets, 3);
     assert_eq!(c.dropped_bytes, 4500);
-    assert_eq!(fab.tally(l).drops, 3);
+    assert_eq!(fab.tally[l as usize].drops, 3);
     assert_eq!(fab.pool.live(), live + 1 - 3, "dropped packets are freed");
     assert_eq!(fab.ports[l as usize].queue.len(), 2);
 }
@@ -95,7 +95,7 @@ fn ce_marks_a_discipline_makes_at_dequeue_are_counted() {
     assert_eq!(c.ecn_marks, 0);
     fab.start_tx(l, SimTime::from_delta(Delta::from_us(350)), &mut ev, &mut c);
     assert_eq!(c.ecn_marks, 1);
-    assert_eq!(fab.tally(l).marks, 1);
+    assert_eq!(fab.tally[l as usize].marks, 1);
     assert_eq!(c.dropped_packets, 0);
 }
 

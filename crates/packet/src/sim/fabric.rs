@@ -167,25 +167,6 @@ impl Port {
     }
 }
 
-/// What a packet through a FIFO port adds to the port's statistics, logged on the hop path
-/// and folded into the port's [`Tally`] in batches ([`Fabric::fold_tallies`]): the hop writes
-/// 16 bytes to a small buffer it keeps warm instead of reading and writing a line per port.
-#[derive(Copy, Clone, Debug)]
-struct HopStat {
-    link: u32,
-    /// Wire bytes, with [`HopStat::MARKED`] set if the port marked the packet CE.
-    bytes: u32,
-    /// Time the packet waits before its serialization starts, ps.
-    wait: u64,
-}
-
-impl HopStat {
-    const MARKED: u32 = 1 << 31;
-}
-
-/// Hop records [`Fabric::fold_tallies`] folds at once (16 KB).
-const HOP_STATS: usize = 1024;
-
 impl Tally {
     /// Brings a stored queue's backlog integral up to `now`; `queued`: its bytes until now.
     #[inline(always)]
@@ -215,10 +196,8 @@ pub(crate) struct Fabric {
     routes: Routing,
     pub(crate) pool: PacketPool,
     pub(crate) ports: Vec<Port>,
-    /// Each port's statistics, by link index; up to date after [`Fabric::fold_tallies`].
-    tally: Vec<Tally>,
-    /// Statistics of hops through FIFO ports not yet in `tally`.
-    hop_stats: Vec<HopStat>,
+    /// Each port's statistics, by link index.
+    pub(crate) tally: Vec<Tally>,
     is_host: Vec<bool>,
     lb: Balancer,
     drop_buf: Vec<PacketId>,
@@ -378,7 +357,6 @@ impl Fabric {
             pool: PacketPool::with_capacity(4096),
             ports,
             tally,
-            hop_stats: Vec::with_capacity(HOP_STATS),
             is_host,
             drop_buf: Vec::new(),
             queue_delay: Histogram::default(),
@@ -739,27 +717,27 @@ impl Fabric {
             // FIFO decided at arrival: the packet starts when everything before it is sent.
             let backlog = port.backlog(now);
             let bytes = hop.offer.wire_bytes as u64;
-            let mut stat = HopStat {
-                link: l,
-                bytes: hop.offer.wire_bytes,
-                wait: 0,
-            };
+            let tally = &mut self.tally[l as usize];
             match port.queue.admit(&mut hop.offer, &mut self.pool, backlog) {
                 Enqueued::Dropped(d) => {
-                    let tally = &mut self.tally[l as usize];
                     tally.count_drop(&mut self.pool, c, d, hop.offer.wire_bytes);
                     return;
                 }
                 Enqueued::Queued { marked } => {
                     if marked {
-                        // Counted per run here, per port when the record is folded.
-                        c.ecn_marks += 1;
-                        stat.bytes |= HopStat::MARKED;
+                        tally.count_marks(c, 1);
                     }
                 }
             }
             let start = port.busy_until.max(now);
-            stat.wait = start.0 - now.0;
+            let wait = start.0 - now.0;
+            if port.switch {
+                self.queue_delay.record(wait);
+            }
+            // Integral of waiting bytes over time, packet by packet.
+            tally.area += bytes as u128 * wait as u128;
+            tally.max_queue = tally.max_queue.max(backlog + bytes);
+            tally.tx_bytes += bytes;
             let done = start + port.tx_time(bytes);
             port.busy_until = done;
             c.packet_hops += 1;
@@ -768,42 +746,9 @@ impl Fabric {
                 ev.push(hop.at, Event::Arrive(l));
             }
             port.pipe.push_back(hop);
-            self.hop_stats.push(stat);
-            if self.hop_stats.len() == HOP_STATS {
-                self.fold_tallies();
-            }
             return;
         }
         self.enqueue_stored(l, hop, now, ev, c);
-    }
-
-    /// Adds the logged hops through FIFO ports to their ports' statistics: the bytes sent,
-    /// the backlog integral (each packet's bytes times its wait), the largest backlog (the
-    /// unfinished work the packet found, plus itself), CE marks, and at switches the queueing
-    /// delay.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn fold_tallies(&mut self) {
-        let (ports, tallies) = (&self.ports, &mut self.tally);
-        for h in &self.hop_stats {
-            let (port, tally) = (&ports[h.link as usize], &mut tallies[h.link as usize]);
-            let bytes = (h.bytes & !HopStat::MARKED) as u64;
-            tally.area += bytes as u128 * h.wait as u128;
-            tally.max_queue = tally.max_queue.max(port.bytes_in(h.wait) + bytes);
-            tally.tx_bytes += bytes;
-            tally.marks += u64::from(h.bytes >> 31);
-            if port.switch {
-                self.queue_delay.record(h.wait);
-            }
-        }
-        self.hop_stats.clear();
-    }
-
-    /// Port `l`'s statistics now.
-    #[cfg(test)]
-    pub(crate) fn tally(&mut self, l: u32) -> &Tally {
-        self.fold_tallies();
-        &self.tally[l as usize]
     }
 
     /// [`Fabric::enqueue`] into a stored queue (a discipline that decides at dequeue).
@@ -1088,7 +1033,6 @@ impl Fabric {
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
-        self.fold_tallies();
         for &l in links {
             self.settle(l, now, ev, c);
             let (port, tally) = (&self.ports[l as usize], &self.tally[l as usize]);
@@ -1113,7 +1057,6 @@ impl Fabric {
     ) -> (u64, u64, Vec<PortStats>) {
         // Departures due by the end happen, as their events would have.
         self.settle_all(end, ev, c);
-        self.fold_tallies();
         let span = end.0.max(1);
         // In flight at the end: every packet still in a queue or on a link.
         let mut in_pkts = 0u64;
