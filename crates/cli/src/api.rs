@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::records::{Column, Records, Values};
 pub use crate::scenario::{Scenario, ScenarioError};
-pub use crate::sweep::{Plan, Wording};
+pub use crate::sweep::{Plan, SchemeMetrics, Wording};
 
 /// Reads and checks a scenario file, as `dctc run FILE [--seed S]` does.
 pub fn load(path: &Path, seed: Option<u64>) -> Result<Scenario, ScenarioError> {
@@ -115,10 +115,6 @@ pub fn plan(
 ) -> Result<Plan> {
     Plan::new(base, grid, wording)
 }
-
-/// One scheme's metrics in a sweep table: its label and the numeric leaves of
-/// `schemes.<label>` of the summary (dotted names; `None` for `null`).
-pub type SchemeMetrics = (String, Vec<(String, Option<f64>)>);
 
 /// The rows a run contributes to a sweep table, one per scheme, as `sweep.csv` holds them.
 /// Errors when the summary has no `schemes` object.

@@ -3,7 +3,7 @@
 //! The `dctc` binary is [`main`]; other front ends (the Python package) use [`api`], which runs
 //! scenarios and sweeps in memory with the same checks and error messages as the command line.
 //!
-//! Subcommands: `run`, `sweep`, `validate`, `demo`, `reproduce`, `list`, `bench`, `num`. Bad input
+//! Subcommands: `run`, `sweep`, `validate`, `demo`, `reproduce`, `ledger`, `list`, `bench`, `num`. Bad input
 //! (a malformed scenario, a missing file, an impossible fabric) prints one clear error naming
 //! the file, the key and the reason, exits with status 2, and writes nothing.
 
@@ -29,14 +29,16 @@ mod limits;
 mod num_cmd;
 mod output;
 mod paper;
+mod parse;
 mod progress;
 mod provenance;
 pub mod records;
 mod scenario;
 mod sweep;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
+use engines::Engine as _;
 use output::RunOutput;
 use progress::Progress;
 use scenario::{Engine, Scenario};
@@ -83,9 +85,9 @@ enum Command {
     /// Run a scenario for every combination of `--set` values into DIR/<point>/, in parallel,
     /// plus DIR/sweep.csv (one row per point and scheme). Rerun to resume.
     Sweep(sweep::SweepArgs),
-    /// Check a scenario without running it.
+    /// Check a scenario (or a paper's claims.toml) without running it.
     Validate {
-        /// Scenario file (TOML).
+        /// Scenario file (TOML), or a paper's `claims.toml`.
         scenario: PathBuf,
     },
     /// Run the embedded default scenario: DCTCP vs NewReno on a 144-host leaf-spine.
@@ -100,7 +102,8 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Rerun a paper's experiments: every scenario in scenarios/<paper>/.
+    /// Rerun a paper's experiments: every scenario in scenarios/<paper>/, then its ledger
+    /// (every claim graded, the cross-file claims of its claims.toml, its untested headlines).
     Reproduce {
         /// flowtune, tfc, fq-codel, dba or holnet.
         paper: String,
@@ -117,6 +120,9 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Grade every paper's claims in one ledger: runs each paper's graded scenarios and writes
+    /// DIR/ledger.md, DIR/ledger.json and DIR/report.html.
+    Ledger(paper::run::LedgerArgs),
     /// List fabrics, workloads and schemes with one-line descriptions.
     List,
     /// Measure speed: events/s and packet-hops/s of the packet engine, and the other engines.
@@ -211,10 +217,15 @@ fn dispatch(command: Command) -> Result<()> {
             force,
         } => {
             let s = Scenario::load(&scenario, seed)?;
-            run_and_write(&s, out, !quiet, force)
+            run_and_write(&s, out, !quiet, force).map(drop)
         }
         Command::Sweep(args) => sweep::run(&args),
         Command::Validate { scenario } => {
+            if scenario.file_name() == Some(paper::ledger::CLAIMS_FILE.as_ref()) {
+                let n = paper::ledger::validate_claims(&scenario)?;
+                emit(&format!("{}: ok ({n})\n", scenario.display()));
+                return Ok(());
+            }
             let s = Scenario::load(&scenario, None)?;
             validate(&s)?;
             emit(&format!(
@@ -232,7 +243,7 @@ fn dispatch(command: Command) -> Result<()> {
             }
             let cwd = std::env::current_dir()?;
             let s = Scenario::from_str(DEMO, Path::new("<embedded demo>"), &cwd, None)?;
-            run_and_write(&s, out, true, force)
+            run_and_write(&s, out, true, force).map(drop)
         }
         Command::Reproduce {
             paper,
@@ -240,7 +251,8 @@ fn dispatch(command: Command) -> Result<()> {
             out,
             scenarios,
             force,
-        } => reproduce(&paper, full, out, scenarios, force),
+        } => paper::run::reproduce(&paper, full, out, scenarios, force),
+        Command::Ledger(args) => paper::run::ledger(&args),
         Command::List => {
             emit(&engines::list());
             Ok(())
@@ -277,28 +289,28 @@ fn validate(s: &Scenario) -> Result<()> {
         .map_err(|e| s.error("fabric", e.to_string()))?;
     limits::check_memory(s, dctc_core::fabric::FabricSize::of(&topo), 0)?;
     match s.engine {
-        Engine::Packet => engines::packet::validate(s),
-        Engine::Flow => engines::flow::validate(s),
-        Engine::Allocator => engines::allocator::validate(s),
+        Engine::Packet => engines::packet::Packet::validate(s),
+        Engine::Flow => engines::flow::Flow::validate(s),
+        Engine::Allocator => engines::allocator::Allocator::validate(s),
     }
 }
 
 fn run_engine(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
     match s.engine {
-        Engine::Packet => engines::packet::run(s, progress),
-        Engine::Flow => engines::flow::run(s, progress),
-        Engine::Allocator => engines::allocator::run(s, progress),
+        Engine::Packet => engines::packet::Packet::run(s, progress),
+        Engine::Flow => engines::flow::Flow::run(s, progress),
+        Engine::Allocator => engines::allocator::Allocator::run(s, progress),
     }
 }
 
 /// Validates `s`, checks that `out` can be written, runs, writes the results, and only then
-/// prints the console tables.
+/// prints the console tables. Returns the run's full summary.
 fn run_and_write(
     s: &Scenario,
     out: Option<PathBuf>,
     show_progress: bool,
     force: bool,
-) -> Result<()> {
+) -> Result<serde_json::Value> {
     validate(s)?;
     let dir = out.unwrap_or_else(|| Path::new("out").join(&s.name));
     output::check_destination(&dir, force)?;
@@ -314,7 +326,7 @@ fn run_and_write(
     }
     text.push_str(&format!("wrote {}\n", dir.join("report.html").display()));
     emit(&text);
-    Ok(())
+    Ok(summary)
 }
 
 fn scenarios_root(explicit: Option<PathBuf>) -> Result<PathBuf> {
@@ -330,72 +342,4 @@ fn scenarios_root(explicit: Option<PathBuf>) -> Result<PathBuf> {
         return Ok(source);
     }
     bail!("no scenarios folder here or in the source tree; pass --scenarios DIR")
-}
-
-fn reproduce(
-    paper: &str,
-    full: bool,
-    out: Option<PathBuf>,
-    scenarios: Option<PathBuf>,
-    force: bool,
-) -> Result<()> {
-    let root = scenarios_root(scenarios)?;
-    let dir = root.join(paper);
-    if !dir.is_dir() {
-        let mut papers: Vec<String> = std::fs::read_dir(&root)
-            .with_context(|| format!("cannot read {}", root.display()))?
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_dir())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        papers.sort();
-        bail!(
-            "no scenarios for `{paper}` in {}; papers: {}",
-            root.display(),
-            papers.join(", ")
-        );
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            name.ends_with(".toml") && name.ends_with(".full.toml") == full
-        })
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        bail!(
-            "no {} scenarios in {}",
-            if full { "full (*.full.toml)" } else { "short" },
-            dir.display()
-        );
-    }
-    let parent = out.unwrap_or_else(|| Path::new("out").join(paper));
-    // Check every scenario before running any, so a typo fails fast.
-    let loaded = files
-        .iter()
-        .map(|f| {
-            let s = Scenario::load(f, None)?;
-            validate(&s)?;
-            Ok(s)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    // And every output directory, so a refused one fails before hours of runs, not after.
-    for s in &loaded {
-        output::check_destination(&parent.join(&s.name), force)?;
-    }
-    for (i, s) in loaded.iter().enumerate() {
-        emit(&format!(
-            "== [{}/{}] {} ({})\n",
-            i + 1,
-            loaded.len(),
-            s.name,
-            s.path.display()
-        ));
-        run_and_write(s, Some(parent.join(&s.name)), true, force)?;
-    }
-    Ok(())
 }

@@ -2,12 +2,16 @@
 //! errors that name the file, the key path and the reason (with the nearest valid key when a
 //! name is misspelt).
 
-use dctc_core::config::{unknown_name, KeyError, OutputSpec, WorkloadSpec};
+use dctc_core::config::{OutputSpec, WorkloadSpec};
+
+use dctc_core::error::{unknown_name, KeyError};
+
+pub(crate) use crate::parse::parse_value;
+pub use crate::parse::ScenarioError;
 use dctc_core::fabric::FabricSpec;
 use dctc_core::units::Delta;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Which engine runs a scenario.
@@ -20,48 +24,6 @@ pub(crate) enum Engine {
     Flow,
     /// The NUM allocator on its own (`dctc-num`), e.g. Flowtune's churn experiment.
     Allocator,
-}
-
-/// One published figure to print beside ours.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PaperRow {
-    /// What the number is (e.g. "DCTCP p99 slowdown, 1-packet flows").
-    pub(crate) label: String,
-    /// Dotted path into `summary.json` (e.g. `schemes.dctcp.fct_slowdown.overall.p99`).
-    pub(crate) metric: String,
-    /// The paper's value.
-    pub(crate) value: f64,
-    /// Where it comes from or how to read it.
-    #[serde(default)]
-    pub(crate) note: String,
-    /// A claim the paper makes without a number: ours must lie below or above `value`
-    /// (e.g. a relative figure below 0: "A beats B").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) claim: Option<Claim>,
-    /// The top of the paper's range when it gives one (`value` ..= `up_to`, e.g. "8.6x-10.9x").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) up_to: Option<f64>,
-    /// The metric is a relative figure (`relative.<a>_vs_<b>.<figure>` = a / b - 1) and the
-    /// paper's numbers are the factor a / b ("Flowtune's p99 is 8.6x below DCTCP's" reads
-    /// `relative.DCTCP_vs_Flowtune.p99_slowdown_1pkt` as a factor): ours is a / b.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) factor: bool,
-    /// The relative tolerance within which ours "holds" (default 0.25): a figure the paper
-    /// gives to three digits near a bound, such as "0.997 of optimal", is graded with a
-    /// tighter one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) within: Option<f64>,
-}
-
-/// The side of `value` a paper's numberless claim puts ours on.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Claim {
-    /// Ours < value.
-    Below,
-    /// Ours > value.
-    Above,
 }
 
 #[derive(Deserialize)]
@@ -89,7 +51,7 @@ struct RawScenario {
     #[serde(default)]
     output: Option<toml::Value>,
     #[serde(default)]
-    paper: Vec<PaperRow>,
+    paper: Vec<toml::Value>,
 }
 
 fn default_seed() -> u64 {
@@ -123,34 +85,11 @@ pub struct Scenario {
     pub(crate) settings: toml::Value,
     /// `[output]`; empty when absent.
     pub(crate) output: toml::Value,
-    /// Published figures to print beside ours.
-    pub(crate) paper: Vec<PaperRow>,
+    /// The paper's claims, graded beside ours (`[[paper]]` rows).
+    pub(crate) paper: Vec<crate::paper::claims::Row>,
     /// The whole file as parsed, echoed into `summary.json`.
     pub(crate) raw: toml::Value,
 }
-
-/// A scenario that cannot be used: which file, which key, why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioError {
-    /// The scenario file.
-    pub file: String,
-    /// Dotted key path (empty for the file as a whole).
-    pub key: String,
-    /// What is wrong.
-    pub reason: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.key.is_empty() {
-            write!(f, "{}: {}", self.file, self.reason)
-        } else {
-            write!(f, "{}: `{}`: {}", self.file, self.key, self.reason)
-        }
-    }
-}
-
-impl std::error::Error for ScenarioError {}
 
 impl Scenario {
     /// Reads and checks a scenario file. `seed` overrides the file's seed.
@@ -230,11 +169,14 @@ impl Scenario {
         {
             return Err(err("name", format!("`{name}` must be letters, digits, '-', '_' or '.' (it names the output directory)")));
         }
-        for (i, row) in r.paper.iter().enumerate() {
-            if let Err((key, reason)) = crate::paper::check(row) {
-                return Err(err(&format!("paper[{i}].{key}"), reason));
-            }
-        }
+        let paper = r
+            .paper
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                crate::paper::claims::parse_row(row, &format!("paper[{i}]"), &file, false)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         for (i, s) in r.schemes.iter().enumerate() {
             if !s.is_table() {
                 return Err(err(&format!("schemes[{i}]"), "must be a table".into()));
@@ -287,7 +229,7 @@ impl Scenario {
             schemes: r.schemes,
             settings: settings.unwrap_or_else(empty_table),
             output: r.output.unwrap_or_else(empty_table),
-            paper: r.paper,
+            paper,
             raw,
         })
     }
@@ -355,53 +297,6 @@ impl Scenario {
 
 fn empty_table() -> toml::Value {
     toml::Value::Table(toml::map::Map::new())
-}
-
-/// Parses `value` into `T`. Errors carry `file`, the full key path below `key`, and for an
-/// unknown key or name, the nearest valid one.
-pub(crate) fn parse_value<T: DeserializeOwned>(
-    value: &toml::Value,
-    key: &str,
-    file: &str,
-) -> Result<T, ScenarioError> {
-    serde_path_to_error::deserialize(value.clone()).map_err(|e| {
-        let inner = e.path().to_string();
-        let mut path = match (key.is_empty(), inner == ".") {
-            (true, _) => inner.clone(),
-            (false, true) => key.to_string(),
-            (false, false) => format!("{key}.{inner}"),
-        };
-        if path == "." {
-            path.clear();
-        }
-        ScenarioError {
-            file: file.to_string(),
-            key: path,
-            reason: explain(&e.into_inner().to_string()),
-        }
-    })
-}
-
-/// Rewrites serde's "unknown field `x`, expected one of `a`, `b`" into a message that names the
-/// nearest valid choice.
-fn explain(message: &str) -> String {
-    let message = message.trim().to_string();
-    for what in ["unknown field", "unknown variant"] {
-        let Some(rest) = message.strip_prefix(what) else {
-            continue;
-        };
-        let names: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
-        let Some((bad, valid)) = names.split_first() else {
-            continue;
-        };
-        let noun = if what == "unknown field" {
-            "key"
-        } else {
-            "name"
-        };
-        return unknown_name(noun, bad, valid);
-    }
-    message
 }
 
 #[cfg(test)]

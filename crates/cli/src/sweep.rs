@@ -926,10 +926,14 @@ impl Plan {
     }
 }
 
+/// One scheme's metrics in a sweep table: its label and the numeric leaves of
+/// `schemes.<label>` of the summary (dotted names; `None` for `null`).
+pub type SchemeMetrics = (String, Vec<(String, Option<f64>)>);
+
 /// The numeric leaves of each scheme of a run's summary (`schemes.<label>`, dotted names, in
 /// the summary's order), as the rows of `sweep.csv` hold them; `None` for a summary without
 /// `schemes`.
-pub(crate) fn scheme_metrics(summary: &Json) -> Option<Vec<crate::api::SchemeMetrics>> {
+pub(crate) fn scheme_metrics(summary: &Json) -> Option<Vec<SchemeMetrics>> {
     let parse = |v: Option<String>| v.and_then(|t| t.parse::<f64>().ok());
     scheme_leaves(summary).map(|rows| {
         rows.into_iter()

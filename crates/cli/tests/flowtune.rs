@@ -101,22 +101,27 @@ fn churn_measured_in_the_fabric_is_reported_under_control_plane() {
     assert!(report.contains("Normalization under churn, in the fabric"));
 }
 
-/// A `[[paper]]` row that reads a relative figure as a factor ("Flowtune's p99 is 8.6x-10.9x
+/// A `ratio` row reads a relative figure as the factor a / b ("Flowtune's p99 is 8.6x-10.9x
 /// below DCTCP's"): the comparison in `summary.json` is DCTCP's figure over Flowtune's, graded
-/// against the range; and rows whose range runs down or whose factor reads no relative
-/// figure are refused by key.
+/// against the range, with the paper's winner part of the claim; rows whose range runs down,
+/// reaches 1, or whose single metric is no relative figure are refused by key.
 #[test]
-fn a_factor_row_compares_two_schemes_and_bad_rows_are_refused() {
+fn a_ratio_row_compares_two_schemes_and_bad_rows_are_refused() {
+    let head = "[[paper]]\nkind = \"ratio\"\nfigure = \"Fig. 8\"\nnote = \"test\"\n";
     let row = |extra: &str| {
-        format!(
-            "[[paper]]\nlabel = \"ratio\"\nmetric = \"relative.dctcp_vs_flowtune.mean_slowdown\"\nvalue = 1.0\nfactor = true\n{extra}"
-        )
+        format!("{head}label = \"ratio\"\nmetric = \"relative.dctcp_vs_flowtune.mean_slowdown\"\n{extra}")
     };
-    // A range that holds any sensible ratio, and one a million times off.
-    let rows = "[[paper]]\nlabel = \"in range\"\nmetric = \"relative.dctcp_vs_flowtune.mean_slowdown\"\nvalue = 0.01\nup_to = 1000.0\nfactor = true\n\
-        [[paper]]\nlabel = \"far off\"\nmetric = \"relative.dctcp_vs_flowtune.mean_slowdown\"\nvalue = 1e6\nup_to = 2e6\nfactor = true";
+    // On this fabric DCTCP's mean slowdown is the lower: a range that holds any sensible ratio
+    // below 1, one a million times off, and the reversed claim (DCTCP's the larger), which
+    // misses whatever the size.
+    let rows = format!(
+        "{}\n{}\n{}",
+        row("factor = [0.001, 0.75]"),
+        row("factor = [1e-6, 2e-6]"),
+        row("factor = [1.34, 1000.0]")
+    );
     let dir = tempfile::tempdir().unwrap();
-    let o = run(rows, dir.path());
+    let o = run(&rows, dir.path());
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     let text = std::fs::read_to_string(dir.path().join("out/t/summary.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -126,31 +131,41 @@ fn a_factor_row_compares_two_schemes_and_bad_rows_are_refused() {
             .unwrap()
     };
     let want = slow("dctcp") / slow("flowtune");
-    for i in 0..2 {
+    assert!(
+        want > 0.001 && want < 0.9375,
+        "DCTCP's mean slowdown should be below Flowtune's here: {want}"
+    );
+    for i in 0..3 {
         let got = v["paper"][i]["ours"].as_f64().unwrap();
         assert!((got - want).abs() < 1e-9 * want, "{got} vs {want}");
+        assert_eq!(v["paper"][i]["kind"], "ratio");
     }
-    assert_eq!(v["paper"][0]["paper_up_to"].as_f64(), Some(1000.0));
+    assert_eq!(v["paper"][0]["paper"], "dctcp/flowtune 0.001x-0.75x");
     assert_eq!(v["paper"][0]["verdict"], "holds");
-    assert_eq!(v["paper"][1]["verdict"], "misses");
+    assert_eq!(v["paper"][1]["verdict"], "same winner");
+    assert_eq!(v["paper"][2]["verdict"], "misses");
     // The console prints the range as factors.
     assert!(
-        common::stdout(&o).contains("0.01x-1000x"),
+        common::stdout(&o).contains("0.001x-0.75x"),
         "{}",
         common::stdout(&o)
     );
     for (extra, want) in [
-        ("up_to = 0.5", "paper[0].up_to"),
-        ("claim = \"below\"\nup_to = 2.0", "paper[0].up_to"),
+        ("factor = [2.0, 1.5]", "paper[0].factor"),
+        ("factor = [0.5, 2.0]", "paper[0].factor"),
+        ("factor = 1.1", "paper[0].factor"),
+        ("factor = 2.0\nchange = 1.0", "paper[0].change"),
+        ("factor = 2.0\nup_to = 3.0", "paper[0].up_to"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let o = run(&row(extra), dir.path());
         common::assert_refused(&o, want, dir.path(), extra);
     }
     let dir = tempfile::tempdir().unwrap();
-    let plain = "[[paper]]\nlabel = \"x\"\nmetric = \"schemes.dctcp.drops.packets\"\nvalue = 1.0\nfactor = true";
-    let o = run(plain, dir.path());
-    common::assert_refused(&o, "paper[0].factor", dir.path(), plain);
+    let plain =
+        format!("{head}label = \"x\"\nmetric = \"schemes.dctcp.drops.packets\"\nfactor = 2.0");
+    let o = run(&plain, dir.path());
+    common::assert_refused(&o, "paper[0].metric", dir.path(), &plain);
 }
 
 /// The text of `scenarios/flowtune/<name>`.

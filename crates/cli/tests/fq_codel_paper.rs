@@ -1,6 +1,6 @@
 //! The FQ-CoDel paper's scenarios: every shipped one validates, and bad values of the keys it
 //! added (`buffer_packets`, `nic_queue`, `tcp.probe_after_timeouts`, the `pfabric` scheme
-//! name, a paper row's `claim`) exit 2 naming the key, writing nothing.
+//! name, a paper row's key) exit 2 naming the key, writing nothing.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -75,8 +75,8 @@ fn bad_new_keys_exit_2_naming_the_key_and_write_nothing() {
         ),
         (
             "name = \"fq-codel\"",
-            "[[paper]]\nlabel = \"x\"\nmetric = \"relative.a_vs_b.mean_slowdown\"\nvalue = 0.0\nclaim = \"bellow\"",
-            "claim",
+            "[[paper]]\nkind = \"bound\"\nlabel = \"x\"\nfigure = \"Fig. 3\"\nnote = \"n\"\nmetric = \"relative.a_vs_b.mean_slowdown\"\nbellow = 0.0",
+            "paper[0].bellow",
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();

@@ -2,8 +2,10 @@
 //! nothing: a subflow path that does not connect its flow's endpoints, theta above R_s,
 //! alpha <= 0, a segment size out of range, a rate-averaging window outside the run or without a throughput series.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(scheme: &str, dir: &Path) -> Output {
     let scenario = format!(
@@ -26,12 +28,7 @@ flows = [ {{ src = 0, dst = 2, start_us = 0, stop_us = 1000 }}, {{ src = 1, dst 
 {scheme}
 "#
     );
-    std::fs::write(dir.join("s.toml"), scenario).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_dctc"))
-        .args(["run", "s.toml"])
-        .current_dir(dir)
-        .output()
-        .expect("dctc runs")
+    common::run_in(&scenario, dir)
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Bad load-balancer keys (DRILL's, HOLNET's percentage balancer's) exit 2, name the key and
 //! write nothing; good ones run and report their receivers' reordered arrivals.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -31,12 +33,7 @@ load_balancer = "holnet-percentage"
 queue_sample_us = 0
 "#
     );
-    std::fs::write(dir.join("s.toml"), scenario).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_dctc"))
-        .args(["run", "s.toml"])
-        .current_dir(dir)
-        .output()
-        .expect("dctc runs")
+    common::run_in(&scenario, dir)
 }
 
 #[test]

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod error;
 pub mod event;
 pub mod fabric;
 pub mod ids;

@@ -2,13 +2,13 @@
 //! Poisson web-search flows on a k = 16 fat-tree under `maxmin`.
 
 use crate::engine::{CoflowInput, SimConfig, Simulator};
+use crate::error::FlowError;
 use crate::net::Net;
 use crate::policy::{make_policy, PolicyConfig};
 use crate::workload::{
     load_trace, poisson_coflows, Arrivals, BuildTrace, Placement, SizeModel, TraceSpec,
 };
-use crate::FlowError;
-use dctc_core::config::unknown_name;
+use dctc_core::error::unknown_name;
 use dctc_core::fabric::{preset, FabricSpec, FatTreeSpec};
 use dctc_core::units::SimTime;
 use dctc_core::workload::{PairMode, PoissonSpec};

@@ -3,10 +3,10 @@
 //! iteration against the optimum of problem (2) (`dba-ideal`) for the same flows.
 
 use crate::engine::{CoflowInput, SimConfig, Simulator};
+use crate::error::FlowError;
 use crate::net::Net;
 use crate::policy::dba_ideal::DbaIdeal;
 use crate::policy::{make_policy, PolicyConfig, PolicyKeys, RatePolicy, View};
-use crate::FlowError;
 use dctc_core::units::SimTime;
 
 /// Per-flow rates over DBA iterations and the optimum they should reach.

@@ -7,7 +7,6 @@
 //! constant, so a flow's completion time is exactly `now + remaining * 8 / rate` (rounded up
 //! to the picosecond).
 
-use crate::alloc::CAP_TOL;
 use crate::completion::{completion_at, surely_after, Deferred};
 use crate::heap::IndexedHeap;
 use crate::maxmin_inc::{Ctx, IncMaxMin};
@@ -826,7 +825,6 @@ impl<'n> Simulator<'n> {
                 self.policy.name()
             );
         }
-        let _ = CAP_TOL;
     }
 
     fn do_tick(&mut self) {

@@ -9,6 +9,7 @@
 //! - [`net`]: capacities, edge links, equal-cost paths, base RTT.
 //! - [`routing`]: flow-level ECMP, Hedera-like, CONGA-like and DRILL-like path choice; Hedera
 //!   as a rerouting hook ([`routing::Reroute`]) the loop runs every period.
+//! - [`settings`]: the `[flow]` table, checked.
 //! - [`workload`]: the Facebook coflow trace (parse, place, scale), synthetic coflows, Poisson
 //!   flows as single-flow coflows.
 //! - [`alloc`]: dctc-num's weighted max-min water-filling and greedy priority kernels.
@@ -27,41 +28,20 @@ pub mod bench;
 mod completion;
 pub mod convergence;
 pub mod engine;
+mod error;
 pub mod heap;
 mod maxmin_inc;
 pub mod metrics;
 pub mod net;
 pub mod policy;
 pub mod routing;
+pub mod settings;
 pub mod state;
 pub mod workload;
 
-use dctc_core::config::KeyError;
-use thiserror::Error;
-
 pub use engine::{CoflowInput, FlowInput, SimConfig, Simulator};
+pub use error::FlowError;
 pub use metrics::RunResult;
 pub use net::Net;
 pub use policy::{make_policy, PolicyConfig, PolicyKeys, RatePolicy, POLICIES};
 pub use routing::{RoutingMode, ROUTINGS};
-
-/// Why a flow-level run cannot be set up.
-#[derive(Debug, Error, PartialEq)]
-pub enum FlowError {
-    /// The fabric cannot be used.
-    #[error("fabric: {0}")]
-    Fabric(String),
-    /// A configuration value is invalid (its path relative to the table being read).
-    #[error("{0}")]
-    Invalid(#[from] KeyError),
-    /// A workload file or parameter is bad.
-    #[error("{0}")]
-    Workload(#[from] dctc_core::workload::WorkloadError),
-}
-
-impl FlowError {
-    /// An `Invalid` error for `key`.
-    pub fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        FlowError::Invalid(KeyError::new(key, reason))
-    }
-}

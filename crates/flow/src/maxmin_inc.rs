@@ -837,8 +837,6 @@ impl IncMaxMin {
     /// remain once the check passes. Every link keeps within capacity. So every flow has a
     /// bottleneck: the allocation is max-min fair, and max-min fair allocations are unique.
     fn solve_set(&mut self, cx: &Ctx<'_>, thr: f64, verify: bool) -> Verdict {
-        // (The epoch is not used here; it is taken to keep the sequence of epochs.)
-        let _ = self.next_epoch();
         let comp = std::mem::take(&mut self.comp);
         let flows = &cx.flows;
         // Flows on one route get one max-min rate: with `group_paths`, the water-filling

@@ -1,7 +1,7 @@
 //! The fabric as the fluid model sees it: link capacities, which links are host (edge) links,
 //! equal-cost paths, and the base RTT that paces iterative policies.
 
-use crate::FlowError;
+use crate::error::FlowError;
 use dctc_core::routing::Routing;
 use dctc_core::topology::Topology;
 use dctc_core::units::Delta;

@@ -13,9 +13,9 @@
 //!   over all equal-cost paths (each link carries the fraction of paths through it).
 
 use crate::alloc::WaterFill;
+use crate::error::FlowError;
 use crate::net::{Hop, Net};
-use crate::FlowError;
-use dctc_core::config::unknown_name;
+use dctc_core::error::unknown_name;
 use dctc_core::rng::mix64;
 use dctc_core::units::Delta;
 

@@ -26,9 +26,10 @@
 //! ignores `load`).
 
 use crate::engine::{CoflowInput, FlowInput};
+use crate::error::FlowError;
 use crate::net::Net;
-use crate::FlowError;
-use dctc_core::config::{KeyError, WorkloadSpec};
+use dctc_core::config::WorkloadSpec;
+use dctc_core::error::KeyError;
 use dctc_core::rng::{component_rng, streams};
 use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::{Cdf, PoissonSpec, WorkloadError, MAX_FLOWS};

@@ -3,35 +3,13 @@
 //! every flow completion.
 
 mod common;
-use common::{fig1_fabric, star};
+use common::{ccts, coflow, fig1_fabric, star, TU};
 use dctc_core::rng::{component_rng, streams};
 use dctc_core::units::{Delta, SimTime};
 use dctc_flow::engine::simulate;
 use dctc_flow::policy::View;
-use dctc_flow::{
-    make_policy, CoflowInput, FlowInput, Net, PolicyConfig, RunResult, SimConfig, Simulator,
-};
+use dctc_flow::{make_policy, CoflowInput, Net, PolicyConfig, RunResult, SimConfig, Simulator};
 use rand::Rng;
-
-/// One data unit: what a 1 Gb/s link carries in one millisecond.
-const UNIT: f64 = 125_000.0;
-/// One time unit, seconds.
-const TU: f64 = 1e-3;
-
-fn coflow(id: u32, at: f64, flows: &[(u32, u32, f64)]) -> CoflowInput {
-    CoflowInput {
-        id,
-        arrival: SimTime::from_delta(Delta::from_secs_f64(at * TU)),
-        flows: flows
-            .iter()
-            .map(|&(src, dst, u)| FlowInput {
-                src,
-                dst,
-                bytes: u * UNIT,
-            })
-            .collect(),
-    }
-}
 
 fn sizes(cf: &[CoflowInput]) -> Vec<f64> {
     cf.iter()
@@ -46,11 +24,6 @@ fn run(net: &Net, name: &str, cf: Vec<CoflowInput>) -> RunResult {
         ..SimConfig::default()
     };
     simulate(net, cf, p, cfg)
-}
-
-/// CCTs in time units, in coflow arrival order (ties by id).
-fn ccts(r: &RunResult) -> Vec<f64> {
-    r.coflows.iter().map(|c| c.cct_s.unwrap() / TU).collect()
 }
 
 fn assert_ccts(r: &RunResult, want: &[f64]) {

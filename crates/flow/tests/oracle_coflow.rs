@@ -2,31 +2,9 @@
 //! (Varys SEBF + MADD, Fastpass-f / Fastpass-c as flow / coflow MRTF, DBA Fig. 1).
 
 mod common;
-use common::{fig1_fabric, parking_lot, star};
-use dctc_core::units::{Delta, SimTime};
+use common::{ccts, coflow, fig1_fabric, parking_lot, star, TU, UNIT};
 use dctc_flow::engine::simulate;
-use dctc_flow::{make_policy, CoflowInput, FlowInput, Net, PolicyConfig, RunResult, SimConfig};
-
-/// One data unit: what a 1 Gb/s link carries in one millisecond.
-const UNIT: f64 = 125_000.0;
-/// One time unit, seconds.
-const TU: f64 = 1e-3;
-
-/// Coflow `id` arriving at `at` time units, flows `(src, dst, units)`.
-fn coflow(id: u32, at: f64, flows: &[(u32, u32, f64)]) -> CoflowInput {
-    CoflowInput {
-        id,
-        arrival: SimTime::from_delta(Delta::from_secs_f64(at * TU)),
-        flows: flows
-            .iter()
-            .map(|&(src, dst, u)| FlowInput {
-                src,
-                dst,
-                bytes: u * UNIT,
-            })
-            .collect(),
-    }
-}
+use dctc_flow::{make_policy, CoflowInput, Net, PolicyConfig, RunResult, SimConfig};
 
 /// DBA Fig. 1 workload: C1 = {0 -> 3, 1 -> 4} of 2 units each, C2 = {2 -> 5} of 3 units.
 fn fig1() -> Vec<CoflowInput> {
@@ -47,11 +25,6 @@ fn run(net: &Net, name: &str, cf: Vec<CoflowInput>) -> RunResult {
         ..SimConfig::default()
     };
     simulate(net, cf, p, cfg)
-}
-
-/// CCTs in time units, in coflow arrival order (ties by id).
-fn ccts(r: &RunResult) -> Vec<f64> {
-    r.coflows.iter().map(|c| c.cct_s.unwrap() / TU).collect()
 }
 
 fn avg(r: &RunResult) -> f64 {

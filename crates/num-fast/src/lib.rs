@@ -28,6 +28,7 @@
 pub mod layout;
 #[allow(unsafe_code)]
 pub mod par;
+mod phases;
 pub mod pull;
 pub mod push;
 #[allow(unsafe_code)]

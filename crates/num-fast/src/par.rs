@@ -20,7 +20,7 @@
 //! next iteration while others still read the last sums: one barrier per iteration.
 
 use super::layout::{Layout, LayoutError, Sell, W};
-use super::pull::{capacities, external_prices, fresh, normalized_now, params, FlowOut};
+use super::phases::{capacities, external_prices, fresh, normalized_now, params, FlowOut};
 use super::shared::{Shared, SpinBarrier};
 use super::simd::{self, Kernel};
 use super::{FlowSet, Real};

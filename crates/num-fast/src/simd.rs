@@ -1,4 +1,4 @@
-//! Kernel choice: the portable phases of [`super::pull`] compiled again with AVX-512 or AVX2
+//! Kernel choice: the portable phases of `phases` compiled again with AVX-512 or AVX2
 //! enabled (the compiler then vectorizes their arithmetic), picked at run time with
 //! `is_x86_feature_detected!`, plus explicit AVX-512 kernels for the `f32` flow and link passes.
 //! The portable build (x86-64 baseline, SSE2) is the fallback and the oracle: every kernel
@@ -6,7 +6,7 @@
 //! `unsafe` of the fast path that concerns CPU features is in this module.
 
 use super::layout::{Layout, Sell, W};
-use super::pull::{self, FlowOut};
+use super::phases::{self, FlowOut};
 use super::Real;
 #[cfg(target_arch = "x86_64")]
 use std::any::TypeId;
@@ -65,18 +65,18 @@ impl Kernel {
 mod x86 {
     use super::*;
 
-    /// A portable phase of [`pull`] compiled again with AVX-512 and with AVX2 enabled: two
+    /// A portable phase of `phases` compiled again with AVX-512 and with AVX2 enabled: two
     /// functions with the phase's signature that call it.
     macro_rules! recompiled {
         ($phase:ident => $avx512:ident, $avx2:ident ($($arg:ident: $ty:ty),* $(,)?)) => {
             #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
             pub(super) fn $avx512<T: Real>($($arg: $ty),*) {
-                pull::$phase($($arg),*)
+                phases::$phase($($arg),*)
             }
 
             #[target_feature(enable = "avx2,fma")]
             pub(super) fn $avx2<T: Real>($($arg: $ty),*) {
-                pull::$phase($($arg),*)
+                phases::$phase($($arg),*)
             }
         };
     }
@@ -111,7 +111,7 @@ mod x86 {
     ));
 
     /// Link slice `$k`'s `[x, d, s, 0]` sums (`[__m128; W]`) over `$lh`'s heads in `$head_acc`,
-    /// then over `$lt`'s tails in each array of `$tails`, as in `pull::slice_sums`. A macro,
+    /// then over `$lt`'s tails in each array of `$tails`, as in `phases::slice_sums`. A macro,
     /// not a function: a `#[target_feature]` function cannot be forced inline, and the call
     /// cost 7% of an iteration. Callers guarantee every entry of `$lh` indexes `$head_acc` and
     /// every entry of `$lt` each tail array.
@@ -143,7 +143,7 @@ mod x86 {
     /// The flow pass for `f32` with explicit AVX-512 (VL) intrinsics: the eight tails'
     /// `[price, ratio]` in one register, the arithmetic eight lanes wide, and the tail sums added
     /// as eight 16-byte `[x, d, s, 0]` vectors after an in-register transpose. The same
-    /// operations in the same order as [`pull::flow_pass`], so the results are identical.
+    /// operations in the same order as `phases::flow_pass`, so the results are identical.
     ///
     /// # Safety
     /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new` (every `tail_at`
@@ -280,7 +280,7 @@ mod x86 {
     /// The first part of the link pass for `f32` with explicit AVX-512 (VL) intrinsics: each
     /// ELLPACK entry is one 16-byte load and add, the eight sums are transposed in registers
     /// and the price update (eq. 4) and ratios run eight links wide, in the same operations
-    /// and order as [`pull::link_pass`] (identical results).
+    /// and order as `phases::link_pass` (identical results).
     ///
     /// # Safety
     /// The CPU has AVX-512 F/VL and AVX2; `lay` was built by `Layout::new` (ELLPACK entries
@@ -310,7 +310,7 @@ mod x86 {
     }
 
     /// Link slice `k`'s price (eq. 4) and F-NORM ratio from its eight `[x, d, s, 0]` sums, as
-    /// in `pull::price_step`.
+    /// in `phases::price_step`.
     ///
     /// # Safety
     /// The CPU has AVX-512 F/VL and AVX2; `(k + 1) * W <= cap.len()` and `<= pr.len()`.
@@ -339,7 +339,7 @@ mod x86 {
         // SAFETY: `at` points at W `[f32; 2]` pairs, 16 floats.
         let (a, b) = unsafe { (_mm256_loadu_ps(at), _mm256_loadu_ps(at.add(8))) };
         let p = _mm256_shuffle_ps::<0b10_00_10_00>(a, b);
-        // Eq. (4), as in `pull::price_step`: maxps(x, 0) is `if x > 0 { x } else { 0 }`.
+        // Eq. (4), as in `phases::price_step`: maxps(x, 0) is `if x > 0 { x } else { 0 }`.
         let stepped = _mm256_max_ps(
             _mm256_sub_ps(
                 p,
@@ -356,7 +356,7 @@ mod x86 {
         }
     }
 
-    /// [`pull::link_sums`] for `f32` with explicit AVX-512 (VL) intrinsics (the summing loop of
+    /// `phases::link_sums` for `f32` with explicit AVX-512 (VL) intrinsics (the summing loop of
     /// [`link_pass_f32_avx512`]); the same additions in the same order.
     ///
     /// # Safety
@@ -389,7 +389,7 @@ mod x86 {
         }
     }
 
-    /// [`pull::link_update`] for `f32` with explicit AVX-512 (VL) intrinsics; the same
+    /// `phases::link_update` for `f32` with explicit AVX-512 (VL) intrinsics; the same
     /// operations in the same order.
     ///
     /// # Safety
@@ -423,7 +423,7 @@ mod x86 {
     }
 }
 
-/// [`pull::flow_pass`] compiled for `kernel` (which must come from [`Kernel::supported`]).
+/// `phases::flow_pass` compiled for `kernel` (which must come from [`Kernel::supported`]).
 pub(crate) fn flow_pass<T: Real>(
     kernel: Kernel,
     lay: &Layout,
@@ -459,11 +459,11 @@ pub(crate) fn flow_pass<T: Real>(
         // SAFETY: as above, AVX2 and FMA were detected.
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => unsafe { x86::flow_pass_avx2(lay, k0, k1, pr, params, out) },
-        _ => pull::flow_pass(lay, k0, k1, pr, params, out),
+        _ => phases::flow_pass(lay, k0, k1, pr, params, out),
     }
 }
 
-/// [`pull::link_pass`] compiled for `kernel` (which must come from [`Kernel::supported`]).
+/// `phases::link_pass` compiled for `kernel` (which must come from [`Kernel::supported`]).
 pub(crate) fn link_pass<T: Real>(
     kernel: Kernel,
     lay: &Layout,
@@ -493,11 +493,11 @@ pub(crate) fn link_pass<T: Real>(
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => unsafe { x86::link_pass_avx2(lay, cap, head_acc, tails, pr) },
-        _ => pull::link_pass(lay, cap, head_acc, tails, pr),
+        _ => phases::link_pass(lay, cap, head_acc, tails, pr),
     }
 }
 
-/// [`pull::link_sums`] compiled for `kernel` (which must come from [`Kernel::supported`]);
+/// `phases::link_sums` compiled for `kernel` (which must come from [`Kernel::supported`]);
 /// `link_heads` must come from `lay.link_heads.filtered` (its entries index the heads).
 pub(crate) fn link_sums<T: Real>(
     kernel: Kernel,
@@ -527,11 +527,11 @@ pub(crate) fn link_sums<T: Real>(
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => unsafe { x86::link_sums_avx2(lay, link_heads, head_acc, tails, out) },
-        _ => pull::link_sums(lay, link_heads, head_acc, tails, out),
+        _ => phases::link_sums(lay, link_heads, head_acc, tails, out),
     }
 }
 
-/// [`pull::link_update`] compiled for `kernel` (which must come from [`Kernel::supported`]).
+/// `phases::link_update` compiled for `kernel` (which must come from [`Kernel::supported`]).
 pub(crate) fn link_update<T: Real>(
     kernel: Kernel,
     lay: &Layout,
@@ -558,6 +558,6 @@ pub(crate) fn link_update<T: Real>(
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => unsafe { x86::link_update_avx2(lay, cap, sums, pr) },
-        _ => pull::link_update(lay, cap, sums, pr),
+        _ => phases::link_update(lay, cap, sums, pr),
     }
 }

@@ -36,7 +36,7 @@ pub struct Flowlet {
 }
 
 /// Settings of one churn run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ChurnConfig {
     /// Seconds between iterations (Flowtune: 10e-6).
     pub step_s: f64,

@@ -42,6 +42,7 @@ pub mod maxmin;
 pub mod normalize;
 pub mod problem;
 pub mod reference;
+pub mod settings;
 pub mod solver;
 pub mod spec;
 pub mod utility;

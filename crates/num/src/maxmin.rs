@@ -36,14 +36,7 @@ pub fn weighted_max_min(capacity: &[f64], routes: &Csr, weight: &[f64], cap: &[f
     let n = routes.rows();
     assert_eq!(weight.len(), n, "one weight per flow");
     assert_eq!(cap.len(), n, "one cap per flow");
-    let hops: Vec<Hop> = (0..n)
-        .flat_map(|f| routes.row(f).iter().map(|&link| Hop { link, coef: 1.0 }))
-        .collect();
-    let mut start = Vec::with_capacity(n + 1);
-    start.push(0usize);
-    for f in 0..n {
-        start.push(start[f] + routes.row(f).len());
-    }
+    let (hops, start) = whole_hops(routes);
     let mut avail = capacity.to_vec();
     let mut rate = vec![0.0f64; n];
     WaterFill::new(capacity.len()).fill(
@@ -55,6 +48,20 @@ pub fn weighted_max_min(capacity: &[f64], routes: &Csr, weight: &[f64], cap: &[f
         &mut rate,
     );
     rate
+}
+
+/// Every flow's links as kernel hops carrying its whole rate, and where each flow's start.
+fn whole_hops(routes: &Csr) -> (Vec<Hop>, Vec<usize>) {
+    let n = routes.rows();
+    let hops: Vec<Hop> = (0..n)
+        .flat_map(|f| routes.row(f).iter().map(|&link| Hop { link, coef: 1.0 }))
+        .collect();
+    let mut start = Vec::with_capacity(n + 1);
+    start.push(0usize);
+    for f in 0..n {
+        start.push(start[f] + routes.row(f).len());
+    }
+    (hops, start)
 }
 
 /// The test oracle for [`weighted_max_min`]: the direct water-filling, one level at a time
@@ -248,10 +255,12 @@ pub struct MultipathFlow {
 /// exceed its share at that level (one LP per flow: maximize its total with the others held
 /// at theirs) is frozen there, and a flow reaching `Theta` is frozen at it. The result is the
 /// lexicographic max-min point of the feasible totals (normalized by `w`); with one path per
-/// flow it equals [`bounded_weighted_max_min`]. Returns subflow rates (paths in order, flows
-/// in order): the split is a vertex of the path-split polytope at the final totals, one of
-/// possibly many. Cost: up to `2F` rounds of up to `F + 1` dense LPs over the subflows: for
-/// tens of flows, not thousands. Errors when the minimums cannot all be met.
+/// flow it equals [`bounded_weighted_max_min`], whose water-filling kernel it then runs (an
+/// LP finds a split; with nothing to split the kernel is exact and fast). Returns subflow
+/// rates (paths in order, flows in order): the split is a vertex of the path-split polytope
+/// at the final totals, one of possibly many. Cost: up to `2F` rounds of up to `F + 1` dense
+/// LPs over the subflows: for tens of flows, not thousands. Errors when the minimums cannot
+/// all be met.
 pub fn multipath_max_min(
     capacity: &[f64],
     flows: &[MultipathFlow],
@@ -265,6 +274,17 @@ pub fn multipath_max_min(
                 max: fl.max,
             });
         }
+    }
+    if flows.iter().all(|fl| fl.paths.len() == 1) {
+        // Nothing to split: the water-filling kernel, as `bounded_weighted_max_min`.
+        let routes = Csr::from_rows(
+            flows
+                .iter()
+                .map(|fl| fl.paths[0].iter().map(|&l| l as u32).collect::<Vec<_>>()),
+        );
+        let field = |g: fn(&MultipathFlow) -> f64| flows.iter().map(g).collect::<Vec<f64>>();
+        let (w, min, max) = (field(|f| f.weight), field(|f| f.min), field(|f| f.max));
+        return bounded_weighted_max_min(capacity, &routes, &w, &min, &max);
     }
     let mut first = Vec::with_capacity(nf);
     let mut ns = 0;
@@ -394,16 +414,6 @@ pub fn multipath_max_min(
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Held at its minimum (the level is still below `theta / w`).
-    AtMin,
-    /// Growing as `w * level`.
-    Growing,
-    /// Frozen (its link filled or it reached its maximum).
-    Frozen,
-}
-
 /// Weighted max-min fair rates with minimum and maximum rates (see the module docs).
 ///
 /// - `capacity[l]`: capacity of link `l` (>= 0).
@@ -438,8 +448,7 @@ pub fn bounded_weighted_max_min(
             });
         }
     }
-    let by_link = routes.transpose(nl);
-    // Current load of each link (every flow at its current rate).
+    // The minimums must fit every link.
     let mut load = vec![0.0f64; nl];
     for f in 0..n {
         for &l in routes.row(f) {
@@ -455,142 +464,18 @@ pub fn bounded_weighted_max_min(
             });
         }
     }
-    // Levels at which a flow starts growing and reaches its maximum.
-    let start: Vec<f64> = (0..n).map(|f| min[f] / weight[f]).collect();
-    let stop: Vec<f64> = (0..n).map(|f| max[f] / weight[f]).collect();
-    let mut rate: Vec<f64> = min.to_vec();
-    let mut phase = vec![Phase::AtMin; n];
-    // Sum of the weights of the growing flows on each link, and how many there are (a link
-    // with none has slope exactly 0, whatever the rounding of the running sum).
-    let mut slope = vec![0.0f64; nl];
-    let mut growing = vec![0u32; nl];
-    let mut unfrozen_on = vec![0u32; nl];
-    for f in 0..n {
-        for &l in routes.row(f) {
-            unfrozen_on[l as usize] += 1;
-        }
-    }
-    let mut unfrozen = n;
-    let mut level = 0.0f64;
-    // The link whose filling set the current level, if any (frozen even if rounding leaves
-    // it a hair below full, so that every event makes progress).
-    let mut filling: Option<usize> = None;
-    let freeze = |f: usize,
-                  value: f64,
-                  phase: &mut [Phase],
-                  rate: &mut [f64],
-                  load: &mut [f64],
-                  slope: &mut [f64],
-                  growing: &mut [u32],
-                  unfrozen_on: &mut [u32]| {
-        let was_growing = phase[f] == Phase::Growing;
-        for &l in routes.row(f) {
-            let l = l as usize;
-            load[l] += value - rate[f];
-            unfrozen_on[l] -= 1;
-            if was_growing {
-                growing[l] -= 1;
-                slope[l] = if growing[l] == 0 {
-                    0.0
-                } else {
-                    (slope[l] - weight[f]).max(0.0)
-                };
-            }
-        }
-        rate[f] = value;
-        phase[f] = Phase::Frozen;
-    };
-    while unfrozen > 0 {
-        // Flows whose phase changes at this level.
-        for f in 0..n {
-            if phase[f] == Phase::AtMin && start[f] <= level {
-                phase[f] = Phase::Growing;
-                for &l in routes.row(f) {
-                    slope[l as usize] += weight[f];
-                    growing[l as usize] += 1;
-                }
-            }
-            if phase[f] == Phase::Growing && stop[f] <= level {
-                freeze(
-                    f,
-                    max[f],
-                    &mut phase,
-                    &mut rate,
-                    &mut load,
-                    &mut slope,
-                    &mut growing,
-                    &mut unfrozen_on,
-                );
-                unfrozen -= 1;
-            }
-        }
-        // Full links freeze their unfrozen flows at their current rates.
-        for l in 0..nl {
-            let full = capacity[l] - load[l] <= TIE * capacity[l] || filling == Some(l);
-            if !full || unfrozen_on[l] == 0 {
-                continue;
-            }
-            for &f in by_link.row(l) {
-                let f = f as usize;
-                if phase[f] != Phase::Frozen {
-                    let value = rate[f];
-                    freeze(
-                        f,
-                        value,
-                        &mut phase,
-                        &mut rate,
-                        &mut load,
-                        &mut slope,
-                        &mut growing,
-                        &mut unfrozen_on,
-                    );
-                    unfrozen -= 1;
-                }
-            }
-        }
-        if unfrozen == 0 {
-            break;
-        }
-        // The next level at which something happens.
-        let mut next = f64::INFINITY;
-        filling = None;
-        for f in 0..n {
-            match phase[f] {
-                Phase::AtMin => next = next.min(start[f]),
-                Phase::Growing => next = next.min(stop[f]),
-                Phase::Frozen => {}
-            }
-        }
-        for l in 0..nl {
-            if growing[l] > 0 {
-                let at = level + (capacity[l] - load[l]).max(0.0) / slope[l];
-                if at < next {
-                    next = at;
-                    filling = Some(l);
-                }
-            }
-        }
-        if next.is_infinite() {
-            // Only growing flows with no links and no maximum are left.
-            for f in 0..n {
-                if phase[f] != Phase::Frozen {
-                    rate[f] = f64::INFINITY;
-                    phase[f] = Phase::Frozen;
-                }
-            }
-            break;
-        }
-        let step = (next - level).max(0.0);
-        for l in 0..nl {
-            load[l] += slope[l] * step;
-        }
-        level = level.max(next);
-        for f in 0..n {
-            if phase[f] == Phase::Growing {
-                rate[f] = (weight[f] * level).clamp(min[f], max[f]);
-            }
-        }
-    }
+    let (hops, start) = whole_hops(routes);
+    let mut avail = capacity.to_vec();
+    let mut rate = vec![0.0f64; n];
+    WaterFill::new(nl).fill_bounded(
+        &mut avail,
+        n,
+        |f| &hops[start[f]..start[f + 1]],
+        |f| weight[f],
+        |f| min[f],
+        |f| max[f],
+        &mut rate,
+    );
     Ok(rate)
 }
 

@@ -63,8 +63,9 @@
 //!   60/20/80 and converge within 1e-3 of the reference on 30 of 30 random instances; over
 //!   100, FGM converges on 94 (the rest within 2e-5 at 20k iterations) and Newton-like on 98,
 //!   one of which stops 2.3% off (its centre drifts by less than run-to-convergence's 1e-9 a
-//!   step). The earlier exponentiated-gradient split ([`Multipath::Exponentiated`], kept but
-//!   unused) left FGM unconverged on 15 of 30 and let Newton-like stop 13% off the optimum. A
+//!   step). The earlier exponentiated-gradient split (a total from the
+//!   split-weighted path price, the split moved by `phi_k *= exp(-eta (q_k - q) / q)`) left
+//!   FGM unconverged on 15 of 30 and let Newton-like stop 13% off the optimum. A
 //!   centre tolerance of 1e-8 lets run-to-convergence's 1e-9 test stop inside an inner solve
 //!   (FGM then ends 5% off), 1e-4 slows Newton-like. The [`crate::reference`] solver handles
 //!   multipath exactly.
@@ -141,10 +142,6 @@ impl State {
 pub enum Multipath {
     /// Proximal rate update around each subflow's previous rate (NED, Gradient).
     Proximal,
-    /// Total from the split-weighted path price, split moved by an exponentiated-gradient
-    /// step (the earlier rule of FGM and Newton-like; no solver uses it now: it can cycle, and
-    /// Newton-like could stop at a wrong point with it).
-    Exponentiated,
     /// The proximal update with `c = 1 / sigma_f`, `sigma_f = |U''|` at the flow's line-rate
     /// cap (FGM's strong-concavity modulus), whose centre moves only when the caller asks
     /// (`move_split`): between moves the subflow response is a smooth function of the prices
@@ -242,10 +239,6 @@ pub fn rate_update_with(
             }
             continue;
         }
-        if rule == Multipath::Exponentiated {
-            exponentiated_update(problem, f, &path_price, state, move_split);
-            continue;
-        }
         // Multipath: proximal rate update (see the module docs).
         let q_min = path_price.iter().copied().fold(f64::INFINITY, f64::min);
         let plain = u.rate_at_price(q_min).clamp(lo, want);
@@ -288,52 +281,6 @@ pub fn rate_update_with(
                 state.load[l as usize] += y[k];
                 state.hessian[l as usize] += h;
             }
-        }
-    }
-}
-
-/// Exponentiated-gradient step size for multipath splits ([`Multipath::Exponentiated`]).
-const SPLIT_ETA: f64 = 0.5;
-/// Smallest split share (lets an abandoned path come back).
-const SPLIT_FLOOR: f64 = 1e-9;
-
-/// The [`Multipath::Exponentiated`] update of multipath flow `f`: the split moves toward
-/// cheaper paths (`phi_k *= exp(-eta (q_k - q) / q)`, floored), and the total is
-/// `(U')^-1(q)` at the split-weighted path price `q = sum_k phi_k q_k`.
-fn exponentiated_update(
-    problem: &mut Problem,
-    f: usize,
-    path_price: &[f64],
-    state: &mut State,
-    move_split: bool,
-) {
-    let subs = problem.subflows(f);
-    if move_split {
-        let split = &mut problem.split_mut()[subs.clone()];
-        let q: f64 = split.iter().zip(path_price).map(|(a, b)| a * b).sum();
-        if q > 0.0 {
-            let mut total = 0.0;
-            for (phi, &qk) in split.iter_mut().zip(path_price) {
-                *phi = (*phi * (-SPLIT_ETA * (qk - q) / q).exp()).max(SPLIT_FLOOR);
-                total += *phi;
-            }
-            split.iter_mut().for_each(|phi| *phi /= total);
-        }
-    }
-    let split = &problem.split()[subs.clone()];
-    let q: f64 = split.iter().zip(path_price).map(|(a, b)| a * b).sum();
-    let u = &problem.scaled_utilities()[f];
-    let demand = u
-        .rate_at_price(q)
-        .clamp(problem.min_scaled()[f], problem.demand_cap()[f]);
-    let x = demand.min(problem.max_scaled()[f]);
-    let slope = 1.0 / u.curvature(demand);
-    state.flow_rate[f] = x;
-    for (k, s) in subs.enumerate() {
-        state.sub_rate[s] = split[k] * x;
-        for &l in problem.paths().row(s) {
-            state.load[l as usize] += split[k] * demand;
-            state.hessian[l as usize] += split[k] * slope;
         }
     }
 }
@@ -442,6 +389,36 @@ pub enum AnySolver {
     /// DBA's accelerated price update over weighted max-min rates.
     Dba(Dba),
 }
+
+/// Every solver `dctc` runs, with what it is (the `dctc list` rows): those
+/// [`AnySolver::by_name`] makes, then the exact ones `dctc num solve` runs by themselves.
+pub const SOLVERS: &[(&str, &str)] = &[
+    (
+        "ned",
+        "Flowtune's Newton-Exact-Diagonal (gamma 0.4, prices start at 1)",
+    ),
+    ("gradient", "gradient projection on link prices"),
+    (
+        "fgm",
+        "fast weighted gradient (Beck et al. 2014), Nesterov-accelerated",
+    ),
+    (
+        "newton-like",
+        "Athuraliya & Low: H_ll estimated from observed rate changes",
+    ),
+    (
+        "dba",
+        "DBA: accelerated price update over weighted max-min rates",
+    ),
+    (
+        "maxmin",
+        "weighted max-min fair by water-filling (exact; dctc num solve only)",
+    ),
+    (
+        "reference",
+        "interior-point reference optimum (dctc num solve only)",
+    ),
+];
 
 impl AnySolver {
     /// Every name [`AnySolver::by_name`] takes.

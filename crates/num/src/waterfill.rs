@@ -1,9 +1,13 @@
 //! The water-filling kernel: every max-min allocation in dctc runs through it (the flow
-//! engine's policies and [`crate::maxmin::weighted_max_min`]).
+//! engine's policies, [`crate::maxmin::weighted_max_min`],
+//! [`crate::maxmin::bounded_weighted_max_min`] and [`crate::maxmin::multipath_max_min`] when
+//! no flow has a split to choose).
 //!
 //! - [`WaterFill::fill`]: weighted max-min fair rates with per-flow caps and fractional link
 //!   shares, on whatever capacity is left (`avail`), by water-filling with a heap of link
 //!   levels: O((nnz + links) log links) per call, scratch space reused between calls.
+//! - [`WaterFill::fill_bounded`]: the same with per-flow minimum rates (a flow is held at its
+//!   minimum until the level reaches it), one more kind of event in the same loop.
 //! - [`greedy`]: strict priority, each flow in turn takes all it can on its route.
 //!
 //! [`crate::maxmin::oracle_weighted_max_min`], the direct level-by-level water-filling, is
@@ -21,9 +25,6 @@ pub struct Hop {
     /// Share of the flow's rate on this link, in (0, 1].
     pub coef: f64,
 }
-
-/// Relative slack when checking "no link above capacity".
-pub const CAP_TOL: f64 = 1e-9;
 
 /// Reusable scratch for weighted max-min water-filling over a subset of links.
 ///
@@ -55,6 +56,11 @@ pub struct WaterFill {
     hc: Vec<f64>,
     /// Per flow: whether it has its rate.
     frozen: Vec<bool>,
+    /// Per flow, when minimum rates are given: its minimum while it is held there (the level
+    /// is below `min / weight`), 0 once it grows with the level.
+    held: Vec<f64>,
+    /// Levels at which held flows start growing, lowest first.
+    starts: Vec<(u64, u32)>,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     caps: Vec<(u64, u32)>,
     left: usize,
@@ -100,6 +106,35 @@ impl WaterFill {
         self.prepare(avail.len(), n, hops);
         self.cached = None;
         self.solve(avail, n, weight, cap, rates);
+    }
+
+    /// [`WaterFill::fill`] with a minimum rate `min(i)` per flow (HOLNET's theta, eq. 11; at
+    /// most its cap): every unfrozen flow's rate is `max(w_i level, min_i)`, so a flow is
+    /// held at its minimum until the level reaches `min_i / w_i`, and a link that fills
+    /// freezes every unfrozen flow on it, those still held included. The minimums must fit
+    /// the links (`avail` minus their sum stays >= 0); the caller checks.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fill_bounded<'a, H, W, M, C>(
+        &mut self,
+        avail: &mut [f64],
+        n: usize,
+        hops: H,
+        weight: W,
+        min: M,
+        cap: C,
+        rates: &mut [f64],
+    ) where
+        H: Fn(usize) -> &'a [Hop],
+        W: Fn(usize) -> f64,
+        M: Fn(usize) -> f64,
+        C: Fn(usize) -> f64,
+    {
+        self.prepare(avail.len(), n, hops);
+        self.cached = None;
+        self.held.clear();
+        self.held.extend((0..n).map(&min));
+        self.solve(avail, n, weight, cap, rates);
+        self.held.clear();
     }
 
     /// The first half of [`WaterFill::fill`]: takes in the routes of `n` flows. Then
@@ -240,12 +275,17 @@ impl WaterFill {
         C: Fn(usize) -> f64,
     {
         let m = self.touched.len();
+        let bounded = !self.held.is_empty();
         // Weight sums and unfrozen counts, summed flow by flow as the hops come.
         self.wsum.clear();
         self.wsum.resize(m, 0.0);
         self.unfrozen.clear();
         self.unfrozen.extend_from_slice(&self.count);
         for i in 0..n {
+            if bounded && self.held[i] > 0.0 {
+                // Held at its minimum: its weight joins at the level min / w.
+                continue;
+            }
             let w = weight(i);
             let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
             for (&j, &c) in self.hl[a..b].iter().zip(&self.hc[a..b]) {
@@ -255,6 +295,15 @@ impl WaterFill {
         self.lavail.clear();
         self.lavail
             .extend(self.touched.iter().map(|&l| avail[l as usize]));
+        if bounded {
+            // The held flows' minimums are taken off their links at once.
+            for i in 0..n {
+                let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
+                for (&j, &c) in self.hl[a..b].iter().zip(&self.hc[a..b]) {
+                    self.lavail[j as usize] -= self.held[i] * c;
+                }
+            }
+        }
         self.frozen.clear();
         self.frozen.resize(n, false);
         // Link levels and cap levels.
@@ -278,6 +327,16 @@ impl WaterFill {
             }
         }
         self.caps.sort_unstable();
+        self.starts.clear();
+        if bounded {
+            for i in 0..n {
+                if !self.frozen[i] && self.held[i] > 0.0 {
+                    self.starts.push((key(self.held[i] / weight(i)), i as u32));
+                }
+            }
+            self.starts.sort_unstable();
+        }
+        let mut next_start = 0usize;
         let mut next_cap = 0usize;
         let mut level = 0.0f64;
         self.left = self.frozen.iter().filter(|&&f| !f).count();
@@ -299,8 +358,9 @@ impl WaterFill {
                 }
                 let cur = key(self.lavail[j] / self.wsum[j]);
                 if cur != k {
-                    // Keys only grow (freezing a flow below a link's level raises it): fix
-                    // the top in place, one sift-down.
+                    // A key that grew (a flow frozen below the link's level) is fixed in
+                    // place, one sift-down; one that fell (a held flow released) already has
+                    // a fresh entry below it.
                     *top = Reverse((cur, l));
                     continue;
                 }
@@ -310,6 +370,20 @@ impl WaterFill {
                 next_cap += 1;
             }
             let cap_top = self.caps.get(next_cap).copied();
+            while next_start < self.starts.len() && self.frozen[self.starts[next_start].1 as usize]
+            {
+                next_start += 1;
+            }
+            if let Some((k, i)) = self.starts.get(next_start).copied() {
+                // A held flow starts growing before anything at its level happens.
+                let first = |top: Option<(u64, _)>| top.is_none_or(|(t, _)| k <= t);
+                if first(link_top) && first(cap_top.map(|(t, i)| (t, i as usize))) {
+                    next_start += 1;
+                    level = level.max(f64::from_bits(k));
+                    self.release(i as usize, &weight);
+                    continue;
+                }
+            }
             let take_cap = match (link_top, cap_top) {
                 (None, None) => break,
                 (Some(_), None) => false,
@@ -347,6 +421,19 @@ impl WaterFill {
     {
         self.frozen[i] = true;
         self.left -= 1;
+        if let Some(&min) = self.held.get(i).filter(|&&t| t > 0.0) {
+            // Frozen while held: its minimum, already taken off its links.
+            rates[i] = min;
+            let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
+            for &j in &self.hl[a..b] {
+                let j = j as usize;
+                self.unfrozen[j] -= 1;
+                if self.unfrozen[j] == 0 {
+                    self.wsum[j] = 0.0;
+                }
+            }
+            return;
+        }
         let w = weight(i);
         let mut r = (w * level).min(cap(i));
         let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
@@ -364,6 +451,26 @@ impl WaterFill {
             if self.unfrozen[j] == 0 {
                 self.wsum[j] = 0.0;
             }
+        }
+    }
+}
+
+impl WaterFill {
+    /// A held flow starts growing with the level: its minimum goes back to its links, its
+    /// weight joins theirs (their levels may drop: each gets a fresh heap entry).
+    fn release<W>(&mut self, i: usize, weight: &W)
+    where
+        W: Fn(usize) -> f64,
+    {
+        let min = std::mem::replace(&mut self.held[i], 0.0);
+        let w = weight(i);
+        let (a, b) = (self.fstart[i] as usize, self.fstart[i + 1] as usize);
+        for (&j, &c) in self.hl[a..b].iter().zip(&self.hc[a..b]) {
+            let j = j as usize;
+            self.lavail[j] += min * c;
+            self.wsum[j] += w * c;
+            let k = key(self.lavail[j] / self.wsum[j]);
+            self.heap.push(Reverse((k, self.touched[j])));
         }
     }
 }

@@ -1,15 +1,13 @@
 //! Closed forms and published optima, each checked against NED, the other solvers and the
 //! reference solver.
 
+mod common;
+use common::rel;
 use dctc_num::maxmin::max_min;
 use dctc_num::reference::{self, Status};
-use dctc_num::solver::{run_to_convergence, AnySolver, Ned, RunStatus, Solver, State};
+use dctc_num::solver::{run_to_convergence, AnySolver, Ned, RunStatus, State};
 use dctc_num::spec::ProblemSpec;
 use dctc_num::{Csr, NumFlow, Problem, Utility};
-
-fn rel(a: f64, b: f64) -> f64 {
-    (a - b).abs() / b.abs().max(1e-300)
-}
 
 fn one_link_weighted() -> (Problem, Vec<f64>) {
     let mut p = Problem::new(10e9);
@@ -174,35 +172,6 @@ fn holnet_15_2_84_8() {
     assert!(
         rel(y[0], x[0]) < 1e-6 && rel(y[1], x[1]) < 1e-6,
         "{y:?} vs {x:?}"
-    );
-}
-
-#[test]
-fn holnet_multipath_60_20_80() {
-    // HOLNET §IV-B: flow 1 has subflows over a 60 Mb/s path and a 100 Mb/s link shared with
-    // flow 2; equal weights: 60 + 20 for flow 1, 80 for flow 2.
-    let text = r#"{"links": [{"id": "a", "capacity_bps": 6e7}, {"id": "b", "capacity_bps": 1e8}], "flows": [
-      {"id": "mp", "paths": [["a"], ["b"]]},
-      {"id": "sp", "paths": [["b"]]}]}"#;
-    let mut p = holnet(text);
-    let sol = reference::solve(&mut p);
-    assert_eq!(sol.status, Status::Solved);
-    let y = &sol.sub_rate_bps;
-    assert!(
-        rel(y[0], 60e6) < 1e-6 && rel(y[1], 20e6) < 1e-6 && rel(y[2], 80e6) < 1e-6,
-        "{y:?}"
-    );
-    // NED with exponentiated-gradient splits gets there too, to a looser tolerance.
-    let mut p = holnet(text);
-    let mut ned = Ned::default();
-    let mut st = State::new(&p, 1.0);
-    for _ in 0..3000 {
-        ned.iterate(&mut p, &mut st);
-    }
-    let y = st.sub_rates_bps(&p);
-    assert!(
-        rel(y[0], 60e6) < 1e-2 && rel(y[1], 20e6) < 5e-2 && rel(y[2], 80e6) < 1e-2,
-        "{y:?}"
     );
 }
 

@@ -6,14 +6,10 @@
 
 mod common;
 
-use common::Rng;
+use common::{rel, Rng};
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, AnySolver, RunStatus, State};
 use dctc_num::{NumFlow, Problem, Utility};
-
-fn rel(a: f64, b: f64) -> f64 {
-    (a - b).abs() / b.abs().max(1e-300)
-}
 
 fn log(w: f64) -> Utility {
     Utility::Log { weight: w }

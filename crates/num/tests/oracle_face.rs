@@ -5,20 +5,9 @@
 
 mod common;
 
-use common::Rng;
+use common::{flow, rel, Rng};
 use dctc_num::reference::{self, Status};
-use dctc_num::{NumFlow, Problem, Utility};
-
-fn flow(name: &str, paths: &[&[usize]], min: f64) -> NumFlow {
-    let mut f = NumFlow::new(name, paths[0].to_vec(), Utility::Log { weight: 1.0 });
-    f.paths = paths.iter().map(|p| p.to_vec()).collect();
-    f.min_bps = min;
-    f
-}
-
-fn rel(a: f64, b: f64) -> f64 {
-    (a - b).abs() / b.abs().max(1e-300)
-}
+use dctc_num::Problem;
 
 fn links(caps: &[f64]) -> Problem {
     let mut p = Problem::new(1e9);

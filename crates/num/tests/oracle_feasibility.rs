@@ -5,15 +5,8 @@
 
 mod common;
 
-use common::Rng;
-use dctc_num::{NumFlow, Problem, ProblemError, Utility};
-
-fn flow(name: &str, paths: &[&[usize]], min: f64) -> NumFlow {
-    let mut f = NumFlow::new(name, paths[0].to_vec(), Utility::Log { weight: 1.0 });
-    f.paths = paths.iter().map(|p| p.to_vec()).collect();
-    f.min_bps = min;
-    f
-}
+use common::{flow, Rng};
+use dctc_num::{Problem, ProblemError};
 
 fn links(caps: &[f64]) -> Problem {
     let mut p = Problem::new(1e9);

@@ -325,15 +325,25 @@ fn as_multipath(inst: &Inst) -> Vec<MultipathFlow> {
         .collect()
 }
 
-/// With one path per flow, progressive filling by LPs on flow totals equals the bounded
-/// water-filling (two independent methods for one definition).
+/// With each flow's one path given twice (so there is a split to choose and the LPs run),
+/// progressive filling by LPs on flow totals equals the bounded water-filling (two
+/// independent methods for one definition); with one path each it is the water-filling.
 #[test]
 fn multipath_max_min_equals_water_filling_on_single_paths() {
     let mut rng = Rng::new(0x5eed_00b4);
     for case in 0..150 {
         let inst = instance(&mut rng);
         let x = solve(&inst);
-        let y = multipath_max_min(&inst.caps, &as_multipath(&inst)).unwrap();
+        let single = as_multipath(&inst);
+        assert_eq!(multipath_max_min(&inst.caps, &single).unwrap(), x);
+        let twice: Vec<MultipathFlow> = (single.into_iter())
+            .map(|f| MultipathFlow {
+                paths: vec![f.paths[0].clone(), f.paths[0].clone()],
+                ..f
+            })
+            .collect();
+        let split = multipath_max_min(&inst.caps, &twice).unwrap();
+        let y: Vec<f64> = split.chunks(2).map(|p| p[0] + p[1]).collect();
         for (f, (a, b)) in x.iter().zip(&y).enumerate() {
             assert!(
                 (a - b).abs() <= 1e-7 * a.abs().max(1.0),

@@ -2,14 +2,10 @@
 //! against hand-computed examples and the formulas recomputed here.
 
 mod common;
-use common::Rng;
+use common::{close, Rng};
 use dctc_num::normalize::{f_norm, link_ratios, u_norm, Normalize, Notifier};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, Solver, State};
 use dctc_num::{Csr, NumFlow, Problem, Utility};
-
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1e-300)
-}
 
 /// Hand example. Links: capacities 10, 4, 8. Flows: A on {0, 1}, B on {0}, C on {1, 2},
 /// D on {2}, with rates 3, 9, 3, 2. Loads 12, 6, 5: ratios r = 1.2, 1.5, 0.625.

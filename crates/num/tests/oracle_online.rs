@@ -3,14 +3,10 @@
 //! which is derived here in closed form or taken from a fresh reference solve.
 
 mod common;
-use common::Rng;
+use common::{close, Rng};
 use dctc_num::reference::{self, Status};
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, Solver, State};
 use dctc_num::{FlowKey, NumFlow, Problem, Utility};
-
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1e-300)
-}
 
 const C: f64 = 1e10;
 const LOG: Utility = Utility::Log { weight: 1.0 };

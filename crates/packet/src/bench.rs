@@ -5,7 +5,7 @@
 //! permutation on a k-ary fat-tree, from 128 to thousands of hosts.
 
 use crate::metrics::PacketRun;
-use crate::schemes::PacketScheme;
+use crate::sim::PacketScheme;
 use crate::sim::{RunOptions, Simulation, Workload};
 use crate::transport::TcpConfig;
 use dctc_core::fabric::{fat_tree, preset, FatTreeSpec};
@@ -85,7 +85,8 @@ pub fn bench(simulated: Delta, seed: u64) -> BenchReport {
 /// Runs the standard workload under `name`, one of [`BENCH_SCHEMES`] (panics otherwise).
 pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
     use crate::queue::{CodelParams, FqCodelParams, SfqCodelParams};
-    use crate::schemes::{codel, flowtune, fq_codel, pfabric, sfqcodel_cubic, QueueSpec};
+    use crate::queue::{DropTailParams, PFabricParams, QueueSpec};
+    use crate::schemes::{codel, flowtune, fq_codel, pfabric, sfqcodel_cubic};
     use crate::transport::{Cc, Cubic, NewReno};
     let mut topo = preset("flowtune-144")
         .expect("preset exists")
@@ -153,7 +154,7 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
                 pfabric::NAME,
                 tcp,
                 Cc::PFabricHost(Default::default()),
-                QueueSpec::PFabric,
+                QueueSpec::PFabric(PFabricParams),
             );
             s.switch_buffer_bytes = Some(buffer);
             s
@@ -174,18 +175,18 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
             s
         }
         "dctcp-drill" => PacketScheme {
-            lb: crate::schemes::LbKind::Drill,
+            lb: crate::lb::LbKind::Drill,
             ..PacketScheme::dctcp(tcp, 97_500)
         },
         crate::schemes::holnet_uta::NAME => PacketScheme {
-            lb: crate::schemes::LbKind::HolnetPercentage,
+            lb: crate::lb::LbKind::HolnetPercentage,
             ..PacketScheme::assemble(
                 crate::schemes::holnet_uta::NAME,
                 tcp,
                 Cc::HolnetUta(Default::default()),
                 // As `holnet-uta` builds it: its default single-hop signal needs no marking
                 // queue (`schemes::holnet_uta::parts`).
-                QueueSpec::DropTail,
+                QueueSpec::DropTail(DropTailParams),
             )
         },
         flowtune::NAME => {
@@ -198,7 +199,7 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
                 flowtune::NAME,
                 tcp,
                 Cc::Flowtune(Default::default()),
-                QueueSpec::DropTail,
+                QueueSpec::DropTail(DropTailParams),
             )
         }
         other => panic!("no bench scheme `{other}`; see BENCH_SCHEMES"),

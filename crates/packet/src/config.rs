@@ -3,7 +3,8 @@
 //! ```toml
 //! [packet]                       # defaults for every scheme
 //! tcp = { preset = "pfabric-tuned", delayed_ack_us = 6, timestamps = false, limited_transmit = false, pacing_gbps = 2.5 }
-//! load_balancer = "ecmp"         # or "spray", "drill", "holnet-percentage" (lb::keys)
+//! load_balancer = "ecmp"         # or "spray", "drill", "holnet-percentage" (lb::LOAD_BALANCERS)
+//! drill = { samples = 2 }        # a balancer's keys (lb/<name>.rs)
 //! nic_buffer_bytes = 1500000
 //! send_jitter_us = 0             # each host packet leaves up to this much later (seeded; 0: off)
 //! drain_ms = 0                   # run on after arrivals stop, so flows can finish
@@ -11,10 +12,10 @@
 //! [[schemes]]
 //! name = "dctcp"                 # a registered scheme (see schemes::SCHEMES)
 //! label = "DCTCP"                # how outputs name it (default: the name)
-//! ecn_k_bytes = 97500            # the `ecn` queue's K (default: 65 packets >= 10 Gb/s hosts, else 20)
+//! ecn_k_bytes = 97500            # a key of its switch queue (`queue/<name>.rs`; `[packet]` may set it for all)
 //! dctcp_g = 0.0625               # keys of the scheme's own module (`schemes/<name>.rs`)
 //! transport = "dctcp"            # replace the scheme's controller (see transport::TRANSPORTS)
-//! queue = "ecn"                  # replace its switch queue (see schemes::QUEUES)
+//! queue = "ecn"                  # replace its switch queue (see queue::QUEUES)
 //! tcp = { initial_cwnd_packets = 10 }   # per-scheme overrides of [packet].tcp
 //! buffer_packets = 100           # every switch port's buffer, 1500 B packets (default: the fabric's)
 //! nic_queue = "switch"           # host NICs run the switch discipline (default "droptail")
@@ -33,10 +34,13 @@
 //! simulation per sender count and must be the only workload; the other kinds combine, and
 //! every scheme of a scenario runs on the identical flows.
 
-use crate::schemes::LbKind;
+use crate::keys::{refuse_unowned, At, ParseTable, Range};
+use crate::lb::{LbKeys, LbKind, LbParams};
+use crate::queue::{QueueKeys, QueueSpec};
 use crate::sim::Workload;
 use crate::transport::TcpConfig;
-use dctc_core::config::{KeyError, WorkloadSpec};
+use dctc_core::config::WorkloadSpec;
+use dctc_core::error::KeyError;
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, Rate, SimTime};
@@ -256,36 +260,104 @@ impl TcpKnobs {
     }
 }
 
-/// The `[packet]` table.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The `[packet]` table, checked: defaults for every scheme.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PacketSettings {
     /// TCP defaults for every scheme.
-    #[serde(default)]
     pub tcp: TcpKnobs,
     /// Load balancer for every scheme (default `ecmp`).
-    #[serde(default)]
     pub load_balancer: Option<LbKind>,
-    /// Host NIC queue, bytes (default 1.5 MB).
-    #[serde(default)]
+    /// Host NIC queue, bytes (default 1.5 MB), at least one 1500 B packet.
     pub nic_buffer_bytes: Option<u64>,
-    /// Per-host send jitter, us: every packet a host puts on its link reaches the first
-    /// switch up to this much later (uniform, seeded, order kept), which breaks the phase
-    /// lock of deterministic long-lived flows on DropTail. Default 0: off.
+    /// Per-host send jitter (`send_jitter_us`): every packet a host puts on its link
+    /// reaches the first switch up to this much later (uniform, seeded, order kept), which
+    /// breaks the phase lock of deterministic long-lived flows on DropTail. Zero: off.
+    pub send_jitter: Delta,
+    /// Extra simulated time after the workload's duration (`drain_ms`; arrivals stop at the
+    /// duration).
+    pub drain: Delta,
+    /// Queue discipline keys set for every scheme whose switch queue uses them (e.g.
+    /// `ecn_k_bytes`, DCTCP's K for every DCTCP scheme); a scheme table's own replace them.
+    pub queues: QueueKeys,
+    /// Every load balancer's parameters (`drill = { ... }`, `percentage_lb = { ... }`),
+    /// checked on the fabric.
+    pub lb_params: LbParams,
+}
+
+/// The `[packet]` keys of the table itself (the rest belong to the queue disciplines and
+/// the load balancers).
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OwnKeys {
     #[serde(default)]
-    pub send_jitter_us: Option<f64>,
-    /// DCTCP's K for every DCTCP scheme, bytes.
+    tcp: TcpKnobs,
     #[serde(default)]
-    pub ecn_k_bytes: Option<u64>,
-    /// Extra simulated time after the workload's duration (arrivals stop at the duration).
+    load_balancer: Option<LbKind>,
     #[serde(default)]
-    pub drain_ms: Option<f64>,
-    /// DRILL's parameters (`load_balancer = "drill"`).
+    nic_buffer_bytes: Option<u64>,
     #[serde(default)]
-    pub drill: Option<crate::lb::keys::DrillKnobs>,
-    /// HOLNET's percentage balancer's parameters (`load_balancer = "holnet-percentage"`).
+    send_jitter_us: Option<f64>,
     #[serde(default)]
-    pub percentage_lb: Option<crate::lb::keys::PercentageKnobs>,
+    drain_ms: Option<f64>,
+}
+
+const OWN_KEYS: &[&str] = &[
+    "tcp",
+    "load_balancer",
+    "nic_buffer_bytes",
+    "send_jitter_us",
+    "drain_ms",
+];
+
+impl PacketSettings {
+    /// Reads and checks the `[packet]` table on `topo`: its own keys, every load balancer's
+    /// (checked whichever the schemes run), and any queue discipline's key as a default.
+    /// Error paths are `packet.<key>`.
+    pub fn read(table: &impl ParseTable, topo: &Topology) -> Result<PacketSettings, KeyError> {
+        let at = At("packet");
+        let mut valid: Vec<&str> = OWN_KEYS.to_vec();
+        valid.extend(LbKeys::names());
+        for (_, keys) in QueueSpec::keys() {
+            valid.extend(
+                keys.into_iter()
+                    .filter(|k| !valid.contains(k))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        refuse_unowned(at, &table.keys(), &valid, "[packet]", &[])?;
+        let own: OwnKeys = table.parse_keys(OWN_KEYS)?;
+        let send_jitter = at.micros(
+            "send_jitter_us",
+            own.send_jitter_us,
+            Range::closed(0.0, 1e6),
+        )?;
+        let drain = match own.drain_ms {
+            None => Delta::ZERO,
+            Some(x)
+                if x.is_finite() && x >= 0.0 && x * 1e-3 <= Delta::MAX_SCENARIO.as_secs_f64() =>
+            {
+                Delta::from_secs_f64(x * 1e-3)
+            }
+            Some(x) => {
+                return Err(at.error(
+                    "drain_ms",
+                    format!("must be between 0 and one day (86400000 ms), got {x}"),
+                ))
+            }
+        };
+        if own.nic_buffer_bytes.is_some_and(|b| b < 1500) {
+            return Err(at.error("nic_buffer_bytes", "must hold at least one 1500 B packet"));
+        }
+        Ok(PacketSettings {
+            tcp: own.tcp,
+            load_balancer: own.load_balancer,
+            nic_buffer_bytes: own.nic_buffer_bytes,
+            send_jitter: send_jitter.unwrap_or(Delta::ZERO),
+            drain,
+            queues: QueueKeys::read(table)?,
+            lb_params: LbParams::resolve(&LbKeys::read(table)?, topo)?,
+        })
+    }
 }
 
 /// Workload kinds the packet engine runs, in the order its errors list them.
@@ -378,16 +450,6 @@ impl WorkloadPlan {
             ));
         }
         Ok(plan)
-    }
-}
-
-/// DCTCP's default K: 65 packets of 1500 B with hosts at 10 Gb/s or more, 20 packets below
-/// (BASELINES.md).
-pub fn default_ecn_k(host_rate: Rate) -> u64 {
-    if host_rate >= Rate::gbps(10) {
-        65 * 1500
-    } else {
-        20 * 1500
     }
 }
 

@@ -2,17 +2,17 @@
 //!
 //! - [`engine`]: the packet pool.
 //! - [`packet`]: the header, with room for per-scheme fields.
-//! - [`queue`]: queue disciplines of output ports (DropTail, ECN threshold, CoDel, FQ-CoDel,
-//!   sfqCoDel, pFabric).
-//! - [`lb`]: load balancers (per-flow ECMP, per-packet spraying, DRILL, HOLNET's percentage
-//!   balancer).
+//! - [`queue`]: queue disciplines of output ports, one module each, and their registry.
+//! - [`lb`]: load balancers, one module each, and their registry.
+//! - [`keys`]: scenario keys as the parts of a scheme own them, and their checks.
 //! - [`transport`]: TCP's reliable delivery and the congestion controllers (NewReno, DCTCP,
 //!   Cubic) as I/O-free state machines, with header feedback and pacing.
 //! - [`sim`]: the event loop of one run (picosecond [`dctc_core::SimTime`], ties in
 //!   scheduling order) as mediator between I/O-free parts: the fabric, host endpoints,
 //!   applications and results.
 //! - [`metrics`]: counters, histograms and per-port statistics of a run.
-//! - [`schemes`]: one module per scheme, the registry, and resolved scheme settings.
+//! - [`schemes`]: one module per scheme, the registry, and the resolution of a scheme table
+//!   into a [`PacketScheme`] (the simulator's input, in [`sim`]).
 //! - [`config`]: scenario keys (`[packet]`, `[[schemes]]`, `[[workload]]`, `[output]`).
 //! - [`control`]: the control plane: Flowtune's allocator as a node of the fabric and its
 //!   control connections.
@@ -21,10 +21,20 @@
 
 #![forbid(unsafe_code)]
 
+// Lets the test fixtures shared with the integration tests name this crate as they do.
+#[cfg(test)]
+extern crate self as dctc_packet;
+
+/// The integration tests' TOML fixtures, shared by the unit tests.
+#[cfg(test)]
+#[path = "../tests/common/toml_table.rs"]
+pub(crate) mod toml_table;
+
 pub mod bench;
 pub mod config;
 pub mod control;
 pub mod engine;
+pub mod keys;
 pub mod lb;
 pub mod metrics;
 pub mod multipath;
@@ -35,5 +45,7 @@ pub mod signal;
 pub mod sim;
 pub mod transport;
 
-pub use schemes::{PacketScheme, SCHEMES};
-pub use sim::{incast_sweep, simulate_packets, RunOptions, SimError, Simulation, Workload};
+pub use schemes::SCHEMES;
+pub use sim::{
+    incast_sweep, simulate_packets, PacketScheme, RunOptions, SimError, Simulation, Workload,
+};

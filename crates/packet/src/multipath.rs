@@ -17,7 +17,7 @@
 //! supplied without end, so multipath flows are long-lived (a sized multipath flow, which
 //! would need a data scheduler across subflows, is refused).
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::ids::LinkId;
 use dctc_core::spec::FlowSpec;
 use dctc_core::topology::Topology;

@@ -6,8 +6,9 @@ mod common;
 use common::*;
 use dctc_core::topology::Topology;
 use dctc_packet::metrics::PacketRun;
+use dctc_packet::queue::QueueSpec;
 use dctc_packet::queue::{CodelParams, FqCodelParams, SfqCodelParams};
-use dctc_packet::schemes::{codel, fq_codel, sfqcodel_cubic, QueueSpec};
+use dctc_packet::schemes::{codel, fq_codel, sfqcodel_cubic};
 use dctc_packet::transport::{Cc, Cubic, NewReno};
 use dctc_packet::{PacketScheme, Workload};
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::ids::{FlowId, NodeId};
 use dctc_core::routing::Routing;
 use dctc_core::spec::FlowSpec;
@@ -11,20 +11,9 @@ use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_packet::config::PacketSettings;
 use dctc_packet::metrics::PacketRun;
-use dctc_packet::schemes::{resolve_scheme, ParseTable};
+use dctc_packet::schemes::resolve_scheme;
 use dctc_packet::transport::TcpConfig;
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
-
-struct Toml(toml::Value);
-
-impl ParseTable for Toml {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-        self.0
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| KeyError::new("schemes[0]", e.to_string()))
-    }
-}
 
 const MBPS: f64 = 1e6;
 /// Bin width of the throughput series: 10 ms.
@@ -101,7 +90,7 @@ fn scheme(t: &Topology, src: &str) -> PacketScheme {
 }
 
 fn scheme_with(t: &Topology, src: &str, tcp: TcpConfig) -> PacketScheme {
-    let table = Toml(toml::from_str(src).unwrap());
+    let table = common::toml_table::TomlTable::new(src, "schemes[0]");
     let mut s = resolve_scheme(&table, &PacketSettings::default(), t, "schemes[0]").unwrap();
     s.tcp = TcpConfig {
         ecn: s.tcp.ecn,
@@ -374,11 +363,13 @@ fn with_jitter_tcp(
     jitter_us: Option<f64>,
     tcp: TcpConfig,
 ) -> Result<PacketScheme, KeyError> {
-    let table = Toml(toml::from_str(src).unwrap());
-    let settings = PacketSettings {
-        send_jitter_us: jitter_us,
-        ..Default::default()
-    };
+    let table = common::toml_table::TomlTable::new(src, "schemes[0]");
+    let mut packet = toml::Table::new();
+    if let Some(us) = jitter_us {
+        packet.insert("send_jitter_us".into(), toml::Value::Float(us));
+    }
+    let packet = common::toml_table::TomlTable::of(toml::Value::Table(packet), "packet");
+    let settings = PacketSettings::read(&packet, t)?;
     let mut s = resolve_scheme(&table, &settings, t, "schemes[0]")?;
     s.tcp = TcpConfig {
         ecn: s.tcp.ecn,

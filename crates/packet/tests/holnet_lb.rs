@@ -11,9 +11,10 @@ use dctc_core::rng::{component_rng, streams};
 use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_core::workload::{Cdf, PairMode, PoissonSpec};
+use dctc_packet::lb::LbKind;
 use dctc_packet::metrics::PacketRun as RunResult;
 use dctc_packet::queue::FqCodelParams;
-use dctc_packet::schemes::{LbKind, QueueSpec};
+use dctc_packet::queue::QueueSpec;
 use dctc_packet::{PacketScheme, RunOptions, Workload};
 
 fn fabric() -> Topology {

@@ -9,8 +9,10 @@ use common::*;
 use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
+use dctc_packet::lb::LbKind;
 use dctc_packet::metrics::PacketRun as RunResult;
-use dctc_packet::schemes::{LbKind, QueueSpec};
+use dctc_packet::queue::HolnetParams;
+use dctc_packet::queue::QueueSpec;
 use dctc_packet::transport::{Cc, HolnetUta};
 use dctc_packet::{PacketScheme, RunOptions, Workload};
 
@@ -81,7 +83,7 @@ fn the_first_hop_congestion_bit_holds_the_queue_down() {
                 c.hop_mask = hop_mask;
                 c
             }),
-            QueueSpec::Holnet,
+            QueueSpec::Holnet(HolnetParams),
         );
         s.lb = LbKind::HolnetPercentage;
         s

@@ -6,7 +6,7 @@ use dctc_core::fabric::preset;
 use dctc_core::rng::{component_rng, streams};
 use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::{Cdf, PairMode, PoissonSpec};
-use dctc_packet::schemes::LbKind;
+use dctc_packet::lb::LbKind;
 use dctc_packet::{PacketScheme, RunOptions, Workload};
 use std::path::Path;
 

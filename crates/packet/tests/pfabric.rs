@@ -4,7 +4,6 @@
 
 mod common;
 use common::*;
-use dctc_core::config::KeyError;
 use dctc_core::fabric::preset;
 use dctc_core::rng::component_rng;
 use dctc_core::routing::Routing;
@@ -15,24 +14,12 @@ use dctc_core::workload::cdf::Cdf;
 use dctc_core::workload::PoissonSpec;
 use dctc_packet::config::PacketSettings;
 use dctc_packet::metrics::PacketRun;
-use dctc_packet::schemes::{resolve_scheme, ParseTable};
+use dctc_packet::schemes::resolve_scheme;
 use dctc_packet::{PacketScheme, RunOptions, Workload};
-
-/// A scheme table written as TOML.
-struct Toml(toml::Value);
-
-impl ParseTable for Toml {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-        self.0
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| KeyError::new("schemes[0]", e.to_string()))
-    }
-}
 
 /// The registered scheme a TOML table names, on `t`.
 fn scheme(t: &Topology, src: &str) -> PacketScheme {
-    let table = Toml(toml::from_str(src).unwrap());
+    let table = common::toml_table::TomlTable::new(src, "schemes[0]");
     resolve_scheme(&table, &PacketSettings::default(), t, "schemes[0]").unwrap()
 }
 

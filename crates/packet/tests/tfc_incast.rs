@@ -2,27 +2,18 @@
 //! published trend: NewReno's goodput collapses past ~10 senders, DCTCP's holds to a few tens,
 //! TFC's stays at 800-900 Mb/s for every sender count.
 
-use dctc_core::config::KeyError;
 use dctc_core::config::WorkloadSpec;
 use dctc_core::fabric::FabricSpec;
 use dctc_core::routing::Routing;
 use dctc_core::units::{Delta, SimTime};
 use dctc_packet::config::PacketSettings;
-use dctc_packet::schemes::{resolve_scheme, ParseTable};
+use dctc_packet::schemes::resolve_scheme;
 use dctc_packet::{incast_sweep, RunOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-struct Table(toml::Value);
-
-impl ParseTable for Table {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-        self.0
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| KeyError::new("schemes", e.to_string()))
-    }
-}
+mod common;
+use common::toml_table::TomlTable;
 
 #[test]
 fn tfc_incast_scenario_shows_newreno_collapse_dctcp_holding_and_tfc_flat() {
@@ -32,7 +23,8 @@ fn tfc_incast_scenario_shows_newreno_collapse_dctcp_holding_and_tfc_flat() {
     let fabric: FabricSpec = raw["fabric"].clone().try_into().unwrap();
     let topo = fabric.build(&dir).unwrap();
     let routing = Routing::new(&topo).unwrap();
-    let settings: PacketSettings = raw["packet"].clone().try_into().unwrap();
+    let settings =
+        PacketSettings::read(&TomlTable::of(raw["packet"].clone(), "packet"), &topo).unwrap();
     let WorkloadSpec::IncastSweep(mut sweep) = raw["workload"][0].clone().try_into().unwrap()
     else {
         panic!("the scenario's workload is an incast sweep");
@@ -44,7 +36,7 @@ fn tfc_incast_scenario_shows_newreno_collapse_dctcp_holding_and_tfc_flat() {
     let opts = RunOptions::new(1, SimTime::from_delta(Delta::from_ms(60_000)));
     let mut goodput: BTreeMap<String, BTreeMap<usize, f64>> = BTreeMap::new();
     for (i, v) in raw["schemes"].as_array().unwrap().iter().enumerate() {
-        let table = Table(v.clone());
+        let table = TomlTable::of(v.clone(), &format!("schemes[{i}]"));
         let scheme = resolve_scheme(&table, &settings, &topo, &format!("schemes[{i}]")).unwrap();
         // TFC's claim is flat goodput: the ends and the middle of the sweep, fewer rounds.
         let mut points = sweep.clone();

@@ -4,7 +4,8 @@ mod common;
 use common::*;
 use dctc_core::units::{Delta, Rate, SimTime};
 use dctc_packet::metrics::PacketRun;
-use dctc_packet::schemes::QueueSpec;
+use dctc_packet::queue::DropTailParams;
+use dctc_packet::queue::QueueSpec;
 use dctc_packet::transport::{Cc, NewReno, TcpConfig, Xcp};
 use dctc_packet::{PacketScheme, RunOptions, Workload};
 
@@ -21,7 +22,7 @@ fn paced_run(pacing: Option<Rate>) -> Vec<(u64, u64)> {
         "paced",
         tcp,
         Cc::NewReno(NewReno::default()),
-        QueueSpec::DropTail,
+        QueueSpec::DropTail(DropTailParams),
     );
     let wl = Workload {
         flows: vec![sized_flow(&t, 0, 0, 1, 0, 100 * 1460)],

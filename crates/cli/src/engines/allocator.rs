@@ -26,190 +26,40 @@
 //! Summary: `schemes.<label>.load_<pct>.{max_over_allocation_gbps, mean_over_allocation_gbps,
 //! f_norm_fraction, u_norm_fraction, raw_fraction, completed, notifications_per_flowlet}`.
 
+use super::engine::Engine;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
-use dctc_core::config::{unknown_name, KeyError, WorkloadSpec};
+use dctc_core::config::WorkloadSpec;
 use dctc_core::rng::{component_rng, mix64, streams};
 use dctc_core::routing::Routing;
 use dctc_core::units::SimTime;
-use dctc_core::workload::{Cdf, PoissonSpec, MAX_FLOWS};
+use dctc_core::workload::{Cdf, PoissonSpec};
 use dctc_num::churn::{self, ChurnConfig, ChurnResult, Flowlet};
+use dctc_num::convergence::ConvergenceResult;
+use dctc_num::settings::{AllocatorKeys, AllocatorSettings, Mode, SolverKeys};
 use dctc_num::solver::AnySolver;
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 /// Schemes this engine runs, for `dctc list`.
-pub(crate) const SCHEMES: &[(&str, &str)] = &[
-    (
-        "ned",
-        "Flowtune's Newton-Exact-Diagonal (gamma 0.4, prices start at 1)",
-    ),
-    ("gradient", "gradient projection on link prices"),
-    (
-        "fgm",
-        "fast weighted gradient (Beck et al. 2014), Nesterov-accelerated",
-    ),
-    (
-        "newton-like",
-        "Athuraliya & Low: H_ll estimated from observed rate changes",
-    ),
-    (
-        "dba",
-        "DBA: accelerated price update over weighted max-min rates",
-    ),
-    (
-        "maxmin",
-        "weighted max-min fair by water-filling (exact; dctc num solve only)",
-    ),
-    (
-        "reference",
-        "interior-point reference optimum (dctc num solve only)",
-    ),
-];
+/// Solvers, for `dctc list`.
+pub(crate) const SCHEMES: &[(&str, &str)] = dctc_num::solver::SOLVERS;
 
-/// `[allocator]`.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Settings {
-    #[serde(default)]
-    iteration_us: Option<f64>,
-    #[serde(default)]
-    loads: Vec<f64>,
-    #[serde(default)]
-    optimal_every: Option<usize>,
-    #[serde(default)]
-    warmup_ms: Option<f64>,
-    #[serde(default)]
-    threshold: Option<f64>,
-    /// `churn` (default) or `convergence`.
-    #[serde(default)]
-    mode: Option<String>,
-    /// Convergence: random flows (default 1000).
-    #[serde(default)]
-    flows: Option<usize>,
-    /// Convergence: relative tolerance (default 0.01).
-    #[serde(default)]
-    tolerance: Option<f64>,
-    /// Convergence: iteration cap (default 5000).
-    #[serde(default)]
-    max_iterations: Option<usize>,
-}
-
-/// `[[schemes]]`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SchemeConfig {
-    name: String,
-    #[serde(default)]
-    label: Option<String>,
-    #[serde(default)]
-    gamma: Option<f64>,
-}
-
-/// The `[[workload]]` kinds this engine runs.
 const WORKLOAD_KINDS: &[&str] = &["poisson"];
 
-struct Plan {
-    settings: Settings,
+pub(crate) struct Plan {
+    settings: AllocatorSettings,
     schemes: Vec<(String, AnySolver)>,
     workload: Option<(PoissonSpec, Cdf)>,
     loads: Vec<f64>,
-    convergence: bool,
-}
-
-impl Settings {
-    /// Checks the churn-run values; paths are relative to `[allocator]`.
-    fn validate(&self) -> Result<(), KeyError> {
-        if let Some(us) = self.iteration_us {
-            if !(us.is_finite() && us > 0.0) {
-                return Err(KeyError::new("iteration_us", "must be > 0"));
-            }
-        }
-        if self.optimal_every == Some(0) {
-            return Err(KeyError::new("optimal_every", "must be at least 1"));
-        }
-        if let Some(w) = self.warmup_ms {
-            if !(w.is_finite() && w >= 0.0) {
-                return Err(KeyError::new("warmup_ms", "must be >= 0"));
-            }
-        }
-        if let Some(t) = self.threshold {
-            if !(t.is_finite() && (0.0..0.5).contains(&t)) {
-                return Err(KeyError::new("threshold", "must be in [0, 0.5)"));
-            }
-        }
-        for (k, &l) in self.loads.iter().enumerate() {
-            if !(l.is_finite() && l > 0.0 && l <= 1.5) {
-                return Err(KeyError::new(
-                    format!("loads[{k}]"),
-                    format!("must be in (0, 1.5], got {l}"),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether this is a convergence run, with its values checked; paths are relative to
-    /// `[allocator]`.
-    fn convergence(&self) -> Result<bool, KeyError> {
-        let convergence = match self.mode.as_deref().unwrap_or("churn") {
-            "churn" => false,
-            "convergence" => true,
-            other => {
-                return Err(KeyError::new(
-                    "mode",
-                    format!("unknown mode `{other}`; valid: churn, convergence"),
-                ))
-            }
-        };
-        if self.flows == Some(0) {
-            return Err(KeyError::new("flows", "must be at least 1"));
-        }
-        if let Some(t) = self.tolerance {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(KeyError::new("tolerance", "must be > 0"));
-            }
-        }
-        Ok(convergence)
-    }
-}
-
-impl SchemeConfig {
-    /// The solver it names; paths are relative to its `[[schemes]]` table.
-    fn solver(&self) -> Result<AnySolver, KeyError> {
-        let mut solver = AnySolver::by_name(&self.name).ok_or_else(|| {
-            KeyError::new("name", unknown_name("solver", &self.name, AnySolver::NAMES))
-        })?;
-        if let Some(g) = self.gamma {
-            if !(g.is_finite() && g > 0.0) {
-                return Err(KeyError::new("gamma", "must be > 0"));
-            }
-            match &mut solver {
-                AnySolver::Ned(x) => x.gamma = g,
-                AnySolver::Gradient(x) => x.gamma = g,
-                AnySolver::NewtonLike(x) => x.gamma = g,
-                AnySolver::Dba(x) => x.gamma = g,
-                AnySolver::Fgm(_) => {
-                    return Err(KeyError::new(
-                        "gamma",
-                        "fgm has no gamma (its steps come from the utilities' curvature)",
-                    ))
-                }
-            }
-        }
-        Ok(solver)
-    }
 }
 
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
-    let settings: Settings = s.parse(&s.settings, "allocator")?;
-    settings
-        .validate()
-        .map_err(|e| s.key_error(e.at("allocator")))?;
+    let keys: AllocatorKeys = s.parse(&s.settings, "allocator")?;
+    let settings = AllocatorSettings::new(&keys).map_err(|e| s.key_error(e.at("allocator")))?;
     if let Some(us) = settings.iteration_us {
         // One solver iteration per step: bound the steps like a sampled series.
         crate::limits::check_samples(
@@ -229,9 +79,9 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let mut schemes = Vec::new();
     for (i, v) in s.schemes.iter().enumerate() {
         let key = format!("schemes[{i}]");
-        let c: SchemeConfig = s.parse(v, &key)?;
+        let c: SolverKeys = s.parse(v, &key)?;
         let sv = c.solver().map_err(|e| s.key_error(e.at(&key)))?;
-        let label = c.label.clone().unwrap_or_else(|| c.name.clone());
+        let label = c.label();
         if schemes.iter().any(|(l, _)| *l == label) {
             return Err(s.error(
                 &format!("{key}.label"),
@@ -240,28 +90,18 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         }
         schemes.push((label, sv));
     }
-    let convergence = settings
-        .convergence()
-        .map_err(|e| s.key_error(e.at("allocator")))?;
-    if let Some(n) = settings.flows.filter(|&n| n as u64 > MAX_FLOWS) {
-        return Err(s.error(
-            "allocator.flows",
-            format!("{n} is more than the {MAX_FLOWS} flows dctc allocates"),
-        ));
-    }
     let topo = s
         .fabric
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
-    if convergence {
+    let Mode::Churn { loads, .. } = &settings.mode else {
         return Ok(Plan {
             settings,
             schemes,
             workload: None,
             loads: Vec::new(),
-            convergence,
         });
-    }
+    };
     if s.workloads.len() != 1 {
         return Err(s.error(
             "workload",
@@ -280,10 +120,10 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     })?;
     let cdf = Cdf::load(&workload.cdf, &s.base_dir)
         .map_err(|e| s.error("workload[0].cdf", e.to_string()))?;
-    let loads = if settings.loads.is_empty() {
+    let loads = if loads.is_empty() {
         vec![workload.load]
     } else {
-        settings.loads.clone()
+        loads.clone()
     };
     // Count the arrivals at every load without drawing them.
     for &load in &loads {
@@ -302,39 +142,61 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         schemes,
         workload: Some((workload, cdf)),
         loads,
-        convergence,
     })
-}
-
-/// Checks a scenario for this engine.
-pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    plan(s)?;
-    Ok(())
 }
 
 fn pct(load: f64) -> String {
     format!("load_{:.0}", load * 100.0)
 }
 
-/// Runs a scenario on this engine.
-pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
-    let p = plan(s)?;
+/// The allocator engine.
+pub(crate) struct Allocator;
+
+/// What the allocator engine's runs produced (with the fabric's link count).
+pub(crate) enum Runs {
+    /// Churn runs: (label, load, result) per solver and load.
+    Churn(usize, Vec<(String, f64, ChurnResult)>),
+    /// Convergence runs, one per solver.
+    Convergence(usize, Vec<ConvergenceResult>),
+}
+
+impl Engine for Allocator {
+    type Plan = Plan;
+    type Runs = Runs;
+
+    fn plan(s: &Scenario, _generate: bool) -> Result<Plan, ScenarioError> {
+        plan(s)
+    }
+
+    fn execute(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
+        churn_runs(s, p, progress)
+    }
+
+    fn render(s: &Scenario, p: &Plan, runs: Runs) -> RunOutput {
+        match runs {
+            Runs::Churn(links, results) => output(s, p, links, results),
+            Runs::Convergence(links, r) => render_convergence(s, p, links, &r),
+        }
+    }
+}
+
+/// Every solver at every load under flowlet churn (or, in convergence mode, every solver's
+/// convergence).
+fn churn_runs(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
     let topo = s
         .fabric
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
     let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
     let capacity: Vec<f64> = topo.links().iter().map(|l| l.rate.bps_f64()).collect();
-    if p.convergence {
-        return run_convergence(s, &p, &topo, &routing, &capacity, progress);
-    }
+    let Mode::Churn { config, .. } = &p.settings.mode else {
+        let runs = convergence_runs(s, p, &topo, &routing, &capacity, progress)?;
+        return Ok(Runs::Convergence(capacity.len(), runs));
+    };
     let (workload, cdf) = p.workload.as_ref().expect("churn mode has a workload");
     let cfg = ChurnConfig {
-        step_s: p.settings.iteration_us.unwrap_or(10.0) * 1e-6,
         duration_s: s.duration.as_secs_f64(),
-        optimal_every: p.settings.optimal_every.unwrap_or(10),
-        warmup_s: p.settings.warmup_ms.unwrap_or(0.2) * 1e-3,
-        threshold: p.settings.threshold.unwrap_or(0.01),
+        ..config.clone()
     };
     let until = SimTime::from_delta(s.duration);
     let mut results: Vec<(String, f64, ChurnResult)> = Vec::new();
@@ -367,7 +229,7 @@ pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
             results.push((label.clone(), load, r));
         }
     }
-    Ok(output(s, &p, capacity.len(), results))
+    Ok(Runs::Churn(capacity.len(), results))
 }
 
 fn output(
@@ -376,6 +238,10 @@ fn output(
     links: usize,
     results: Vec<(String, f64, ChurnResult)>,
 ) -> RunOutput {
+    let Mode::Churn { config, .. } = &p.settings.mode else {
+        unreachable!("output renders churn runs")
+    };
+    let optimal_every = config.optimal_every;
     let mut schemes = Map::new();
     let mut table = Table::new(
         "Over-allocation without normalization and throughput as a fraction of the optimum",
@@ -470,7 +336,7 @@ fn output(
             p.workload.as_ref().map(|w| w.0.cdf.as_str()).unwrap_or("-"),
             p.settings.iteration_us.unwrap_or(10.0),
             s.duration.as_secs_f64() * 1e3,
-            p.settings.optimal_every.unwrap_or(10)
+            optimal_every
         ))
         .with_table(table.clone())
         .with_chart(over_chart)
@@ -503,18 +369,24 @@ fn output(
 }
 
 /// Convergence mode: `flows` random host pairs (ECMP paths, log utilities), then one more.
-fn run_convergence(
+/// Every solver's convergence on random flows from a cold start and after one arrival.
+fn convergence_runs(
     s: &Scenario,
     p: &Plan,
     topo: &dctc_core::topology::Topology,
     routing: &Routing,
     capacity: &[f64],
     progress: &Progress,
-) -> Result<RunOutput> {
+) -> Result<Vec<ConvergenceResult>> {
     use dctc_num::{NumFlow, Problem, Utility};
-    let n = p.settings.flows.unwrap_or(1000);
-    let tolerance = p.settings.tolerance.unwrap_or(0.01);
-    let cap = p.settings.max_iterations.unwrap_or(5000);
+    let Mode::Convergence {
+        flows: n,
+        tolerance,
+        max_iterations: cap,
+    } = p.settings.mode
+    else {
+        unreachable!("convergence_runs runs convergence scenarios")
+    };
     let hosts = topo.hosts();
     let unit = capacity.iter().cloned().fold(1.0, f64::max);
     let mut problem = Problem::new(unit);
@@ -544,6 +416,37 @@ fn run_convergence(
             .map_err(|e| s.error("allocator.flows", e.to_string()))?;
     }
     let arrival = random_flow(n);
+    let mut runs = Vec::new();
+    for (label, solver) in &p.schemes {
+        progress.begin(label, 1);
+        runs.push(dctc_num::convergence::run(
+            &problem,
+            arrival.clone(),
+            solver,
+            tolerance,
+            cap,
+        ));
+        progress.set(1);
+    }
+    Ok(runs)
+}
+
+/// The output of convergence runs: iterations to the optimum per solver, and the cold
+/// start's rate error.
+fn render_convergence(
+    s: &Scenario,
+    p: &Plan,
+    links: usize,
+    runs: &[ConvergenceResult],
+) -> RunOutput {
+    let Mode::Convergence {
+        flows: n,
+        tolerance,
+        max_iterations: cap,
+    } = p.settings.mode
+    else {
+        unreachable!("render_convergence renders convergence scenarios")
+    };
     let mut table = Table::new(
         format!("Iterations to within {tolerance} of the optimum ({n} flows, F-NORM rates)"),
         [
@@ -565,10 +468,7 @@ fn run_convergence(
         Some(i) => Cell::Num(i as f64),
         None => Cell::Text(format!("> {cap}")),
     };
-    for (label, solver) in &p.schemes {
-        progress.begin(label, 1);
-        let r = dctc_num::convergence::run(&problem, arrival.clone(), solver, tolerance, cap);
-        progress.set(1);
+    for ((label, _), r) in p.schemes.iter().zip(runs) {
         schemes.insert(
             label.clone(),
             json!({
@@ -605,16 +505,16 @@ fn run_convergence(
              {tolerance} |U*|, a sum of logs of rates in b/s, every solver met it at its first \
              iteration); rate criterion: every F-NORM rate within {tolerance} of its optimum \
              (NED to 1e-11).",
-            capacity.len()
+            links
         ))
         .with_table(table.clone())
         .with_chart(chart);
-    Ok(RunOutput {
+    RunOutput {
         summary: json!({ "schemes": schemes }),
         tables: Vec::new(),
         report: Report::new(s.name.clone(), s.description.clone()).with_section(section),
         console: table.to_text(),
-    })
+    }
 }
 
 /// `dctc bench num`: Flowtune's §6.1 table rerun on this machine (medians of 2000

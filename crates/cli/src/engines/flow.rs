@@ -26,25 +26,25 @@
 //! for a sweep (`load_100` = load 1.0); `relative.<a>_vs_<b>.avg_cct` (= a / b - 1; likewise
 //! `p99_cct`, `throughput`) per load (`relative.load_<pct>....` in a sweep).
 
+use super::engine::Engine;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
-use dctc_core::config::KeyError;
 use dctc_core::config::OutputSpec;
+use dctc_core::error::KeyError;
 use dctc_core::rng::mix64;
-use dctc_core::units::{Delta, SimTime};
-use dctc_core::workload::coflow::MAX_LOAD;
-use dctc_flow::convergence::convergence;
+use dctc_core::units::SimTime;
+use dctc_flow::convergence::{convergence, Convergence};
 use dctc_flow::metrics::CctSummary;
 use dctc_flow::policy::ParseTable;
+use dctc_flow::settings::{FlowKeys, FlowSettings, Mode};
 use dctc_flow::workload::{FlowWorkload, WORKLOAD_KINDS};
 use dctc_flow::{
     make_policy, CoflowInput, Net, PolicyConfig, RoutingMode, RunResult, SimConfig, Simulator,
 };
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 /// Schemes this engine runs, for `dctc list`.
@@ -52,39 +52,6 @@ pub(crate) const SCHEMES: &[(&str, &str)] = dctc_flow::POLICIES;
 
 /// Flow-level routings, for `dctc list`.
 pub(crate) const ROUTINGS: &[(&str, &str)] = dctc_flow::ROUTINGS;
-
-/// `[flow]`.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FlowSettings {
-    /// Default routing for every scheme.
-    #[serde(default)]
-    routing: Option<String>,
-    /// Hedera rescheduling period, ms (default 5).
-    #[serde(default)]
-    hedera_period_ms: Option<f64>,
-    /// Hedera large-flow threshold as a fraction of the host link rate (default 0.1).
-    #[serde(default)]
-    hedera_threshold: Option<f64>,
-    /// Rerun the workload at each of these loads (overrides each workload's `load`).
-    #[serde(default)]
-    loads: Vec<f64>,
-    /// `run` (default) or `convergence`.
-    #[serde(default)]
-    mode: Option<String>,
-    /// Convergence: DBA iterations to run (default 40).
-    #[serde(default)]
-    iterations: Option<usize>,
-    /// Convergence: relative band around the optimum (default 0.01).
-    #[serde(default)]
-    within: Option<f64>,
-    /// Convergence: multiply flow sizes so that none ends inside the window (default 1000).
-    #[serde(default)]
-    size_factor: Option<f64>,
-    /// Convergence: flows drawn in the chart (default 3).
-    #[serde(default)]
-    track: Option<usize>,
-}
 
 /// The `[output]` keys this engine reads: `flows_csv` (write `flows.csv`, default true; the
 /// full trace has 706,397 flows per run) and `cdf_points` (points per CCT CDF, default 100).
@@ -115,42 +82,18 @@ struct Scheme {
     routing: RoutingMode,
 }
 
-struct Plan {
+pub(crate) struct Plan {
     net: Net,
     schemes: Vec<Scheme>,
     workloads: Vec<FlowWorkload>,
     loads: Vec<Option<f64>>,
     settings: FlowSettings,
     output: OutputSpec,
-    convergence: bool,
-}
-
-fn routing_mode(
-    s: &Scenario,
-    key: &str,
-    name: &str,
-    st: &FlowSettings,
-) -> Result<RoutingMode, ScenarioError> {
-    let mut mode = RoutingMode::from_name(name).map_err(|e| s.error(key, e.to_string()))?;
-    if let RoutingMode::Hedera { period, threshold } = &mut mode {
-        if let Some(ms) = st.hedera_period_ms {
-            if !(ms.is_finite() && ms > 0.0) {
-                return Err(s.error("flow.hedera_period_ms", "must be > 0"));
-            }
-            *period = Delta::from_secs_f64(ms * 1e-3);
-        }
-        if let Some(t) = st.hedera_threshold {
-            if !(t.is_finite() && (0.0..=1.0).contains(&t)) {
-                return Err(s.error("flow.hedera_threshold", "must be in [0, 1]"));
-            }
-            *threshold = t;
-        }
-    }
-    Ok(mode)
 }
 
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
-    let settings: FlowSettings = s.parse(&s.settings, "flow")?;
+    let keys: FlowKeys = s.parse(&s.settings, "flow")?;
+    let settings = FlowSettings::new(&keys).map_err(|e| s.key_error(e.at("flow")))?;
     let output = s.output_spec(OUTPUT_KEYS)?;
     if let Some(n) = output.cdf_points {
         if n as u64 > crate::limits::MAX_SAMPLES {
@@ -168,22 +111,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
     let net = Net::new(topo).map_err(|e| s.error("fabric", e.to_string()))?;
-    let convergence = match settings.mode.as_deref().unwrap_or("run") {
-        "run" => false,
-        "convergence" => true,
-        other => {
-            return Err(s.error(
-                "flow.mode",
-                format!("unknown mode `{other}`; valid: run, convergence"),
-            ))
-        }
-    };
-    let default_routing = routing_mode(
-        s,
-        "flow.routing",
-        settings.routing.as_deref().unwrap_or("ecmp"),
-        &settings,
-    )?;
+    let convergence = settings.convergence();
     if s.schemes.is_empty() {
         return Err(s.error(
             "schemes",
@@ -203,8 +131,8 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             None => Ok(None),
         };
         let routing = match string_key("routing")? {
-            Some(r) => routing_mode(s, &format!("{key}.routing"), &r, &settings)?,
-            None => default_routing.clone(),
+            Some(r) => (settings.routing_named(&r)).map_err(|e| s.key_error(e.at(&key)))?,
+            None => settings.routing.clone(),
         };
         let Some(name) = string_key("name")? else {
             return Err(s.error(&key, "missing field `name`"));
@@ -241,14 +169,6 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
             .map_err(|e| s.key_error(e.at(&format!("workload[{i}]"))))?;
         workloads.push(w);
     }
-    for (k, &l) in settings.loads.iter().enumerate() {
-        if !(l.is_finite() && l > 0.0 && l <= MAX_LOAD) {
-            return Err(s.error(
-                &format!("flow.loads[{k}]"),
-                format!("must be in (0, {MAX_LOAD}], got {l}"),
-            ));
-        }
-    }
     // Bound what the workloads will generate, without generating it: Poisson arrivals are
     // counted at every load the run sweeps, synthetic coflows by their widest size.
     let until = SimTime::from_delta(s.duration);
@@ -261,11 +181,6 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     } else {
         settings.loads.iter().map(|&l| Some(l)).collect()
     };
-    if let Some(w) = settings.within {
-        if !(w.is_finite() && w > 0.0) {
-            return Err(s.error("flow.within", "must be > 0"));
-        }
-    }
     Ok(Plan {
         net,
         schemes,
@@ -273,7 +188,6 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         loads,
         settings,
         output,
-        convergence,
     })
 }
 
@@ -286,7 +200,7 @@ fn flow_error(s: &Scenario, key: &str, e: dctc_flow::FlowError) -> ScenarioError
 }
 
 /// What a workload could not carry: `(workload key, flows dropped, coflows dropped)`.
-type Dropped = Vec<(String, usize, usize)>;
+pub(crate) type Dropped = Vec<(String, usize, usize)>;
 
 /// The warning lines for dropped flows, one per workload that lost some.
 fn dropped_lines(d: &Dropped) -> String {
@@ -335,13 +249,7 @@ fn build_coflows(
     Ok((all, dropped))
 }
 
-/// Checks a scenario for this engine.
-pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    plan(s)?;
-    Ok(())
-}
-
-struct Run {
+pub(crate) struct Run {
     label: String,
     load: Option<f64>,
     result: RunResult,
@@ -366,76 +274,107 @@ fn load_key(l: f64) -> String {
     format!("load_{}", (l * 100.0).round() as i64)
 }
 
-/// Runs a scenario on this engine.
-pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
-    let p = plan(s)?;
-    if p.convergence {
-        return run_convergence(s, &p);
+/// The flow engine.
+pub(crate) struct Flow;
+
+/// What the flow engine's runs produced.
+pub(crate) enum Runs {
+    /// Every scheme at every load, and the flows the workloads could not carry.
+    Loads {
+        /// The runs, load by load, scheme by scheme.
+        runs: Vec<Run>,
+        /// What the workloads dropped.
+        dropped: Dropped,
+    },
+    /// DBA's convergence, per scheme.
+    Convergence(Vec<Convergence>),
+}
+
+impl Engine for Flow {
+    type Plan = Plan;
+    type Runs = Runs;
+
+    fn plan(s: &Scenario, _generate: bool) -> Result<Plan, ScenarioError> {
+        plan(s)
     }
-    // Arrivals stop at the workloads' end; every run goes on until its last coflow ends.
-    let until = SimTime::NEVER;
-    let mut runs = Vec::new();
-    let mut dropped = Dropped::new();
-    for &load in &p.loads {
-        let (coflows, d) = build_coflows(s, &p, load)?;
-        if dropped.is_empty() {
-            dropped = d;
+
+    fn execute(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
+        if p.settings.convergence() {
+            return Ok(Runs::Convergence(convergence_runs(s, p)?));
         }
-        let sizes: Vec<f64> = coflows
-            .iter()
-            .map(|c| c.flows.iter().map(|f| f.bytes).sum())
-            .collect();
-        let last_arrival = coflows
-            .iter()
-            .map(|c| c.arrival)
-            .max()
-            .unwrap_or(SimTime::ZERO);
-        for sc in &p.schemes {
-            let policy = make_policy(&sc.cfg, &p.net, &sizes)
-                .map_err(|e| s.error("schemes", e.to_string()))?;
-            let cfg = SimConfig {
-                routing: sc.routing.clone(),
-                seed: s.seed,
-                until,
-                audit: false,
-            };
-            let name = match load {
-                Some(l) => format!("{} @ {:.0}%", sc.label, l * 100.0),
-                None => sc.label.clone(),
-            };
-            progress.begin(&name, last_arrival.ps().max(1));
-            let t0 = std::time::Instant::now();
-            let mut sim = Simulator::new(&p.net, coflows.clone(), policy, cfg);
-            let result = sim.run(|t| progress.set(t.ps()));
-            progress.finish();
-            let summary = result.summary();
-            let capacity = host_capacity_gbps(&p.net);
-            runs.push(Run {
-                label: sc.label.clone(),
-                load,
-                result,
-                utilization: if capacity > 0.0 {
-                    summary.throughput_gbps / capacity
-                } else {
-                    0.0
-                },
-                summary,
-                wall_s: t0.elapsed().as_secs_f64(),
-            });
+        // Arrivals stop at the workloads' end; every run goes on until its last coflow ends.
+        let until = SimTime::NEVER;
+        let mut runs = Vec::new();
+        let mut dropped = Dropped::new();
+        for &load in &p.loads {
+            let (coflows, d) = build_coflows(s, p, load)?;
+            if dropped.is_empty() {
+                dropped = d;
+            }
+            let sizes: Vec<f64> = coflows
+                .iter()
+                .map(|c| c.flows.iter().map(|f| f.bytes).sum())
+                .collect();
+            let last_arrival = coflows
+                .iter()
+                .map(|c| c.arrival)
+                .max()
+                .unwrap_or(SimTime::ZERO);
+            for sc in &p.schemes {
+                let policy = make_policy(&sc.cfg, &p.net, &sizes)
+                    .map_err(|e| s.error("schemes", e.to_string()))?;
+                let cfg = SimConfig {
+                    routing: sc.routing.clone(),
+                    seed: s.seed,
+                    until,
+                    audit: false,
+                };
+                let name = match load {
+                    Some(l) => format!("{} @ {:.0}%", sc.label, l * 100.0),
+                    None => sc.label.clone(),
+                };
+                progress.begin(&name, last_arrival.ps().max(1));
+                let t0 = std::time::Instant::now();
+                let mut sim = Simulator::new(&p.net, coflows.clone(), policy, cfg);
+                let result = sim.run(|t| progress.set(t.ps()));
+                progress.finish();
+                let summary = result.summary();
+                let capacity = host_capacity_gbps(&p.net);
+                runs.push(Run {
+                    label: sc.label.clone(),
+                    load,
+                    result,
+                    utilization: if capacity > 0.0 {
+                        summary.throughput_gbps / capacity
+                    } else {
+                        0.0
+                    },
+                    summary,
+                    wall_s: t0.elapsed().as_secs_f64(),
+                });
+            }
         }
+        Ok(Runs::Loads { runs, dropped })
     }
-    let mut out = render(s, &p, &runs);
-    if !dropped.is_empty() {
-        out.console = dropped_lines(&dropped) + &out.console;
-        if let Value::Object(m) = &mut out.summary {
-            let v: Vec<Value> = dropped
+
+    fn render(s: &Scenario, p: &Plan, runs: Runs) -> RunOutput {
+        let (runs, dropped) = match runs {
+            Runs::Loads { runs, dropped } => (runs, dropped),
+            Runs::Convergence(c) => return render_convergence(s, p, &c),
+        };
+        let mut out = render(s, p, &runs);
+        if !dropped.is_empty() {
+            out.console = dropped_lines(&dropped) + &out.console;
+            if let Value::Object(m) = &mut out.summary {
+                let v: Vec<Value> = dropped
                 .iter()
                 .map(|(k, f, c)| json!({"workload": k, "flows": f, "coflows": c, "reason": "reducer has 0 bytes"}))
                 .collect();
-            m.insert("dropped".into(), Value::Array(v));
+                m.insert("dropped".into(), Value::Array(v));
+            }
         }
+        out
     }
-    Ok(out)
 }
 
 /// A statistic over `n` finished items: `null` when there are none (not 0.0).
@@ -704,11 +643,18 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     }
 }
 
-fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
-    let iterations = p.settings.iterations.unwrap_or(40);
-    let within = p.settings.within.unwrap_or(0.01);
-    let factor = p.settings.size_factor.unwrap_or(1000.0);
-    let track = p.settings.track.unwrap_or(3);
+/// DBA's convergence for every scheme (each runs policy `dba`), on the first load's
+/// coflows with their sizes multiplied so that none ends inside the window.
+fn convergence_runs(s: &Scenario, p: &Plan) -> Result<Vec<Convergence>> {
+    let Mode::Convergence {
+        iterations,
+        within,
+        size_factor: factor,
+        ..
+    } = p.settings.mode
+    else {
+        unreachable!("convergence_runs runs convergence scenarios")
+    };
     let (mut coflows, dropped) = build_coflows(s, p, p.loads[0])?;
     if !dropped.is_empty() {
         eprint!("{}", dropped_lines(&dropped));
@@ -718,6 +664,27 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
             f.bytes *= factor;
         }
     }
+    p.schemes
+        .iter()
+        .map(|sc| {
+            convergence(&p.net, coflows.clone(), &sc.cfg, iterations, within)
+                .map_err(|e| s.error("workload", e.to_string()).into())
+        })
+        .collect()
+}
+
+/// The output of a convergence run: per scheme, the RTTs until each flow settles near the
+/// optimum, and the tracked flows' rates per iteration.
+fn render_convergence(s: &Scenario, p: &Plan, runs: &[Convergence]) -> RunOutput {
+    let Mode::Convergence {
+        iterations,
+        within,
+        track,
+        ..
+    } = p.settings.mode
+    else {
+        unreachable!("render_convergence renders convergence scenarios")
+    };
     let mut schemes = Map::new();
     // convergence.csv: (scheme, iteration, flow, rate Gb/s, optimum Gb/s).
     let mut conv: Vec<(&str, usize, usize, f64, f64)> = Vec::new();
@@ -741,9 +708,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
             "max RTTs",
         ],
     );
-    for sc in &p.schemes {
-        let c = convergence(&p.net, coflows.clone(), &sc.cfg, iterations, within)
-            .map_err(|e| s.error("workload", e.to_string()))?;
+    for (sc, c) in p.schemes.iter().zip(runs) {
         let n = c.ideal.len();
         let mut settled: Vec<f64> = c
             .settle
@@ -823,7 +788,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
         .uint("flow", conv.iter().map(|r| r.2 as u64))
         .float("rate_gbps", conv.iter().map(|r| r.3))
         .float("ideal_gbps", conv.iter().map(|r| r.4));
-    Ok(RunOutput {
+    RunOutput {
         summary: json!({
             "engine": "flow",
             "mode": "convergence",
@@ -834,7 +799,7 @@ fn run_convergence(s: &Scenario, p: &Plan) -> Result<RunOutput> {
         tables: vec![("convergence.csv".to_string(), conv_table)],
         report,
         console,
-    })
+    }
 }
 
 /// `dctc bench` for this engine: the benchmarks of `dctc_flow::bench`, each at its default

@@ -1,22 +1,25 @@
-//! One module per engine, each with `validate(&Scenario)` and `run(&Scenario, &Progress)`;
-//! plus the catalogue printed by `dctc list` and the `dctc bench` dispatch.
+//! One module per engine, each implementing [`Engine`] (check a scenario, run its schemes,
+//! render the runs); plus the catalogue printed by `dctc list` and the `dctc bench` dispatch.
 
 pub(crate) mod allocator;
+mod engine;
 pub(crate) mod fct;
 pub(crate) mod flow;
 pub(crate) mod packet;
 pub(crate) mod packet_scale;
+
+pub(crate) use engine::Engine;
 
 use anyhow::{bail, Result};
 use dctc_core::fabric::PRESETS;
 use dctc_core::workload::cdf::BUILTIN;
 use std::fmt::Write;
 
-fn section(out: &mut String, title: &str, rows: &[(&str, &str)]) {
+fn section(out: &mut String, title: &str, rows: &[(&str, impl AsRef<str>)]) {
     let _ = writeln!(out, "{title}:");
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     for (name, what) in rows {
-        let _ = writeln!(out, "  {name:width$}  {what}");
+        let _ = writeln!(out, "  {name:width$}  {}", what.as_ref());
     }
     out.push('\n');
 }
@@ -64,6 +67,20 @@ pub(crate) fn list() -> String {
         &mut out,
         "NUM solvers (dctc num solve --solver ...)",
         allocator::SCHEMES,
+    );
+    // A discipline's row lists its keys (any scheme table, or `[packet]` for all).
+    let keys = dctc_packet::queue::QueueSpec::keys();
+    let queues: Vec<(&str, String)> = (dctc_packet::queue::QUEUES.iter())
+        .zip(&keys)
+        .map(|((name, about), (_, keys))| match keys.is_empty() {
+            true => (*name, about.to_string()),
+            false => (*name, format!("{about}; keys: {}", keys.join(", "))),
+        })
+        .collect();
+    section(
+        &mut out,
+        "Packet-level queue disciplines (queue = ...)",
+        &queues,
     );
     section(
         &mut out,

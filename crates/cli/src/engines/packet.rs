@@ -2,21 +2,23 @@
 //! `[output]`, runs every scheme on the identical flows, and turns the runs into
 //! `summary.json`, CSV tables, a console comparison and report sections.
 
+use super::engine::Engine;
 use crate::limits;
 use crate::output::RunOutput;
 use crate::progress::Progress;
 use crate::records::Records;
 use crate::scenario::{Scenario, ScenarioError};
 use anyhow::Result;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use dctc_core::fabric::FabricSize;
 use dctc_core::routing::Routing;
 use dctc_core::stats::{min_samples_for, BucketSlowdown, Percentiles, SizeBucket, SlowdownSummary};
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
 use dctc_packet::config::{IncastSweep, PacketSettings, WorkloadPlan, WORKLOAD_KINDS};
+use dctc_packet::keys::ParseTable;
 use dctc_packet::metrics::PacketRun;
-use dctc_packet::schemes::{resolve_scheme, ParseTable};
+use dctc_packet::schemes::resolve_scheme;
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
 use serde_json::{json, Map, Value};
@@ -24,7 +26,8 @@ use serde_json::{json, Map, Value};
 /// Schemes this engine runs, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = dctc_packet::SCHEMES;
 
-/// One `[[schemes]]` table of a scenario, read with the scenario's key-path errors.
+/// One table of a scenario (a `[[schemes]]` entry, `[packet]`), read with the scenario's
+/// key-path errors; each part of the engine takes the keys it owns.
 struct SchemeTable<'a> {
     s: &'a Scenario,
     value: &'a toml::Value,
@@ -32,15 +35,24 @@ struct SchemeTable<'a> {
 }
 
 impl ParseTable for SchemeTable<'_> {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-        self.s
-            .parse(self.value, self.key)
+    fn keys(&self) -> Vec<String> {
+        let table = self.value.as_table().into_iter().flatten();
+        table.map(|(k, _)| k.clone()).collect()
+    }
+
+    fn parse_keys<T: serde::de::DeserializeOwned>(&self, names: &[&str]) -> Result<T, KeyError> {
+        let part: toml::Table = (self.value.as_table().into_iter().flatten())
+            .filter(|(k, _)| names.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        (self.s)
+            .parse(&toml::Value::Table(part), self.key)
             .map_err(|e| KeyError::new(e.key, e.reason))
     }
 }
 
 /// Everything a run needs, checked.
-struct Plan {
+pub(crate) struct Plan {
     topo: Topology,
     routing: Routing,
     schemes: Vec<PacketScheme>,
@@ -78,12 +90,17 @@ fn micros(
 /// Checks a scenario and, when `generate`, draws its flows; without, Poisson arrivals are only
 /// counted (so `validate` never generates the workload it checks).
 fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
-    let settings: PacketSettings = s.parse(&s.settings, "packet")?;
     let output = s.output_spec(OUTPUT_KEYS)?;
     let mut topo = s
         .fabric
         .build(&s.base_dir)
         .map_err(|e| s.error("fabric", e.to_string()))?;
+    let packet = SchemeTable {
+        s,
+        value: &s.settings,
+        key: "packet",
+    };
+    let settings = PacketSettings::read(&packet, &topo).map_err(|e| s.key_error(e))?;
     if s.schemes.is_empty() {
         return Err(s.error(
             "schemes",
@@ -122,18 +139,6 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         }
     }
     let routing = Routing::new(&topo).map_err(|e| s.error("fabric", e.to_string()))?;
-    let drain = match settings.drain_ms {
-        None => Delta::ZERO,
-        Some(x) if x.is_finite() && x >= 0.0 && x * 1e-3 <= Delta::MAX_SCENARIO.as_secs_f64() => {
-            Delta::from_secs_f64(x * 1e-3)
-        }
-        Some(x) => {
-            return Err(s.error(
-                "packet.drain_ms",
-                format!("must be between 0 and one day (86400000 ms), got {x}"),
-            ))
-        }
-    };
     let arrivals_until = SimTime::from_delta(s.duration);
     let specs = s.workload_specs(WORKLOAD_KINDS)?;
     let WorkloadPlan {
@@ -152,7 +157,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         )
         .map_err(|e| s.key_error(e))?;
     }
-    let until = arrivals_until + drain;
+    let until = arrivals_until + settings.drain;
     let mut opts = RunOptions::new(s.seed, until);
     opts.queue_sample = micros(s, "output.queue_sample_us", output.queue_sample_us, 100.0)?;
     opts.throughput_bin = micros(
@@ -218,27 +223,47 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     })
 }
 
-/// Checks a scenario for this engine.
-pub(crate) fn validate(s: &Scenario) -> Result<()> {
-    plan(s, false)?;
-    Ok(())
+/// The packet engine.
+pub(crate) struct Packet;
+
+/// What the packet engine's runs produced.
+pub(crate) enum Runs {
+    /// One run per scheme.
+    Schemes(Vec<PacketRun>),
+    /// An incast sweep: per scheme, one run per sender count.
+    Sweep(Vec<Vec<(usize, PacketRun)>>),
 }
 
-/// Runs a scenario on this engine.
-pub(crate) fn run(s: &Scenario, progress: &Progress) -> Result<RunOutput> {
-    let p = plan(s, true)?;
-    if let Some(sw) = &p.sweep {
-        return run_sweep(s, &p, sw, progress);
+impl Engine for Packet {
+    type Plan = Plan;
+    type Runs = Runs;
+
+    fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
+        plan(s, generate)
     }
-    let mut results = Vec::new();
-    for scheme in &p.schemes {
-        progress.begin(&scheme.label, p.until.0);
-        let sim = Simulation::new(&p.topo, &p.routing, scheme, &p.workload, p.opts.clone())
-            .map_err(|e| s.error("workload", e.to_string()))?;
-        results.push(sim.run(&mut |t| progress.set(t.0)));
-        progress.finish();
+
+    fn execute(s: &Scenario, p: &Plan, progress: &Progress) -> Result<Runs> {
+        if let Some(sw) = &p.sweep {
+            return Ok(Runs::Sweep(sweep_runs(s, p, sw, progress)?));
+        }
+        let mut results = Vec::new();
+        for scheme in &p.schemes {
+            progress.begin(&scheme.label, p.until.0);
+            let sim = Simulation::new(&p.topo, &p.routing, scheme, &p.workload, p.opts.clone())
+                .map_err(|e| s.error("workload", e.to_string()))?;
+            results.push(sim.run(&mut |t| progress.set(t.0)));
+            progress.finish();
+        }
+        Ok(Runs::Schemes(results))
     }
-    Ok(render(s, &p, &results))
+
+    fn render(s: &Scenario, p: &Plan, runs: Runs) -> RunOutput {
+        match (runs, &p.sweep) {
+            (Runs::Sweep(points), Some(sw)) => render_sweep(s, p, sw, &points),
+            (Runs::Schemes(results), _) => render(s, p, &results),
+            (Runs::Sweep(_), None) => unreachable!("a sweep's runs come from its plan"),
+        }
+    }
 }
 
 /// Slowdown statistics of `p` (completed flows) beside the `unfinished` ones; the
@@ -370,7 +395,7 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         "simulated_ms": r.simulated_ps as f64 * 1e-9,
         "hosts": p.topo.hosts().len(),
     });
-    if let dctc_packet::schemes::QueueSpec::Tfc(t) = scheme.switch_queue {
+    if let dctc_packet::queue::QueueSpec::Tfc(t) = scheme.switch_queue {
         // TFC's switch parameters as resolved (defaults filled).
         summary["tfc"] = json!({ "rho0": t.rho0, "alpha": t.alpha,
             "initial_rtt_b_us": t.initial_rtt_b.as_us_f64(), "delay_arbiter": t.delay_arbiter });
@@ -584,18 +609,96 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
         "schemes": Value::Object(schemes.clone()),
         "relative": relative(&schemes),
     });
+    let (mut console, main) = comparison_section(s, p, results, &schemes, simulated_ps);
+    let mut sections = vec![main];
+    sections.extend(size_section(results));
+    sections.push(queue_delay_section(results));
+    sections.extend(churn_section(results));
+    sections.extend(throughput_section(results));
+    if let Some((text, sec)) = incast_section(results) {
+        console.push('\n');
+        console.push_str(&text);
+        sections.push(sec);
+    }
+    sections.extend(port_section(results));
+    let mut report = Report::new(format!("dctc: {}", s.name), s.description.clone());
+    for sec in sections {
+        report.push_section(sec);
+    }
+    RunOutput {
+        summary,
+        tables: tables(results),
+        report,
+        console,
+    }
+}
 
+/// `flows.csv`, `ports.csv`, and `queues.csv` and `throughput.csv` when the runs sampled
+/// queues and long-lived flows.
+fn tables(results: &[PacketRun]) -> Vec<(String, Records)> {
     let flows = flows_table(
         results
             .iter()
             .flat_map(|r| r.records.iter().map(|f| (f, None))),
         false,
     );
+    let mut tables = vec![
+        ("flows.csv".to_string(), flows),
+        ("ports.csv".to_string(), ports_table(results)),
+    ];
+    if results.iter().any(|r| !r.queue_samples.is_empty()) {
+        let rows: Vec<_> = results
+            .iter()
+            .flat_map(|r| {
+                r.queue_samples
+                    .iter()
+                    .map(move |x| (r.label.as_str(), x, &r.ports[x.link as usize]))
+            })
+            .collect();
+        let q = Records::new()
+            .text("scheme", rows.iter().map(|(l, _, _)| *l))
+            .float(
+                "time_us",
+                rows.iter().map(|(_, x, _)| x.time_ps as f64 / 1e6),
+            )
+            .text("from", rows.iter().map(|(_, _, p)| p.from.as_str()))
+            .text("to", rows.iter().map(|(_, _, p)| p.to.as_str()))
+            .uint("bytes", rows.iter().map(|(_, x, _)| x.bytes));
+        tables.push(("queues.csv".into(), q));
+    }
+    if results.iter().any(|r| !r.throughput.is_empty()) {
+        // (label, flow, bin start ps, bin, bytes in the bin)
+        let mut rows = Vec::new();
+        for r in results {
+            let bin = r.throughput_bin.unwrap_or(Delta::from_us(100));
+            for (id, bins) in &r.throughput {
+                for (k, b) in bins.iter().enumerate() {
+                    rows.push((r.label.as_str(), *id, k as u64 * bin.0, bin, *b));
+                }
+            }
+        }
+        let t = Records::new()
+            .text("scheme", rows.iter().map(|r| r.0))
+            .uint("flow", rows.iter().map(|r| u64::from(r.1)))
+            .float("bin_start_us", rows.iter().map(|r| r.2 as f64 / 1e6))
+            .float(
+                "gbps",
+                rows.iter()
+                    .map(|r| r.4 as f64 * 8.0 / r.3.as_secs_f64() / 1e9),
+            );
+        tables.push(("throughput.csv".into(), t));
+    }
+
+    tables
+}
+
+/// `ports.csv`: every port of every run.
+fn ports_table(results: &[PacketRun]) -> Records {
     let port_rows: Vec<_> = results
         .iter()
         .flat_map(|r| r.ports.iter().map(move |x| (r.label.as_str(), x)))
         .collect();
-    let ports = Records::new()
+    Records::new()
         .text("scheme", port_rows.iter().map(|(l, _)| *l))
         .text("from", port_rows.iter().map(|(_, x)| x.from.as_str()))
         .text("to", port_rows.iter().map(|(_, x)| x.to.as_str()))
@@ -619,56 +722,58 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
             port_rows.iter().map(|(_, x)| x.utilization),
         )
         .uint("drops", port_rows.iter().map(|(_, x)| x.drops))
-        .uint("ecn_marks", port_rows.iter().map(|(_, x)| x.ecn_marks));
-    let mut tables = vec![
-        ("flows.csv".to_string(), flows),
-        ("ports.csv".to_string(), ports),
-    ];
-    if results.iter().any(|r| !r.queue_samples.is_empty()) {
-        let rows: Vec<_> = results
-            .iter()
-            .flat_map(|r| {
-                r.queue_samples
-                    .iter()
-                    .map(move |x| (r.label.as_str(), x, &r.ports[x.link as usize]))
-            })
-            .collect();
-        let q = Records::new()
-            .text("scheme", rows.iter().map(|(l, _, _)| *l))
-            .float(
-                "time_us",
-                rows.iter().map(|(_, x, _)| x.time_ps as f64 / 1e6),
-            )
-            .text("from", rows.iter().map(|(_, _, p)| p.from.as_str()))
-            .text("to", rows.iter().map(|(_, _, p)| p.to.as_str()))
-            .uint("bytes", rows.iter().map(|(_, x, _)| x.bytes));
-        tables.push(("queues.csv".into(), q));
-    }
-    let has_long = results.iter().any(|r| !r.throughput.is_empty());
-    if has_long {
-        // (label, flow, bin start ps, bin, bytes in the bin)
-        let mut rows = Vec::new();
-        for r in results {
-            let bin = r.throughput_bin.unwrap_or(Delta::from_us(100));
-            for (id, bins) in &r.throughput {
-                for (k, b) in bins.iter().enumerate() {
-                    rows.push((r.label.as_str(), *id, k as u64 * bin.0, bin, *b));
-                }
-            }
-        }
-        let t = Records::new()
-            .text("scheme", rows.iter().map(|r| r.0))
-            .uint("flow", rows.iter().map(|r| u64::from(r.1)))
-            .float("bin_start_us", rows.iter().map(|r| r.2 as f64 / 1e6))
-            .float(
-                "gbps",
-                rows.iter()
-                    .map(|r| r.4 as f64 * 8.0 / r.3.as_secs_f64() / 1e9),
-            );
-        tables.push(("throughput.csv".into(), t));
-    }
+        .uint("ecn_marks", port_rows.iter().map(|(_, x)| x.ecn_marks))
+}
 
-    // Comparison table (console and report).
+/// The console's comparison table and the report's first section: the schemes side by side
+/// (their `summary.json` entries `schemes`), and their losses.
+fn comparison_section(
+    s: &Scenario,
+    p: &Plan,
+    results: &[PacketRun],
+    schemes: &Map<String, Value>,
+    simulated_ps: u64,
+) -> (String, Section) {
+    let table = comparison_table(p, results, schemes);
+    let mut console = table.to_text();
+    let unfinished_any = results
+        .iter()
+        .any(|r| SlowdownSummary::of(&r.records).unfinished > 0);
+    let spurious_any = results.iter().any(|r| r.counters.spurious_timeouts > 0);
+    let mut main = Section::new("Comparison").with_paragraph(format!(
+        "{} on {} ({} hosts), {} flows offered{}, {:.3} ms simulated. FCT slowdown = FCT / empty-network FCT \
+         (host delay + per-hop propagation and store-and-forward of the first packet + the rest at the bottleneck rate), \
+         over completed flows; \"unfinished\" flows had not completed when the run ended and are in no percentile.",
+        s.description.trim(),
+        p.topo.name,
+        p.topo.hosts().len(),
+        p.workload.flows.len(),
+        if p.workload.incasts.is_empty() { String::new() } else { format!(" plus {} incast(s)", p.workload.incasts.len()) },
+        simulated_ps as f64 * 1e-9
+    ));
+    if unfinished_any {
+        main.push_paragraph(
+            "Unfinished flows are mostly the largest ones, started late in the run: the slowdown \
+             percentiles under-state what these would add.",
+        );
+    }
+    if spurious_any {
+        main.push_paragraph(
+            "Spurious timeouts: the retransmission timer fired although the receiver already held the \
+             byte it retransmits (its acknowledgement was still queued or in flight), so nothing had been \
+             lost. Many of them mean the minimum RTO is shorter than the fabric's queueing delay.",
+        );
+    }
+    main.push_paragraph(FEW_SAMPLES);
+    console.push_str(FEW_SAMPLES);
+    console.push('\n');
+    main.push_table(table.without_column("events"));
+    main.push_chart(losses_chart(results));
+    (console, main)
+}
+
+/// The comparison table: one row per scheme, from its summary entry and its run.
+fn comparison_table(p: &Plan, results: &[PacketRun], schemes: &Map<String, Value>) -> Table {
     let mut table = Table::new(
         "Schemes on identical arrivals",
         [
@@ -718,40 +823,11 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
             Cell::Num(r.wall_seconds),
         ]);
     }
-    let mut console = table.to_text();
-    let unfinished_any = results
-        .iter()
-        .any(|r| SlowdownSummary::of(&r.records).unfinished > 0);
-    let spurious_any = results.iter().any(|r| r.counters.spurious_timeouts > 0);
-    let mut main = Section::new("Comparison").with_paragraph(format!(
-        "{} on {} ({} hosts), {} flows offered{}, {:.3} ms simulated. FCT slowdown = FCT / empty-network FCT \
-         (host delay + per-hop propagation and store-and-forward of the first packet + the rest at the bottleneck rate), \
-         over completed flows; \"unfinished\" flows had not completed when the run ended and are in no percentile.",
-        s.description.trim(),
-        p.topo.name,
-        p.topo.hosts().len(),
-        p.workload.flows.len(),
-        if p.workload.incasts.is_empty() { String::new() } else { format!(" plus {} incast(s)", p.workload.incasts.len()) },
-        simulated_ps as f64 * 1e-9
-    ));
-    if unfinished_any {
-        main.push_paragraph(
-            "Unfinished flows are mostly the largest ones, started late in the run: the slowdown \
-             percentiles under-state what these would add.",
-        );
-    }
-    if spurious_any {
-        main.push_paragraph(
-            "Spurious timeouts: the retransmission timer fired although the receiver already held the \
-             byte it retransmits (its acknowledgement was still queued or in flight), so nothing had been \
-             lost. Many of them mean the minimum RTO is shorter than the fabric's queueing delay.",
-        );
-    }
-    main.push_paragraph(FEW_SAMPLES);
-    console.push_str(FEW_SAMPLES);
-    console.push('\n');
-    main.push_table(table.without_column("events"));
-    // Drops and timeouts per scheme (linear counts).
+    table
+}
+
+/// Drops, timeouts and retransmissions per scheme (linear counts).
+fn losses_chart(results: &[PacketRun]) -> Chart {
     let labels: Vec<String> = results.iter().map(|r| r.label.clone()).collect();
     let mut losses = Chart::bars(
         "Drops, timeouts and retransmissions per scheme",
@@ -770,12 +846,49 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
         let v: Vec<f64> = results.iter().map(|r| get(&r.counters) as f64).collect();
         losses.push_series(Series::from_values(name, &v));
     }
-    main.push_chart(losses);
+    losses
+}
 
+/// FCT slowdown by flow size (when some sized flow completed): a table and bars per size
+/// bucket, then CDFs and FCT against size.
+fn size_section(results: &[PacketRun]) -> Option<Section> {
     let slows: Vec<SlowdownSummary> = results
         .iter()
         .map(|r| SlowdownSummary::of(&r.records))
         .collect();
+    if !slows.iter().any(|x| x.overall.count > 0) {
+        return None;
+    }
+    let (bucket_table, p99, p50) = size_buckets(results, &slows);
+    let mut sec = Section::new("FCT slowdown by flow size")
+        .with_paragraph(FEW_SAMPLES)
+        .with_table(bucket_table)
+        .with_chart(p99)
+        .with_chart(p50);
+    sec.push_chart(slowdown_cdf("all sizes", results, |_| true));
+    for b in SizeBucket::ALL {
+        let any = results.iter().any(|r| {
+            r.records
+                .iter()
+                .any(|x| x.size > 0 && SizeBucket::of(x.size) == b)
+        });
+        if any {
+            sec.push_chart(slowdown_cdf(
+                &format!("{} packets", b.label()),
+                results,
+                move |x| SizeBucket::of(x.size) == b,
+            ));
+        }
+    }
+    for (what, q) in [("median", 0.5), ("p99", 0.99)] {
+        sec.push_chart(fct_vs_size(results, what, q));
+    }
+    Some(sec)
+}
+
+/// The size buckets' table (completed and unfinished flows, percentiles) and their p99 and
+/// median bars (an empty bucket gets no bar, not a bar of height 0).
+fn size_buckets(results: &[PacketRun], slows: &[SlowdownSummary]) -> (Table, Chart, Chart) {
     // Slowdown per size bucket: bars (linear axis), then a CDF per bucket.
     let cats: Vec<String> = SizeBucket::ALL
         .iter()
@@ -814,7 +927,7 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
             "mean",
         ],
     );
-    for (r, slow) in results.iter().zip(&slows) {
+    for (r, slow) in results.iter().zip(slows) {
         // An empty bucket gets no bar (not a bar of height 0).
         let bars = |f: fn(&Percentiles) -> f64| -> Vec<(f64, f64)> {
             slow.by_size
@@ -852,35 +965,11 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
             ]);
         }
     }
-    let any_sized = slows.iter().any(|x| x.overall.count > 0);
-    let mut sections = vec![main];
-    if any_sized {
-        let mut sec = Section::new("FCT slowdown by flow size")
-            .with_paragraph(FEW_SAMPLES)
-            .with_table(bucket_table)
-            .with_chart(p99)
-            .with_chart(p50);
-        sec.push_chart(slowdown_cdf("all sizes", results, |_| true));
-        for b in SizeBucket::ALL {
-            let any = results.iter().any(|r| {
-                r.records
-                    .iter()
-                    .any(|x| x.size > 0 && SizeBucket::of(x.size) == b)
-            });
-            if any {
-                sec.push_chart(slowdown_cdf(
-                    &format!("{} packets", b.label()),
-                    results,
-                    move |x| SizeBucket::of(x.size) == b,
-                ));
-            }
-        }
-        for (what, q) in [("median", 0.5), ("p99", 0.99)] {
-            sec.push_chart(fct_vs_size(results, what, q));
-        }
-        sections.push(sec);
-    }
-    // Queueing delay CDF.
+    (bucket_table, p99, p50)
+}
+
+/// The CDF of queueing delay at switch ports, one series per scheme.
+fn queue_delay_section(results: &[PacketRun]) -> Section {
     let mut cdf = Chart::step(
         "Queueing delay at switch ports (CDF over packets)",
         "queueing delay (us)",
@@ -896,108 +985,114 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
             .collect();
         cdf.push_series(Series::new(r.label.clone(), pts));
     }
-    sections.push(Section::new("Queueing delay").with_paragraph(
+    Section::new("Queueing delay").with_paragraph(
         "Time from a packet's arrival at a switch output port to the start of its transmission; \
          packets that found the port idle count as 1 ns on the log axis.",
-    ).with_chart(cdf));
-    if let Some(sec) = churn_section(results) {
-        sections.push(sec);
+    ).with_chart(cdf)
+}
+
+/// Per-flow throughput over time of the long-lived flows, a chart per scheme.
+fn throughput_section(results: &[PacketRun]) -> Option<Section> {
+    if results.iter().all(|r| r.throughput.is_empty()) {
+        return None;
     }
-    // Throughput over time of long-lived flows.
-    if has_long {
-        let mut sec = Section::new("Throughput over time (long-lived flows)").with_paragraph(
+    let mut sec = Section::new("Throughput over time (long-lived flows)").with_paragraph(
             "Payload bytes arriving at each flow's receiver per bin (the arrival rate, which the \
              links' rates bound). Bytes the receiver releases in order after recovering a loss arrive \
              in a burst; counted that way a 10 Gb/s link would seem to carry more than 10 Gb/s.",
         );
-        for r in results {
-            let bin = r.throughput_bin.unwrap_or(Delta::from_us(100));
-            let mut ch = Chart::line(
-                format!("{}: per-flow throughput (arrival rate)", r.label),
-                "time (ms)",
-                "throughput (Gb/s)",
-            );
-            for (id, bins) in &r.throughput {
-                let pts = bins
-                    .iter()
-                    .enumerate()
-                    .map(|(k, b)| {
-                        (
-                            (k as u64 * bin.0) as f64 * 1e-9,
-                            *b as f64 * 8.0 / bin.as_secs_f64() / 1e9,
-                        )
-                    })
-                    .collect();
-                ch.push_series(Series::new(format!("flow {id}"), pts));
-            }
-            sec.push_chart(ch);
-        }
-        sections.push(sec);
-    }
-    // Incast.
-    if results.iter().any(|r| !r.incasts.is_empty()) {
-        let mut t = Table::new(
-            "Incast (closed loop: next round when every block arrived)",
-            ["scheme", "senders", "rounds", "goodput Gb/s", "timeouts"],
-        );
-        for r in results {
-            for i in &r.incasts {
-                t.push_row(vec![
-                    Cell::Text(r.label.clone()),
-                    Cell::Num(i.senders as f64),
-                    Cell::Num(i.rounds_completed as f64),
-                    Cell::Num(i.goodput_gbps),
-                    Cell::Num(i.timeouts as f64),
-                ]);
-            }
-        }
-        console.push('\n');
-        console.push_str(&t.to_text());
-        sections.push(Section::new("Incast").with_table(t));
-    }
-    // One switch port's backlog and utilization over time, the same port for every scheme.
-    if let Some(port) =
-        common_port(results).filter(|_| results.iter().any(|r| !r.queue_samples.is_empty()))
-    {
-        let name = format!(
-            "{} -> {}",
-            results[0].ports[port].from, results[0].ports[port].to
-        );
-        let mut q = Chart::line(
-            format!("Backlog of switch port {name}"),
+    for r in results {
+        let bin = r.throughput_bin.unwrap_or(Delta::from_us(100));
+        let mut ch = Chart::line(
+            format!("{}: per-flow throughput (arrival rate)", r.label),
             "time (ms)",
-            "queue (KB)",
+            "throughput (Gb/s)",
         );
-        let mut u = Chart::line(
-            format!("Utilization of switch port {name}"),
-            "time (ms)",
-            "utilization (fraction of link rate)",
-        );
-        let mut all = Chart::line(
-            "Mean utilization of all switch ports",
-            "time (ms)",
-            "utilization (fraction of capacity)",
-        );
-        for r in results {
-            all.push_series(Series::new(r.label.clone(), fabric_utilization_series(r)));
-            let mine: Vec<_> = r
-                .queue_samples
+        for (id, bins) in &r.throughput {
+            let pts = bins
                 .iter()
-                .filter(|x| x.link as usize == port)
+                .enumerate()
+                .map(|(k, b)| {
+                    (
+                        (k as u64 * bin.0) as f64 * 1e-9,
+                        *b as f64 * 8.0 / bin.as_secs_f64() / 1e9,
+                    )
+                })
                 .collect();
-            q.push_series(Series::new(
-                r.label.clone(),
-                mine.iter()
-                    .map(|x| (x.time_ps as f64 * 1e-9, x.bytes as f64 / 1e3))
-                    .collect(),
-            ));
-            u.push_series(Series::new(
-                r.label.clone(),
-                utilization_series(&mine, r.ports[port].rate_bps),
-            ));
+            ch.push_series(Series::new(format!("flow {id}"), pts));
         }
-        sections.push(
-            Section::new("Queues and utilization")
+        sec.push_chart(ch);
+    }
+    Some(sec)
+}
+
+/// The incast table (console text and report section), when the runs had incasts.
+fn incast_section(results: &[PacketRun]) -> Option<(String, Section)> {
+    if results.iter().all(|r| r.incasts.is_empty()) {
+        return None;
+    }
+    let mut t = Table::new(
+        "Incast (closed loop: next round when every block arrived)",
+        ["scheme", "senders", "rounds", "goodput Gb/s", "timeouts"],
+    );
+    for r in results {
+        for i in &r.incasts {
+            t.push_row(vec![
+                Cell::Text(r.label.clone()),
+                Cell::Num(i.senders as f64),
+                Cell::Num(i.rounds_completed as f64),
+                Cell::Num(i.goodput_gbps),
+                Cell::Num(i.timeouts as f64),
+            ]);
+        }
+    }
+    Some((t.to_text(), Section::new("Incast").with_table(t)))
+}
+
+/// One switch port's backlog and utilization over time, the same port for every scheme,
+/// and the mean utilization of all switch ports (when the runs sampled queues).
+fn port_section(results: &[PacketRun]) -> Option<Section> {
+    let port =
+        common_port(results).filter(|_| results.iter().any(|r| !r.queue_samples.is_empty()))?;
+    let name = format!(
+        "{} -> {}",
+        results[0].ports[port].from, results[0].ports[port].to
+    );
+    let mut q = Chart::line(
+        format!("Backlog of switch port {name}"),
+        "time (ms)",
+        "queue (KB)",
+    );
+    let mut u = Chart::line(
+        format!("Utilization of switch port {name}"),
+        "time (ms)",
+        "utilization (fraction of link rate)",
+    );
+    let mut all = Chart::line(
+        "Mean utilization of all switch ports",
+        "time (ms)",
+        "utilization (fraction of capacity)",
+    );
+    for r in results {
+        all.push_series(Series::new(r.label.clone(), fabric_utilization_series(r)));
+        let mine: Vec<_> = r
+            .queue_samples
+            .iter()
+            .filter(|x| x.link as usize == port)
+            .collect();
+        q.push_series(Series::new(
+            r.label.clone(),
+            mine.iter()
+                .map(|x| (x.time_ps as f64 * 1e-9, x.bytes as f64 / 1e3))
+                .collect(),
+        ));
+        u.push_series(Series::new(
+            r.label.clone(),
+            utilization_series(&mine, r.ports[port].rate_bps),
+        ));
+    }
+    Some(
+        Section::new("Queues and utilization")
                 .with_paragraph(format!(
                     "Switch port {name}, the one with the largest time-averaged backlog summed over the \
                      schemes, for every scheme. Utilization: bytes the port finished sending per interval \
@@ -1007,18 +1102,7 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
                 .with_chart(q)
                 .with_chart(u)
                 .with_chart(all),
-        );
-    }
-    let mut report = Report::new(format!("dctc: {}", s.name), s.description.clone());
-    for sec in sections {
-        report.push_section(sec);
-    }
-    RunOutput {
-        summary,
-        tables,
-        report,
-        console,
-    }
+    )
 }
 
 /// The CDF of FCT slowdown over the completed sized flows `keep` selects, one series per
@@ -1129,7 +1213,13 @@ fn utilization_series(
         .collect()
 }
 
-fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> Result<RunOutput> {
+/// Runs an incast sweep: per scheme, one simulation per sender count.
+fn sweep_runs(
+    s: &Scenario,
+    p: &Plan,
+    sw: &IncastSweep,
+    progress: &Progress,
+) -> Result<Vec<Vec<(usize, PacketRun)>>> {
     let mut per_scheme = Vec::new();
     for scheme in &p.schemes {
         let mut points = Vec::new();
@@ -1146,6 +1236,16 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
         }
         per_scheme.push(points);
     }
+    Ok(per_scheme)
+}
+
+/// The output of an incast sweep: goodput against senders per scheme.
+fn render_sweep(
+    s: &Scenario,
+    p: &Plan,
+    sw: &IncastSweep,
+    per_scheme: &[Vec<(usize, PacketRun)>],
+) -> RunOutput {
     let mut schemes = Map::new();
     let mut table = Table::new(
         format!(
@@ -1165,7 +1265,7 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
         ],
     );
     let mut chart = Chart::line("Incast goodput", "senders", "goodput (Gb/s)");
-    for (scheme, points) in p.schemes.iter().zip(&per_scheme) {
+    for (scheme, points) in p.schemes.iter().zip(per_scheme) {
         let mut rows = Vec::new();
         let mut by_n = Map::new();
         let mut series = Vec::new();
@@ -1212,7 +1312,7 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
     let rows: Vec<_> = p
         .schemes
         .iter()
-        .zip(&per_scheme)
+        .zip(per_scheme)
         .flat_map(|(scheme, points)| points.iter().map(move |(n, r)| (scheme, *n, r)))
         .collect();
     let incast = Records::new()
@@ -1252,12 +1352,12 @@ fn run_sweep(s: &Scenario, p: &Plan, sw: &IncastSweep, progress: &Progress) -> R
             .with_chart(chart)
             .with_table(table),
     );
-    Ok(RunOutput {
+    RunOutput {
         summary,
         tables: vec![("incast.csv".into(), incast), ("flows.csv".into(), flows)],
         report,
         console,
-    })
+    }
 }
 
 /// `dctc bench` for this engine: flowtune-144, web search at 0.6 load, DCTCP, 100 ms.

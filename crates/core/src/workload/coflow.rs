@@ -2,7 +2,7 @@
 //! synthetic coflows (`kind = "synthetic-coflows"`). The flow engine turns them into coflows
 //! (`dctc_flow::workload`, which also describes the trace format and the size model).
 
-use crate::config::KeyError;
+use crate::error::KeyError;
 use serde::Deserialize;
 
 /// The largest offered load a coflow workload or a flow-engine load sweep accepts: the trace's

@@ -12,7 +12,7 @@ pub mod coflow;
 pub mod list;
 pub mod poisson;
 
-use crate::config::KeyError;
+use crate::error::KeyError;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::Path;

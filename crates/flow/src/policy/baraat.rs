@@ -10,7 +10,7 @@
 
 use super::{BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
-use crate::FlowError;
+use crate::error::FlowError;
 use dctc_core::stats::percentile_sorted;
 use serde::Deserialize;
 

@@ -90,9 +90,9 @@
 
 use super::{coflow_remaining_times, BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
+use crate::error::FlowError;
 use crate::net::Net;
-use crate::FlowError;
-use dctc_core::config::unknown_name;
+use dctc_core::error::unknown_name;
 use dctc_core::units::Delta;
 use dctc_num::dba::{deviation, marginal, Acceleration, Gamma, Momentum};
 pub use dctc_num::dba::{eq10_weight, lambda_update, nu_update};

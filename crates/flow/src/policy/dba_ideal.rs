@@ -22,7 +22,7 @@
 
 use super::{coflow_remaining_times, BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
-use crate::FlowError;
+use crate::error::FlowError;
 use dctc_core::units::Delta;
 use serde::Deserialize;
 

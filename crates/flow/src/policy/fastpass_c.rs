@@ -15,7 +15,7 @@
 
 use super::priority::{GreedyPolicy, Ranking};
 use super::{coflow_remaining_times, BuildContext, Coupling, NoKeys, RatePolicy, View};
-use crate::FlowError;
+use crate::error::FlowError;
 
 /// `dctc list`'s line.
 pub const ABOUT: &str =

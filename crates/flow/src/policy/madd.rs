@@ -29,7 +29,7 @@
 //! traces (tested) and cost 1,443 s of CPU on the whole trace.
 use super::{maxmin_with_caps, BuildContext, Coupling, NoKeys, RatePolicy, View};
 use crate::alloc::WaterFill;
-use crate::FlowError;
+use crate::error::FlowError;
 
 /// `dctc list`'s line for `varys`.
 pub const ABOUT_VARYS: &str =

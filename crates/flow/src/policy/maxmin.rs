@@ -3,7 +3,7 @@
 
 use super::{BuildContext, Coupling, NoKeys, RatePolicy, View};
 use crate::alloc::WaterFill;
-use crate::FlowError;
+use crate::error::FlowError;
 
 /// `dctc list`'s line.
 pub const ABOUT: &str = "per-flow max-min fairness over every link (idealized TCP-like sharing)";

@@ -18,9 +18,9 @@ mod priority;
 mod registry;
 
 use crate::alloc::WaterFill;
+use crate::error::FlowError;
 use crate::net::Net;
 use crate::state::{Coflows, Flows};
-use crate::FlowError;
 use dctc_core::units::{Delta, SimTime};
 use registry::policies;
 pub use registry::{make_policy, BuildContext, NoKeys, ParseTable, PolicyConfig};

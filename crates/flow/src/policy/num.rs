@@ -30,7 +30,7 @@
 
 use super::{maxmin_with_caps, BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
-use crate::FlowError;
+use crate::error::FlowError;
 use dctc_num::solver::{run_to_convergence, Ned, RunStatus, State};
 use dctc_num::spec::UtilitySpec;
 use dctc_num::{NumFlow, Problem, Utility};

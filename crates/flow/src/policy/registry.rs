@@ -2,9 +2,9 @@
 //! scheme table as a policy sees it ([`PolicyConfig`], [`ParseTable`]), and [`make_policy`].
 
 use super::{PolicyKeys, RatePolicy};
+use crate::error::FlowError;
 use crate::net::Net;
-use crate::FlowError;
-use dctc_core::config::{nearest, unknown_name, KeyError};
+use dctc_core::error::{nearest, unknown_name, KeyError};
 use serde::de::{DeserializeOwned, Visitor};
 use serde::Deserialize;
 

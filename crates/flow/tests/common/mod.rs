@@ -1,10 +1,10 @@
-//! Fabrics shared by the flow tests.
+//! Fabrics and coflow helpers shared by the flow tests.
 #![allow(dead_code)] // each test file uses some of them
 
 use dctc_core::fabric::preset;
 use dctc_core::topology::{NodeKind, Topology};
-use dctc_core::units::{Delta, Rate};
-use dctc_flow::Net;
+use dctc_core::units::{Delta, Rate, SimTime};
+use dctc_flow::{CoflowInput, FlowInput, Net, RunResult};
 use std::path::Path;
 
 /// `g` Gb/s as a [`Rate`].
@@ -87,10 +87,36 @@ impl dctc_flow::policy::ParseTable for TomlKeys {
             .collect()
     }
 
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, dctc_core::config::KeyError> {
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, dctc_core::error::KeyError> {
         self.0
             .clone()
             .try_into()
-            .map_err(|e| dctc_core::config::KeyError::new("", e.to_string()))
+            .map_err(|e| dctc_core::error::KeyError::new("", e.to_string()))
     }
+}
+
+/// One data unit of the coflow oracles: what a 1 Gb/s link carries in one millisecond.
+pub(crate) const UNIT: f64 = 125_000.0;
+/// One time unit of the coflow oracles, seconds.
+pub(crate) const TU: f64 = 1e-3;
+
+/// Coflow `id` arriving at `at` time units, its flows `(src, dst, data units)`.
+pub(crate) fn coflow(id: u32, at: f64, flows: &[(u32, u32, f64)]) -> CoflowInput {
+    CoflowInput {
+        id,
+        arrival: SimTime::from_delta(Delta::from_secs_f64(at * TU)),
+        flows: flows
+            .iter()
+            .map(|&(src, dst, u)| FlowInput {
+                src,
+                dst,
+                bytes: u * UNIT,
+            })
+            .collect(),
+    }
+}
+
+/// Every coflow's completion time, in time units.
+pub(crate) fn ccts(r: &RunResult) -> Vec<f64> {
+    r.coflows.iter().map(|c| c.cct_s.unwrap() / TU).collect()
 }

@@ -1,5 +1,7 @@
-//! Shared by the oracle tests: random instances drawn from the project's own seeded RNG
-//! (`dctc_core::rng`), so every run draws the same instances.
+//! Shared by the num tests: random instances drawn from the project's own seeded RNG
+//! (`dctc_core::rng`), so every run draws the same instances, and the comparisons and
+//! flows they build.
+#![allow(dead_code)] // each test file uses some of it
 
 use dctc_core::rng::{component_rng, SimRng};
 use rand::Rng as _;
@@ -32,4 +34,23 @@ impl Rng {
         }
         out
     }
+}
+
+/// `|a - b| / |b|`.
+pub(crate) fn rel(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs().max(1e-300)
+}
+
+/// Whether `a` and `b` agree to `tol` relative to the larger.
+pub(crate) fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1e-300)
+}
+
+/// A log-utility flow over `paths` (the first is its primary) with minimum rate `min`.
+pub(crate) fn flow(name: &str, paths: &[&[usize]], min: f64) -> dctc_num::problem::NumFlow {
+    let u = dctc_num::utility::Utility::Log { weight: 1.0 };
+    let mut f = dctc_num::problem::NumFlow::new(name, paths[0].to_vec(), u);
+    f.paths = paths.iter().map(|p| p.to_vec()).collect();
+    f.min_bps = min;
+    f
 }

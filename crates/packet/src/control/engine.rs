@@ -297,7 +297,8 @@ impl Simulation<'_> {
 #[cfg(test)]
 mod tests {
     use crate::metrics::PacketRun as RunResult;
-    use crate::schemes::{PacketScheme, QueueSpec};
+    use crate::queue::{DropTailParams, QueueSpec};
+    use crate::sim::PacketScheme;
     use crate::sim::{RunOptions, Simulation, Workload};
     use crate::transport::flowtune::{AllocatorSpec, Flowtune};
     use crate::transport::{Cc, TcpConfig};
@@ -338,7 +339,7 @@ mod tests {
             crate::schemes::flowtune::NAME,
             tcp,
             Cc::Flowtune(Flowtune::new(spec)),
-            QueueSpec::DropTail,
+            QueueSpec::DropTail(DropTailParams),
         )
     }
 

@@ -5,8 +5,11 @@
 //! ("DRILL(2,1)"). It looks only at local queues, so it runs under any transport; it reorders
 //! packets of a flow, which the receivers count (`Counters::reordered_packets`).
 
-use super::LoadBalancer;
+use super::{BalancerUnit, Build, LoadBalancer};
+use crate::keys::At;
 use crate::packet::Packet;
+use dctc_core::error::KeyError;
+use dctc_core::topology::Topology;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, streams, SimRng};
 use rand::Rng;
@@ -65,6 +68,10 @@ impl Drill {
 }
 
 impl LoadBalancer for Drill {
+    fn reads_backlog(&self) -> bool {
+        true
+    }
+
     fn pick(
         &mut self,
         at: NodeId,
@@ -127,6 +134,49 @@ impl LoadBalancer for Drill {
             mem[0] = chosen;
         }
         best
+    }
+}
+
+crate::unit_keys! {
+    /// `[packet].drill`: DRILL's settings.
+    pub struct DrillKnobs {
+        /// Random samples per decision, DRILL's d, 1..=8 (default 2).
+        samples: u32,
+        /// Remembered ports per switch, DRILL's m, 0..=8 (default 1).
+        memory: u32,
+    }
+}
+
+crate::unit_keys! {
+    /// DRILL's `[packet]` keys.
+    pub struct Keys {
+        /// `drill = { samples, memory }`.
+        drill: DrillKnobs,
+    }
+}
+
+impl BalancerUnit for Drill {
+    const NAME: &'static str = "drill";
+    const ABOUT: &'static str = "DRILL(d, m): per packet at every switch, the shortest of d random and m remembered queues ([packet].drill)";
+    type Keys = Keys;
+    type Params = DrillParams;
+    fn resolve(keys: &Keys, _topo: &Topology) -> Result<DrillParams, KeyError> {
+        let mut p = DrillParams::default();
+        let Some(d) = &keys.drill else {
+            return Ok(p);
+        };
+        let at = At("packet.drill");
+        let n = |key, v: Option<u32>, lo: u32, hi: u32| at.count(key, v.map(i64::from), lo as i64, hi as i64);
+        if let Some(s) = n("samples", d.samples, 1, MAX_SAMPLES)? {
+            p.samples = s as u32;
+        }
+        if let Some(m) = n("memory", d.memory, 0, MAX_MEMORY)? {
+            p.memory = m as u32;
+        }
+        Ok(p)
+    }
+    fn build(params: &DrillParams, ctx: &Build) -> Result<Self, String> {
+        Ok(Drill::new(ctx.topo.nodes().len(), *params, ctx.seed))
     }
 }
 

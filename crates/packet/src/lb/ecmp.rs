@@ -1,8 +1,11 @@
 //! Per-flow ECMP: a hash of the flow and the switch picks the next hop, so every packet of a
 //! flow takes one path, the same one `Routing::ecmp_path` reports (used for ideal FCTs).
 
-use super::LoadBalancer;
+use super::{BalancerUnit, Build, LoadBalancer};
+use crate::keys::NoKeys;
 use crate::packet::Packet;
+use dctc_core::error::KeyError;
+use dctc_core::topology::Topology;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::mix64;
 
@@ -53,6 +56,19 @@ impl LoadBalancer for Ecmp {
         _queue_bytes: &dyn Fn(LinkId) -> u64,
     ) -> usize {
         self.pick_hash(at, pkt.hash, candidates.len())
+    }
+}
+
+impl BalancerUnit for Ecmp {
+    const NAME: &'static str = "ecmp";
+    const ABOUT: &'static str = "per-flow hashing over equal-cost next hops (default)";
+    type Keys = NoKeys;
+    type Params = ();
+    fn resolve(_keys: &NoKeys, _topo: &Topology) -> Result<(), KeyError> {
+        Ok(())
+    }
+    fn build(_params: &(), ctx: &Build) -> Result<Self, String> {
+        Ok(Ecmp::new(ctx.topo.nodes().len()))
     }
 }
 

@@ -23,8 +23,10 @@
 //! one-link delay a real signal would take). Switches other than leaves, and leaves toward
 //! destinations reachable over one port, fall back to per-flow ECMP hashing.
 
-use super::{LoadBalancer, PortLoad};
+use super::{BalancerUnit, Build, LoadBalancer, PortLoad};
+use crate::keys::{At, Range};
 use crate::packet::Packet;
+use dctc_core::error::KeyError;
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::mix64;
 use dctc_core::routing::Routing;
@@ -352,6 +354,97 @@ impl LoadBalancer for Percentage {
             }
         }
     }
+}
+
+crate::unit_keys! {
+    /// `[packet].percentage_lb`: the percentage balancer's settings.
+    pub struct PercentageKnobs {
+        /// Update interval, us, positive (default: a quarter of the empty inter-leaf RTT).
+        update_us: f64,
+        /// Table II's r_min, in (0, 1) (default 0.1).
+        r_min: f64,
+        /// Table II's r_max, above 1 (default 1.5).
+        r_max: f64,
+        /// Queue fraction of the buffer at which a port is congested, in (0, 1] (default 0.8).
+        congested_fraction: f64,
+        /// Step of one eq. (17) update, in (0, 1] (default 0.1).
+        gain: f64,
+        /// Initial percentages, one per leaf uplink, summing to 1 (default: by capacity).
+        initial: Vec<f64>,
+    }
+}
+
+crate::unit_keys! {
+    /// The percentage balancer's `[packet]` keys.
+    pub struct Keys {
+        /// `percentage_lb = { update_us, r_min, r_max, congested_fraction, gain, initial }`.
+        percentage_lb: PercentageKnobs,
+    }
+}
+
+impl BalancerUnit for Percentage {
+    const NAME: &'static str = "holnet-percentage";
+    const ABOUT: &'static str = "HOLNET eq. 16-18: per-destination-leaf percentages at source leaves, updated every RTT/4 from local and next-hop congestion ([packet].percentage_lb)";
+    type Keys = Keys;
+    type Params = PercentageParams;
+    fn resolve(keys: &Keys, topo: &Topology) -> Result<PercentageParams, KeyError> {
+        let mut q = PercentageParams::default();
+        let Some(p) = &keys.percentage_lb else {
+            return Ok(q);
+        };
+        let at = At("packet.percentage_lb");
+        if let Some(u) = at.micros("update_us", p.update_us, Range::POSITIVE)? {
+            q.update = Some(u);
+        }
+        let num = |key, v, range| at.number(key, v, range);
+        q.r_min = num("r_min", p.r_min, Range::open(0.0, 1.0))?.unwrap_or(q.r_min);
+        q.r_max = num("r_max", p.r_max, Range::open(1.0, f64::INFINITY))?.unwrap_or(q.r_max);
+        let f = num("congested_fraction", p.congested_fraction, Range::open_closed(0.0, 1.0))?;
+        q.congested_fraction = f.unwrap_or(q.congested_fraction);
+        q.gain = num("gain", p.gain, Range::open_closed(0.0, 1.0))?.unwrap_or(q.gain);
+        if let Some(v) = &p.initial {
+            check_initial(at, v, topo)?;
+            q.initial = Some(v.clone());
+        }
+        Ok(q)
+    }
+    fn build(params: &PercentageParams, ctx: &Build) -> Result<Self, String> {
+        Percentage::new(ctx.topo, ctx.routing, params.clone())
+    }
+}
+
+/// Checks `initial`: non-negative percentages summing to 1, one per uplink of every leaf
+/// (links from a switch with hosts to other switches).
+fn check_initial(at: At, v: &[f64], topo: &Topology) -> Result<(), KeyError> {
+    let key = "initial";
+    if let Some(x) = v.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+        return Err(at.error(key, format!("percentages must be >= 0, got {x}")));
+    }
+    let sum: f64 = v.iter().sum();
+    if (sum - 1.0).abs() > 1e-6 {
+        return Err(at.error(key, format!("percentages must sum to 1, these sum to {sum}")));
+    }
+    for &h in topo.hosts() {
+        let Some(leaf) = topo.edge_switch(h) else {
+            continue;
+        };
+        let up = topo
+            .out_links(leaf)
+            .iter()
+            .filter(|&&l| !topo.is_host(topo.link(l).to))
+            .count();
+        if up != v.len() {
+            return Err(at.error(
+                key,
+                format!(
+                    "lists {} percentages but leaf `{}` has {up} uplinks",
+                    v.len(),
+                    topo.node(leaf).name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

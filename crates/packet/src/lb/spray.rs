@@ -1,8 +1,11 @@
 //! Per-packet spraying: each node sends successive packets round robin over its equal-cost
 //! next hops (one counter per node), ignoring flows. Reordering is the transport's problem.
 
-use super::LoadBalancer;
+use super::{BalancerUnit, Build, LoadBalancer};
+use crate::keys::NoKeys;
 use crate::packet::Packet;
+use dctc_core::error::KeyError;
+use dctc_core::topology::Topology;
 use dctc_core::ids::{LinkId, NodeId};
 
 /// Round-robin spraying with one counter per node.
@@ -33,5 +36,18 @@ impl LoadBalancer for Spray {
         let i = *c as usize % candidates.len();
         *c = c.wrapping_add(1);
         i
+    }
+}
+
+impl BalancerUnit for Spray {
+    const NAME: &'static str = "spray";
+    const ABOUT: &'static str = "per-packet round robin over equal-cost next hops";
+    type Keys = NoKeys;
+    type Params = ();
+    fn resolve(_keys: &NoKeys, _topo: &Topology) -> Result<(), KeyError> {
+        Ok(())
+    }
+    fn build(_params: &(), ctx: &Build) -> Result<Self, String> {
+        Ok(Spray::new(ctx.topo.nodes().len()))
     }
 }

@@ -6,10 +6,12 @@
 //! sfqCoDel run one per bucket; [`Codel`] is the single-FIFO discipline built from it. The
 //! sojourn time is `now - enqueued_at` at dequeue, i.e. when the port starts serializing.
 
-use super::{Enqueued, QueueDisc};
+use super::fifo::{fifo_sizes, Fifo};
+use super::{Context, Discipline, Enqueued, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
-use dctc_core::units::{Delta, SimTime};
-use std::collections::VecDeque;
+use crate::keys::Range;
+use dctc_core::error::KeyError;
+use dctc_core::units::{Delta, Rate, SimTime};
 
 /// The largest packet on the wire in bytes (RFC 8289 `MAXPACKET`): CoDel never drops while at
 /// most this much waits, and every buffer must hold at least one such packet.
@@ -281,30 +283,20 @@ pub struct Codel {
     fifo: Fifo,
     state: CodelState,
     params: CodelParams,
-    capacity: u64,
     dropped: Vec<PacketId>,
     stats: CodelStats,
     /// `stats.marks` already handed to the engine by `take_marks`.
     marks_taken: u64,
 }
 
-/// The packets of a [`Codel`] queue.
-#[derive(Debug)]
-struct Fifo {
-    q: VecDeque<PacketId>,
-    bytes: u64,
-}
-
 impl CodelQueue for Fifo {
     #[inline]
     fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
-        let p = self.q.pop_front()?;
-        self.bytes -= pool[p].wire_bytes as u64;
-        Some(p)
+        Fifo::pop(self, pool)
     }
     #[inline]
     fn backlog_bytes(&self) -> u64 {
-        self.bytes
+        self.bytes()
     }
 }
 
@@ -315,13 +307,9 @@ impl Codel {
         check_buffer("buffer_bytes", capacity)?;
         let slots = (capacity / MTU_BYTES).clamp(16, 1 << 16) as usize;
         Ok(Codel {
-            fifo: Fifo {
-                q: VecDeque::with_capacity(slots),
-                bytes: 0,
-            },
+            fifo: Fifo::new(capacity, slots),
             state: CodelState::default(),
             params,
-            capacity,
             dropped: Vec::with_capacity(64),
             stats: CodelStats::default(),
             marks_taken: 0,
@@ -347,13 +335,10 @@ impl Codel {
 impl QueueDisc for Codel {
     #[inline]
     fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
-        let size = pool[pkt].wire_bytes as u64;
-        if self.fifo.bytes + size > self.capacity {
-            return Enqueued::Dropped(pkt);
+        if let Err(p) = self.fifo.push(pkt, pool) {
+            return Enqueued::Dropped(p);
         }
         pool[pkt].enqueued_at = now;
-        self.fifo.bytes += size;
-        self.fifo.q.push_back(pkt);
         Enqueued::Queued { marked: false }
     }
     #[inline]
@@ -367,17 +352,7 @@ impl QueueDisc for Codel {
             &mut self.stats,
         )
     }
-    #[inline]
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        self.fifo.q.len()
-    }
-    fn capacity(&self) -> u64 {
-        self.capacity
-    }
+    fifo_sizes!(fifo);
     #[inline]
     fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
         if !self.dropped.is_empty() {
@@ -389,6 +364,75 @@ impl QueueDisc for Codel {
         let new = self.stats.marks - self.marks_taken;
         self.marks_taken = self.stats.marks;
         new
+    }
+}
+
+crate::unit_keys! {
+    /// CoDel's keys, shared by every discipline that runs CoDel (`codel`, `fq-codel`,
+    /// `sfqcodel`). Defaults: the datacenter setting of the FQ-CoDel-in-the-datacenter
+    /// paper, the Internet's 5 ms / 100 ms divided by 1000.
+    pub struct CodelKeys {
+        /// TARGET (RFC 8289 §4.3), microseconds, positive (default 5).
+        codel_target_us: f64,
+        /// INTERVAL (RFC 8289 §4.2), microseconds, above the target (default 100).
+        codel_interval_us: f64,
+        /// CE-mark ECN-capable packets instead of dropping them (RFC 8289 §5.6; default off).
+        codel_ecn: bool,
+    }
+}
+
+impl CodelKeys {
+    /// The CoDel parameters these keys set, checked.
+    pub fn params(&self, ctx: &Context) -> Result<CodelParams, KeyError> {
+        let d = CodelParams::default();
+        let p = CodelParams {
+            target: (ctx.at)
+                .micros("codel_target_us", self.codel_target_us, Range::POSITIVE)?
+                .unwrap_or(d.target),
+            interval: (ctx.at)
+                .micros("codel_interval_us", self.codel_interval_us, Range::POSITIVE)?
+                .unwrap_or(d.interval),
+            ecn: self.codel_ecn.unwrap_or(d.ecn),
+        };
+        // Positive microseconds may still round to zero picoseconds.
+        for (key, v) in [("codel_target_us", p.target), ("codel_interval_us", p.interval)] {
+            if v == Delta::ZERO {
+                return Err(ctx.at.error(key, "must be at least one picosecond"));
+            }
+        }
+        if p.target >= p.interval {
+            return Err(ctx.at.error(
+                "codel_target_us",
+                format!("must be shorter than interval (codel_interval_us, {})", p.interval),
+            ));
+        }
+        Ok(p)
+    }
+}
+
+/// Refuses switch buffers that cannot hold one full packet (the byte limit of every port
+/// comes from the fabric, or `buffer_packets`).
+pub(crate) fn check_switch_buffer(ctx: &Context) -> Result<(), KeyError> {
+    check_buffer("buffer_bytes", ctx.buffer_bytes).map_err(|e| {
+        ctx.at.error(
+            "queue",
+            format!("switch buffers of {} B: {}", ctx.buffer_bytes, e.reason),
+        )
+    })
+}
+
+impl Discipline for CodelParams {
+    const NAME: &'static str = "codel";
+    const ABOUT: &'static str = "CoDel (RFC 8289): drops at dequeue once sojourn stays above codel_target_us for codel_interval_us";
+    type Keys = CodelKeys;
+    type Queue = Box<Codel>;
+    fn resolve(keys: &CodelKeys, ctx: &Context) -> Result<Self, KeyError> {
+        let p = keys.params(ctx)?;
+        check_switch_buffer(ctx)?;
+        Ok(p)
+    }
+    fn build(&self, buffer_bytes: u64, _seed: u64, _rate: Rate) -> Box<Codel> {
+        Box::new(Codel::new(buffer_bytes, *self).expect("checked when the scheme was resolved"))
     }
 }
 

@@ -5,11 +5,15 @@
 //! The bucket machinery (`FlowQueues`) is shared with sfqCoDel, which is the same structure
 //! with a single round-robin list (no new-flow priority) and no drop batch.
 
-use super::codel::{check_buffer, CodelParams, CodelQueue, CodelState, CodelStats, MTU_BYTES};
-use super::{Enqueued, QueueDisc, QueueParamError};
+use super::codel::{
+    check_buffer, check_switch_buffer, CodelKeys, CodelParams, CodelQueue, CodelState,
+    CodelStats, MTU_BYTES,
+};
+use super::{Context, Discipline, Enqueued, QueueDisc, QueueParamError};
 use crate::engine::{PacketId, PacketPool};
+use dctc_core::error::KeyError;
 use dctc_core::rng::mix64;
-use dctc_core::units::SimTime;
+use dctc_core::units::{Rate, SimTime};
 
 /// No node / no bucket.
 const NIL: u32 = u32::MAX;
@@ -667,6 +671,60 @@ macro_rules! flow_queues_disc {
 pub(crate) use flow_queues_disc;
 
 flow_queues_disc!(FqCodel);
+
+crate::unit_keys! {
+    /// The bucket keys of `fq-codel` (`sfqcodel` takes the first two).
+    pub struct FqKeys {
+        /// Hash buckets (RFC 8290 §5.1), 1..=65536 (default 1024).
+        fq_buckets: i64,
+        /// DRR quantum (RFC 8290 §5.3), bytes, positive (default 1500).
+        fq_quantum_bytes: i64,
+        /// Most packets one overflow drops from the fattest bucket (Linux `drop_batch`),
+        /// positive (default 64).
+        fq_drop_batch: i64,
+    }
+}
+
+/// `fq_buckets` and `fq_quantum_bytes` checked, each `None` when not given.
+pub(crate) fn bucket_keys(
+    ctx: &Context,
+    buckets: Option<i64>,
+    quantum: Option<i64>,
+) -> Result<(Option<u32>, Option<u32>), KeyError> {
+    let b = ctx.at.count("fq_buckets", buckets, 1, MAX_BUCKETS as i64)?;
+    let q = ctx.at.count("fq_quantum_bytes", quantum, 1, u32::MAX as i64)?;
+    Ok((b.map(|x| x as u32), q.map(|x| x as u32)))
+}
+
+impl Discipline for FqCodelParams {
+    const NAME: &'static str = "fq-codel";
+    const ABOUT: &'static str = "FQ-CoDel (RFC 8290): fq_buckets hashed flows, DRR with fq_quantum_bytes, new-flow priority, CoDel per bucket";
+    type Keys = (CodelKeys, FqKeys);
+    type Queue = Box<FqCodel>;
+    fn resolve((codel, fq): &(CodelKeys, FqKeys), ctx: &Context) -> Result<Self, KeyError> {
+        let codel = codel.params(ctx)?;
+        let (buckets, quantum) = bucket_keys(ctx, fq.fq_buckets, fq.fq_quantum_bytes)?;
+        let batch = ctx.at.count("fq_drop_batch", fq.fq_drop_batch, 1, u32::MAX as i64)?;
+        check_switch_buffer(ctx)?;
+        let d = FqCodelParams::default();
+        Ok(FqCodelParams {
+            buckets: buckets.unwrap_or(d.buckets),
+            quantum: quantum.unwrap_or(d.quantum),
+            drop_batch: batch.map_or(d.drop_batch, |x| x as u32),
+            limit_bytes: ctx.buffer_bytes,
+            codel,
+            ..d
+        })
+    }
+    /// `limit_bytes` becomes the port's buffer.
+    fn build(&self, buffer_bytes: u64, seed: u64, _rate: Rate) -> Box<FqCodel> {
+        let p = FqCodelParams {
+            limit_bytes: buffer_bytes,
+            ..*self
+        };
+        Box::new(FqCodel::new(p, seed).expect("checked when the scheme was resolved"))
+    }
+}
 
 #[cfg(test)]
 pub(crate) mod tests;

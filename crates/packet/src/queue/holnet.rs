@@ -7,83 +7,75 @@
 //! marked. HOLNET-UTA with the single-hop signal (its default) reads no header fields and
 //! runs over plain DropTail ports instead (`schemes::holnet_uta`).
 
-use super::{DropTail, Enqueued, Offer, QueueDisc};
-use crate::engine::{PacketId, PacketPool};
+use super::fifo::{ArrivalFifo, ArrivalRule};
+use super::{Context, Discipline, Offer};
+use crate::engine::PacketPool;
+use crate::keys::NoKeys;
 use crate::packet::PacketKind;
-use dctc_core::units::SimTime;
+use dctc_core::error::KeyError;
+use dctc_core::units::Rate;
 
 /// HOLNET's threshold: a queue at 80% of its buffer is congested (`p_q = 80`).
 pub const CONGESTED_PERCENT: u64 = 80;
 
-/// DropTail plus per-hop congestion bits.
-#[derive(Debug)]
-pub struct HolnetMark {
-    fifo: DropTail,
-}
+/// The marking rule: this hop's bit on a data packet once the queue reaches 80%.
+#[derive(Debug, Default)]
+pub struct HopBits;
 
-impl HolnetMark {
-    /// A queue of `capacity` bytes.
-    pub fn new(capacity: u64) -> Self {
-        HolnetMark {
-            fifo: DropTail::new(capacity),
-        }
-    }
-
+impl ArrivalRule for HopBits {
     /// Sets this hop's bit on a data packet when `queued` bytes (the arrival included) reach
     /// 80% of the buffer, and counts the hop.
     #[inline]
-    fn mark(&self, pkt: PacketId, pool: &mut PacketPool, queued: u64) {
+    fn accept(&mut self, offer: &mut Offer, pool: &mut PacketPool, queued: u64, cap: u64) -> bool {
+        let pkt = offer.pkt;
         if pool[pkt].kind != PacketKind::Data {
-            return;
+            return false;
         }
-        let congested = queued * 100 >= CONGESTED_PERCENT * self.fifo.capacity();
+        let congested = queued * 100 >= CONGESTED_PERCENT * cap;
         let ext = pool.ext(pkt);
         let hop = ext.aux;
         if congested && hop < 32 {
             ext.flags |= 1 << hop;
         }
         ext.aux = hop.saturating_add(1);
+        false
     }
 }
 
-impl QueueDisc for HolnetMark {
-    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, _now: SimTime) -> Enqueued {
-        if let Err(p) = self.fifo.push(pkt, pool) {
-            return Enqueued::Dropped(p);
-        }
-        self.mark(pkt, pool, self.fifo.bytes());
-        Enqueued::Queued { marked: false }
+/// DropTail plus per-hop congestion bits.
+pub type HolnetMark = ArrivalFifo<HopBits>;
+
+impl HolnetMark {
+    /// A queue of `capacity` bytes.
+    pub fn new(capacity: u64) -> Self {
+        ArrivalFifo::with_rule(capacity, HopBits)
     }
-    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
-        self.fifo.dequeue(pool, now)
+}
+
+/// HOLNET's marking has no parameters: 80% of the port's buffer.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct HolnetParams;
+
+impl Discipline for HolnetParams {
+    const NAME: &'static str = "holnet";
+    const ABOUT: &'static str = "FIFO that sets a per-hop congestion bit on data packets once the queue reaches 80% of the buffer (HOLNET)";
+    type Keys = NoKeys;
+    type Queue = HolnetMark;
+    fn resolve(_keys: &NoKeys, _ctx: &Context) -> Result<Self, KeyError> {
+        Ok(HolnetParams)
     }
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-    fn capacity(&self) -> u64 {
-        self.fifo.capacity()
-    }
-    fn fifo_at_arrival(&self) -> bool {
-        true
-    }
-    #[inline]
-    fn admit(&mut self, offer: &mut Offer, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
-        let total = backlog_bytes + offer.wire_bytes as u64;
-        if total > self.fifo.capacity() {
-            return Enqueued::Dropped(offer.pkt);
-        }
-        self.mark(offer.pkt, pool, total);
-        Enqueued::Queued { marked: false }
+    fn build(&self, buffer_bytes: u64, _seed: u64, _rate: Rate) -> HolnetMark {
+        HolnetMark::new(buffer_bytes)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::PacketId;
     use crate::packet::Packet;
+    use crate::queue::{Enqueued, QueueDisc};
+    use dctc_core::units::SimTime;
     use dctc_core::ids::NodeId;
 
     fn pkt(pool: &mut PacketPool, kind: PacketKind) -> PacketId {

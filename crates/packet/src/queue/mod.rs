@@ -7,28 +7,24 @@
 //! arrival), reorder (priority, DRR, fair queuing) and rewrite header fields (TFC, XCP). Per-port
 //! timers (CoDel, TFC, XCP) come through [`QueueDisc::poll_at`] / [`QueueDisc::on_timer`].
 
-pub mod codel;
-pub mod droptail;
-pub mod ecn;
-pub mod fq_codel;
-pub mod holnet;
-pub mod pfabric;
-pub mod sfq_codel;
-pub mod tfc;
-pub mod xcp;
+pub mod fifo;
 
 pub use codel::{Codel, CodelParams, QueueParamError};
-pub use droptail::DropTail;
-pub use ecn::EcnThreshold;
+pub use droptail::{DropTail, DropTailParams};
+pub use ecn::{EcnParams, EcnThreshold};
 pub use fq_codel::{FqCodel, FqCodelParams};
-pub use holnet::HolnetMark;
-pub use pfabric::PFabric;
+pub use holnet::{HolnetMark, HolnetParams};
+pub use pfabric::{PFabric, PFabricParams};
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
 pub use tfc::{Tfc, TfcParams};
 pub use xcp::{XcpParams, XcpRouter};
 
 use crate::engine::{PacketId, PacketPool};
+use crate::keys::{At, Keys, ParseTable};
 use crate::packet::Ecn;
+use dctc_core::error::KeyError;
+use dctc_core::units::Rate;
+use dctc_core::units::SimTime;
 
 /// A packet offered to a discipline that decides at arrival ([`QueueDisc::admit`]): which it
 /// is, and its size and ECN bits as they travel with it from port to port, so that admission
@@ -55,7 +51,6 @@ impl Offer {
         }
     }
 }
-use dctc_core::units::SimTime;
 
 /// What happened to an arriving packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -120,88 +115,282 @@ pub trait QueueDisc {
     }
 }
 
-/// The disciplines this build knows, dispatched without virtual calls. The FIFOs decided at
-/// arrival are held inline; the stored-queue disciplines, whose state is several times a
-/// FIFO's, are boxed so that every port stays small (a port is touched on every hop, and the
-/// enum is as large as its largest variant).
-#[derive(Debug)]
-pub enum Queue {
-    /// FIFO, drop the arrival when full.
-    DropTail(DropTail),
-    /// FIFO with CE marks above an instantaneous threshold (DCTCP).
-    Ecn(EcnThreshold),
-    /// CoDel (RFC 8289) over one FIFO.
-    Codel(Box<Codel>),
-    /// FQ-CoDel (RFC 8290).
-    FqCodel(Box<FqCodel>),
-    /// Stochastic fair queueing with CoDel per bucket.
-    SfqCodel(Box<SfqCodel>),
-    /// pFabric's priority queue with priority dropping.
-    PFabric(Box<PFabric>),
-    /// TFC's switch port: tokens, effective flows, window, delay arbiter.
-    Tfc(Box<Tfc>),
-    /// XCP's router: a FIFO that writes explicit window feedback into data packets.
-    Xcp(Box<XcpRouter>),
-    /// FIFO with HOLNET's per-hop congestion bits (80% of the buffer).
-    Holnet(HolnetMark),
+/// A boxed discipline is the discipline (the stored-queue disciplines sit in [`Queue`]
+/// boxed).
+impl<Q: QueueDisc + ?Sized> QueueDisc for Box<Q> {
+    #[inline(always)]
+    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
+        (**self).enqueue(pkt, pool, now)
+    }
+    #[inline(always)]
+    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
+        (**self).dequeue(pool, now)
+    }
+    #[inline(always)]
+    fn bytes(&self) -> u64 {
+        (**self).bytes()
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        (**self).is_empty()
+    }
+    #[inline(always)]
+    fn capacity(&self) -> u64 {
+        (**self).capacity()
+    }
+    #[inline(always)]
+    fn poll_at(&self) -> SimTime {
+        (**self).poll_at()
+    }
+    #[inline(always)]
+    fn on_timer(&mut self, pool: &mut PacketPool, now: SimTime) {
+        (**self).on_timer(pool, now)
+    }
+    #[inline(always)]
+    fn fifo_at_arrival(&self) -> bool {
+        (**self).fifo_at_arrival()
+    }
+    #[inline(always)]
+    fn admit(&mut self, offer: &mut Offer, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+        (**self).admit(offer, pool, backlog_bytes)
+    }
+    #[inline(always)]
+    fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
+        (**self).drain_dropped(out)
+    }
+    #[inline(always)]
+    fn take_marks(&mut self) -> u64 {
+        (**self).take_marks()
+    }
 }
 
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            Queue::DropTail($q) => $e,
-            Queue::Ecn($q) => $e,
-            Queue::Codel($q) => $e,
-            Queue::FqCodel($q) => $e,
-            Queue::SfqCodel($q) => $e,
-            Queue::PFabric($q) => $e,
-            Queue::Tfc($q) => $e,
-            Queue::Xcp($q) => $e,
-            Queue::Holnet($q) => $e,
+/// A queue discipline as a registered unit, implemented by its parameters: what one
+/// `[[schemes]]` table resolves to, from which every port's queue is built.
+///
+/// Its module (`queue/<name>.rs`) declares the discipline, its keys and this impl; one line
+/// of `disciplines!` registers it: that line declares the module, the [`Queue`] and
+/// [`QueueSpec`] variants, the dispatch, the `queue = "<name>"` value every scheme table
+/// accepts, the keys the table hands it, and its `dctc list` row ([`QUEUES`]).
+pub trait Discipline: Copy + std::fmt::Debug + PartialEq + Eq {
+    /// Its name: `queue = "<NAME>"`, outputs, `dctc list`.
+    const NAME: &'static str;
+    /// One line for `dctc list`.
+    const ABOUT: &'static str;
+    /// Its keys in a scheme table (each also accepted in `[packet]`, as every scheme's
+    /// default): made by [`unit_keys!`](crate::unit_keys).
+    type Keys: Keys;
+    /// One port's queue: the discipline itself, boxed where its state is larger than a
+    /// FIFO's (every port holds a [`Queue`], and a test keeps it within one cache line).
+    type Queue: QueueDisc;
+    /// Checks the keys given (errors through `ctx.at.error(key, reason)`).
+    fn resolve(keys: &Self::Keys, ctx: &Context) -> Result<Self, KeyError>;
+    /// The queue of a port with a `buffer_bytes` buffer feeding a link of `rate` (the
+    /// capacity rate-based disciplines compute with); `seed` keys the port's flow hash
+    /// ([`QueueSpec::port_seed`]).
+    fn build(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Self::Queue;
+    /// What host NICs run when the scheme keeps `nic_queue = "droptail"`: `None` (the
+    /// default), DropTail; a discipline that must act at NICs too returns its NIC form.
+    fn host_nic(&self) -> Option<Self> {
+        None
+    }
+}
+
+/// What a discipline's [`Discipline::resolve`] may read besides its keys.
+#[derive(Copy, Clone, Debug)]
+pub struct Context<'a> {
+    /// Where its keys sit (`schemes[1]`).
+    pub at: At<'a>,
+    /// The smallest switch-port buffer the scheme runs with, bytes (the fabric's, or
+    /// `buffer_packets`).
+    pub buffer_bytes: u64,
+    /// The scheme's full segment, payload bytes.
+    pub mss: u64,
+    /// The scheme's header bytes per packet.
+    pub header: u64,
+    /// The first host's link rate.
+    pub host_rate: Rate,
+}
+
+/// Implements [`QueueDisc`] for [`Queue`] by matching each registered variant.
+macro_rules! dispatch_queue {
+    ($($v:ident),*) => {
+        impl QueueDisc for Queue {
+            #[inline]
+            fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
+                match self { $(Queue::$v(q) => q.enqueue(pkt, pool, now),)* }
+            }
+            #[inline]
+            fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
+                match self { $(Queue::$v(q) => q.dequeue(pool, now),)* }
+            }
+            #[inline]
+            fn bytes(&self) -> u64 {
+                match self { $(Queue::$v(q) => q.bytes(),)* }
+            }
+            #[inline]
+            fn len(&self) -> usize {
+                match self { $(Queue::$v(q) => q.len(),)* }
+            }
+            fn capacity(&self) -> u64 {
+                match self { $(Queue::$v(q) => q.capacity(),)* }
+            }
+            fn poll_at(&self) -> SimTime {
+                match self { $(Queue::$v(q) => q.poll_at(),)* }
+            }
+            fn on_timer(&mut self, pool: &mut PacketPool, now: SimTime) {
+                match self { $(Queue::$v(q) => q.on_timer(pool, now),)* }
+            }
+            fn fifo_at_arrival(&self) -> bool {
+                match self { $(Queue::$v(q) => q.fifo_at_arrival(),)* }
+            }
+            #[inline(always)]
+            fn admit(&mut self, offer: &mut Offer, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+                match self { $(Queue::$v(q) => q.admit(offer, pool, backlog_bytes),)* }
+            }
+            #[inline]
+            fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
+                match self { $(Queue::$v(q) => q.drain_dropped(out),)* }
+            }
+            #[inline]
+            fn take_marks(&mut self) -> u64 {
+                match self { $(Queue::$v(q) => q.take_marks(),)* }
+            }
         }
     };
 }
 
-impl QueueDisc for Queue {
-    #[inline]
-    fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
-        dispatch!(self, q => q.enqueue(pkt, pool, now))
-    }
-    #[inline]
-    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
-        dispatch!(self, q => q.dequeue(pool, now))
-    }
-    #[inline]
-    fn bytes(&self) -> u64 {
-        dispatch!(self, q => q.bytes())
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        dispatch!(self, q => q.len())
-    }
-    fn capacity(&self) -> u64 {
-        dispatch!(self, q => q.capacity())
-    }
-    fn poll_at(&self) -> SimTime {
-        dispatch!(self, q => q.poll_at())
-    }
-    fn on_timer(&mut self, pool: &mut PacketPool, now: SimTime) {
-        dispatch!(self, q => q.on_timer(pool, now))
-    }
-    fn fifo_at_arrival(&self) -> bool {
-        dispatch!(self, q => q.fifo_at_arrival())
-    }
-    #[inline(always)]
-    fn admit(&mut self, offer: &mut Offer, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
-        dispatch!(self, q => q.admit(offer, pool, backlog_bytes))
-    }
-    #[inline]
-    fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
-        dispatch!(self, q => q.drain_dropped(out))
-    }
-    #[inline]
-    fn take_marks(&mut self) -> u64 {
-        dispatch!(self, q => q.take_marks())
+/// Registers the disciplines, one line each: `Variant(module::Params)` for
+/// `queue/<module>.rs`, whose `Params` implements [`Discipline`].
+macro_rules! disciplines {
+    ($($(#[$doc:meta])* $v:ident($m:ident::$p:ident),)*) => {
+        $(pub mod $m;)*
+
+        /// The disciplines this build knows, dispatched without virtual calls (the hot path
+        /// inlines). The FIFOs decided at arrival are held inline; the stored-queue
+        /// disciplines, whose state is several times a FIFO's, are boxed so that every port
+        /// stays small (a port is touched on every hop, and the enum is as large as its
+        /// largest variant).
+        #[derive(Debug)]
+        pub enum Queue {
+            $($(#[$doc])* $v(<$m::$p as Discipline>::Queue),)*
+        }
+
+        dispatch_queue!($($v),*);
+
+        /// A queue discipline with its parameters, built once per port.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+        pub enum QueueSpec {
+            $($(#[$doc])* $v($m::$p),)*
+        }
+
+        /// Queue disciplines a scheme table may name with `queue = "..."`: name,
+        /// description.
+        pub const QUEUES: &[(&str, &str)] = &[
+            $((<$m::$p as Discipline>::NAME, <$m::$p as Discipline>::ABOUT),)*
+        ];
+
+        /// Every discipline's keys as the `[packet]` table sets them (defaults for every
+        /// scheme whose switch queue uses them).
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct QueueKeys {
+            $(
+                #[doc = concat!("The `", stringify!($m), "` discipline's.")]
+                pub $m: <$m::$p as Discipline>::Keys,
+            )*
+        }
+
+        impl QueueKeys {
+            /// Every discipline's keys in `table`.
+            pub fn read(table: &impl ParseTable) -> Result<QueueKeys, KeyError> {
+                Ok(QueueKeys { $($m: Keys::read(table)?,)* })
+            }
+        }
+
+        impl QueueSpec {
+            /// Its name in [`QUEUES`].
+            pub fn name(&self) -> &'static str {
+                match self { $(QueueSpec::$v(_) => <$m::$p as Discipline>::NAME,)* }
+            }
+
+            /// The queue of a port (see [`Discipline::build`]).
+            pub fn build(&self, buffer_bytes: u64, seed: u64, rate: Rate) -> Queue {
+                match self { $(QueueSpec::$v(p) => Queue::$v(p.build(buffer_bytes, seed, rate)),)* }
+            }
+
+            /// What host NICs run unless the scheme puts the switch discipline there.
+            pub fn host_nic(&self) -> QueueSpec {
+                let nic = match self { $(QueueSpec::$v(p) => p.host_nic().map(QueueSpec::$v),)* };
+                nic.unwrap_or(QueueSpec::DropTail(droptail::DropTailParams))
+            }
+
+            /// Discipline `name` with its keys of `table` over `defaults` (the `[packet]`
+            /// table's), checked; `None` if no discipline has that name.
+            pub fn resolve(
+                name: &str,
+                table: &impl ParseTable,
+                defaults: &QueueKeys,
+                ctx: &Context,
+            ) -> Option<Result<QueueSpec, KeyError>> {
+                $(if name == <$m::$p as Discipline>::NAME {
+                    let keys = <$m::$p as Discipline>::Keys::read(table);
+                    return Some(keys.and_then(|k| {
+                        let d = &defaults.$m;
+                        if *d != Default::default() {
+                            // A bad default is reported where it is written.
+                            let at = Context { at: At("packet"), ..*ctx };
+                            <$m::$p as Discipline>::resolve(d, &at)?;
+                        }
+                        let p = <$m::$p as Discipline>::resolve(&k.or(d), ctx)?;
+                        Ok(QueueSpec::$v(p))
+                    }));
+                })*
+                None
+            }
+
+            /// Every discipline's name and keys.
+            pub fn keys() -> Vec<(&'static str, Vec<&'static str>)> {
+                vec![$((<$m::$p as Discipline>::NAME, <<$m::$p as Discipline>::Keys as Keys>::names()),)*]
+            }
+        }
+    };
+}
+
+disciplines! {
+    /// FIFO, drop the arrival when full.
+    DropTail(droptail::DropTailParams),
+    /// FIFO with CE marks above an instantaneous threshold (DCTCP).
+    Ecn(ecn::EcnParams),
+    /// CoDel (RFC 8289) over one FIFO.
+    Codel(codel::CodelParams),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(fq_codel::FqCodelParams),
+    /// Stochastic fair queueing with CoDel per bucket.
+    SfqCodel(sfq_codel::SfqCodelParams),
+    /// pFabric's priority queue with priority dropping.
+    PFabric(pfabric::PFabricParams),
+    /// TFC's switch port: tokens, effective flows, window, delay arbiter.
+    Tfc(tfc::TfcParams),
+    /// XCP's router: a FIFO that writes explicit window feedback into data packets.
+    Xcp(xcp::XcpParams),
+    /// FIFO with HOLNET's per-hop congestion bits (80% of the buffer).
+    Holnet(holnet::HolnetParams),
+    /// RED with ECN, gentle mode (RFC 2309, RFC 3168).
+    Red(red::RedParams),
+}
+
+impl QueueSpec {
+    /// The hash key of port (link) `link` in a run seeded with `run_seed`: drawn from the
+    /// queue stream of `dctc_core::rng` and mixed with the link index, so which flows share
+    /// a bucket is reproducible per port and differs between ports.
+    pub fn port_seed(run_seed: u64, link: usize) -> u64 {
+        use rand::Rng;
+        let key: u64 =
+            dctc_core::rng::component_rng(run_seed, dctc_core::rng::streams::QUEUE).random();
+        dctc_core::rng::mix64(key ^ dctc_core::rng::mix64(link as u64))
     }
 }
 

@@ -11,10 +11,12 @@
 //!   as pFabric's switch hardware does; nothing is allocated per packet. The array is kept in
 //!   arrival order, so ties go by position and a flow's earliest packet is its first entry.
 
-use super::codel::check_buffer;
-use super::{Enqueued, QueueDisc, QueueParamError};
+use super::codel::{check_buffer, check_switch_buffer};
+use super::{Context, Discipline, Enqueued, QueueDisc, QueueParamError};
 use crate::engine::{PacketId, PacketPool};
-use dctc_core::units::SimTime;
+use crate::keys::NoKeys;
+use dctc_core::error::KeyError;
+use dctc_core::units::{Rate, SimTime};
 
 /// One queued packet with what the scans read, copied at enqueue.
 #[derive(Copy, Clone, Debug)]
@@ -127,6 +129,24 @@ impl QueueDisc for PFabric {
         if !self.dropped.is_empty() {
             out.append(&mut self.dropped);
         }
+    }
+}
+
+/// pFabric's queue has no parameters: the port's buffer is its limit.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PFabricParams;
+
+impl Discipline for PFabricParams {
+    const NAME: &'static str = "pfabric";
+    const ABOUT: &'static str = "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full";
+    type Keys = NoKeys;
+    type Queue = Box<PFabric>;
+    fn resolve(_keys: &NoKeys, ctx: &Context) -> Result<Self, KeyError> {
+        check_switch_buffer(ctx)?;
+        Ok(PFabricParams)
+    }
+    fn build(&self, buffer_bytes: u64, _seed: u64, _rate: Rate) -> Box<PFabric> {
+        Box::new(PFabric::new(buffer_bytes).expect("checked when the scheme was resolved"))
     }
 }
 

@@ -11,11 +11,12 @@
 //! - **Overflow drops one packet per excess**, from the head of the bucket holding the most
 //!   bytes; there is no drop batch.
 
-use super::codel::CodelParams;
-use super::fq_codel::{check_flow_params, FlowQueueStats, FlowQueues};
-use super::{Enqueued, QueueDisc, QueueParamError};
+use super::codel::{check_switch_buffer, CodelKeys, CodelParams};
+use super::fq_codel::{bucket_keys, check_flow_params, FlowQueueStats, FlowQueues};
+use super::{Context, Discipline, Enqueued, QueueDisc, QueueParamError};
 use crate::engine::{PacketId, PacketPool};
-use dctc_core::units::SimTime;
+use dctc_core::error::KeyError;
+use dctc_core::units::{Rate, SimTime};
 
 /// sfqCoDel's parameters. The buffer overflows when either limit would be exceeded.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -93,6 +94,44 @@ impl SfqCodel {
 }
 
 super::fq_codel::flow_queues_disc!(SfqCodel);
+
+crate::unit_keys! {
+    /// The bucket keys of `sfqcodel` (as `fq-codel`'s, without a drop batch).
+    pub struct SfqKeys {
+        /// Hash buckets, 1..=65536 (default 1024).
+        fq_buckets: i64,
+        /// Round-robin quantum, bytes, positive (default 1500).
+        fq_quantum_bytes: i64,
+    }
+}
+
+impl Discipline for SfqCodelParams {
+    const NAME: &'static str = "sfqcodel";
+    const ABOUT: &'static str = "stochastic fair queueing (round robin, no new-flow priority) with CoDel per bucket";
+    type Keys = (CodelKeys, SfqKeys);
+    type Queue = Box<SfqCodel>;
+    fn resolve((codel, sfq): &(CodelKeys, SfqKeys), ctx: &Context) -> Result<Self, KeyError> {
+        let codel = codel.params(ctx)?;
+        let (buckets, quantum) = bucket_keys(ctx, sfq.fq_buckets, sfq.fq_quantum_bytes)?;
+        check_switch_buffer(ctx)?;
+        let d = SfqCodelParams::default();
+        Ok(SfqCodelParams {
+            buckets: buckets.unwrap_or(d.buckets),
+            quantum: quantum.unwrap_or(d.quantum),
+            limit_bytes: ctx.buffer_bytes,
+            codel,
+            ..d
+        })
+    }
+    /// `limit_bytes` becomes the port's buffer.
+    fn build(&self, buffer_bytes: u64, seed: u64, _rate: Rate) -> Box<SfqCodel> {
+        let p = SfqCodelParams {
+            limit_bytes: buffer_bytes,
+            ..*self
+        };
+        Box::new(SfqCodel::new(p, seed).expect("checked when the scheme was resolved"))
+    }
+}
 
 #[cfg(test)]
 mod tests;

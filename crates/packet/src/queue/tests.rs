@@ -2,7 +2,8 @@ use super::*;
 use crate::packet::{Packet, PacketKind};
 use dctc_core::ids::NodeId;
 
-fn pkt(pool: &mut PacketPool, bytes: u32, ect: bool) -> PacketId {
+/// A data packet of `bytes` on the wire, ECN-capable if `ect` (the queue tests' fixture).
+pub(crate) fn pkt(pool: &mut PacketPool, bytes: u32, ect: bool) -> PacketId {
     let mut p = Packet::new(0, PacketKind::Data, NodeId(0), NodeId(1));
     p.wire_bytes = bytes;
     p.ecn.ect = ect;

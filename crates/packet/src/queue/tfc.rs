@@ -40,9 +40,11 @@
 //!
 //! [`HeaderExt`]: crate::packet::HeaderExt
 
-use super::{Enqueued, QueueDisc, QueueParamError};
+use super::{Context, Discipline, Enqueued, QueueDisc, QueueParamError};
 use crate::engine::{PacketId, PacketPool};
+use crate::keys::Range;
 use crate::packet::PacketKind;
+use dctc_core::error::KeyError;
 use dctc_core::units::{Delta, Rate, SimTime};
 use std::collections::VecDeque;
 
@@ -498,6 +500,54 @@ impl QueueDisc for Tfc {
             self.accrue(now);
             self.release(pool);
         }
+    }
+}
+
+crate::unit_keys! {
+    /// The `tfc` queue's keys.
+    pub struct Keys {
+        /// Expected link utilization rho0 of eq. (7), in (0, 1.2] (default 0.97).
+        rho0: f64,
+        /// Weight alpha of the previous token in eq. (8), in [0, 1) (default 7/8).
+        alpha: f64,
+        /// rtt_b before the first measurement, microseconds, positive (default 160).
+        initial_rtt_b_us: f64,
+        /// Whether switches run the delay arbiter of §4.6 (default true).
+        delay_arbiter: bool,
+    }
+}
+
+impl Discipline for TfcParams {
+    const NAME: &'static str = "tfc";
+    const ABOUT: &'static str = "TFC (EuroSys 2016): FIFO writing W = T/E into data packets, delay arbiter on RMA ACKs";
+    type Keys = Keys;
+    type Queue = Box<Tfc>;
+    /// The keys over the paper's defaults; `mss` and `header` are the scheme's.
+    fn resolve(keys: &Keys, ctx: &Context) -> Result<Self, KeyError> {
+        let d = TfcParams::default();
+        let at = ctx.at;
+        let rho0 = at.number("rho0", keys.rho0, Range::open_closed(0.0, 1.2))?;
+        let alpha = at.number("alpha", keys.alpha, Range::closed_open(0.0, 1.0))?;
+        let rtt_b = at.micros("initial_rtt_b_us", keys.initial_rtt_b_us, Range::open(0.0, 1e9))?;
+        if rtt_b == Some(Delta::ZERO) {
+            return Err(at.error("initial_rtt_b_us", "must be at least one picosecond"));
+        }
+        Ok(TfcParams {
+            rho0: rho0.unwrap_or(d.rho0),
+            alpha: alpha.unwrap_or(d.alpha),
+            initial_rtt_b: rtt_b.unwrap_or(d.initial_rtt_b),
+            delay_arbiter: keys.delay_arbiter.unwrap_or(d.delay_arbiter),
+            mss: ctx.mss,
+            header: ctx.header,
+            ..d
+        })
+    }
+    fn build(&self, buffer_bytes: u64, _seed: u64, rate: Rate) -> Box<Tfc> {
+        Box::new(Tfc::new(buffer_bytes, *self, rate).expect("checked when the scheme was resolved"))
+    }
+    /// TFC's delay arbiter also runs where ACKs leave a receiving host (see the module doc).
+    fn host_nic(&self) -> Option<Self> {
+        Some(TfcParams::host_nic(*self))
     }
 }
 

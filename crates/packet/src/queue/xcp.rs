@@ -16,9 +16,11 @@
 //! gets `p_i - n_i`: its share of the positive pool, equal per flow, and of the negative
 //! pool, proportional to its flow's throughput.
 
-use super::{DropTail, Enqueued, QueueDisc};
+use super::fifo::{fifo_sizes, Fifo};
+use super::{Context, Discipline, Enqueued, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
 use crate::packet::{HeaderExt, PacketKind};
+use dctc_core::error::KeyError;
 use dctc_core::units::{Delta, Rate, SimTime};
 
 /// XCP's router constants.
@@ -100,7 +102,7 @@ struct Sums {
 /// One port's XCP router over a FIFO.
 #[derive(Debug)]
 pub struct XcpRouter {
-    fifo: DropTail,
+    fifo: Fifo,
     params: XcpParams,
     /// Link capacity C, bytes per second.
     capacity_bytes_per_s: f64,
@@ -121,7 +123,7 @@ impl XcpRouter {
     /// A router on a link of `rate` with a `buffer_bytes` buffer.
     pub fn new(buffer_bytes: u64, rate: Rate, params: XcpParams) -> Self {
         XcpRouter {
-            fifo: DropTail::new(buffer_bytes),
+            fifo: Fifo::new(buffer_bytes, 16),
             params,
             capacity_bytes_per_s: rate.bps_f64() / 8.0,
             interval: params.initial_interval,
@@ -202,6 +204,14 @@ impl XcpRouter {
         };
     }
 
+    /// Queues `pkt` if it fits the buffer (tail drop otherwise).
+    fn push(&mut self, pkt: PacketId, pool: &PacketPool) -> Enqueued {
+        match self.fifo.push(pkt, pool) {
+            Ok(()) => Enqueued::Queued { marked: false },
+            Err(p) => Enqueued::Dropped(p),
+        }
+    }
+
     /// Rewrites the congestion header of a departing data packet: H_feedback becomes the
     /// smaller of its own value and this router's feedback.
     #[inline]
@@ -221,7 +231,7 @@ impl QueueDisc for XcpRouter {
         if self.next_tick == SimTime::NEVER {
             if !data {
                 // A port that carries only ACKs has nothing to control: no timer.
-                return self.fifo.enqueue(pkt, pool, now);
+                return self.push(pkt, pool);
             }
             // The first data arrival on an idle port starts an interval.
             self.next_tick = now + self.interval;
@@ -238,11 +248,11 @@ impl QueueDisc for XcpRouter {
                 s.rtt2_by_cwnd += size * rtt * rtt / cwnd;
             }
         }
-        self.fifo.enqueue(pkt, pool, now)
+        self.push(pkt, pool)
     }
 
-    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime) -> Option<PacketId> {
-        let p = self.fifo.dequeue(pool, now)?;
+    fn dequeue(&mut self, pool: &mut PacketPool, _now: SimTime) -> Option<PacketId> {
+        let p = self.fifo.pop(pool)?;
         if pool[p].kind == PacketKind::Data {
             let size = pool[p].wire_bytes as f64;
             self.stamp(pool.ext(p), size);
@@ -250,17 +260,7 @@ impl QueueDisc for XcpRouter {
         Some(p)
     }
 
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.fifo.capacity()
-    }
+    fifo_sizes!(fifo);
 
     fn poll_at(&self) -> SimTime {
         self.next_tick
@@ -278,6 +278,42 @@ impl QueueDisc for XcpRouter {
         } else {
             now + self.interval
         };
+    }
+}
+
+crate::unit_keys! {
+    /// The `xcp` router's keys.
+    pub struct Keys {
+        /// α of the efficiency controller, in (0, π / (4√2)) (default 0.4).
+        xcp_alpha: f64,
+        /// β of the efficiency controller, in (0, 1) (default 0.226).
+        xcp_beta: f64,
+    }
+}
+
+impl Discipline for XcpParams {
+    const NAME: &'static str = "xcp";
+    const ABOUT: &'static str = "XCP router (SIGCOMM 2002): FIFO writing per-packet window feedback";
+    type Keys = Keys;
+    type Queue = Box<XcpRouter>;
+    fn resolve(keys: &Keys, ctx: &Context) -> Result<Self, KeyError> {
+        let d = XcpParams::default();
+        let p = XcpParams {
+            alpha: keys.xcp_alpha.unwrap_or(d.alpha),
+            beta: keys.xcp_beta.unwrap_or(d.beta),
+            ..d
+        };
+        p.validate()
+            .map_err(|(field, reason)| ctx.at.error(&format!("xcp_{field}"), reason))?;
+        Ok(p)
+    }
+    /// C is the port's link rate.
+    fn build(&self, buffer_bytes: u64, _seed: u64, rate: Rate) -> Box<XcpRouter> {
+        Box::new(XcpRouter::new(buffer_bytes, rate, *self))
+    }
+    /// XCP controls every link it crosses, host NICs included (one sender's flows share it).
+    fn host_nic(&self) -> Option<Self> {
+        Some(*self)
     }
 }
 

@@ -2,10 +2,13 @@
 //! time has stayed above TARGET for INTERVAL, then at intervals of INTERVAL / sqrt(count)).
 //! Datacenter defaults of the FQ-CoDel-in-the-datacenter paper: `codel_target_us` 5,
 //! `codel_interval_us` 100 (RFC 8289's 5 ms / 100 ms divided by 1000); see
-//! [`crate::schemes::queue_keys`] for the keys.
+//! the discipline's module (`crate::queue::codel`, `fq_codel`, `sfq_codel`) for the keys.
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::CodelParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, NewReno};
 
 /// Registered name.
@@ -20,7 +23,7 @@ crate::scheme_config! {}
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
         cc: Cc::NewReno(NewReno::default()),
-        queue: QueueName::Codel,
+        queue: CodelParams::NAME,
         tcp: Default::default(),
     })
 }

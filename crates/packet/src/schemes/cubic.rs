@@ -1,8 +1,12 @@
 //! `cubic`: CUBIC (RFC 9438) with HyStart++ (RFC 9406) over DropTail switch queues, Linux's
 //! defaults: `cubic_beta` 0.7, `cubic_c` 0.4, `fast_convergence` and `hystart` on.
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::keys::Range;
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, Cubic};
 
 /// Registered name.
@@ -25,18 +29,9 @@ crate::scheme_config! {
 /// CUBIC's controller over DropTail.
 pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut c = Cubic::default();
-    if let Some(b) = cfg.cubic_beta {
-        if !(b > 0.0 && b < 1.0) {
-            return Err(ctx.error("cubic_beta", format!("must be in (0, 1), got {b}")));
-        }
-        c.beta = b;
-    }
-    if let Some(x) = cfg.cubic_c {
-        if !(x.is_finite() && x > 0.0) {
-            return Err(ctx.error("cubic_c", format!("must be positive, got {x}")));
-        }
-        c.c = x;
-    }
+    let at = ctx.at();
+    c.beta = (at.number("cubic_beta", cfg.cubic_beta, Range::open(0.0, 1.0))?).unwrap_or(c.beta);
+    c.c = (at.number("cubic_c", cfg.cubic_c, Range::POSITIVE)?).unwrap_or(c.c);
     if let Some(f) = cfg.fast_convergence {
         c.fast_convergence = f;
     }
@@ -45,7 +40,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     }
     Ok(Parts {
         cc: Cc::Cubic(c),
-        queue: QueueName::DropTail,
+        queue: DropTailParams::NAME,
         tcp: Default::default(),
     })
 }
@@ -54,7 +49,8 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
 mod tests {
     use super::*;
     use crate::config::PacketSettings;
-    use crate::schemes::{resolve_scheme, ParseTable, PacketScheme};
+    use crate::sim::PacketScheme;
+use crate::schemes::resolve_scheme;
     use crate::sim::{RunOptions, Simulation, Workload};
     use crate::transport::TcpConfig;
     use dctc_core::fabric::{dumbbell, DumbbellSpec};
@@ -63,16 +59,6 @@ mod tests {
     use dctc_core::spec::FlowSpec;
     use dctc_core::units::{Delta, SimTime};
 
-    struct Toml(toml::Value);
-
-    impl ParseTable for Toml {
-        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
-                "schemes[0]",
-                e.to_string(),
-            ))
-        }
-    }
 
     fn topo() -> dctc_core::topology::Topology {
         // The 5 Gb/s bottleneck, not the senders' NICs, is where the queue builds.
@@ -89,7 +75,7 @@ mod tests {
     }
 
     fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
-        let t = Toml(toml::from_str(src).unwrap());
+        let t = crate::toml_table::TomlTable::new(src, "schemes[0]");
         resolve_scheme(&t, &PacketSettings::default(), &topo(), "schemes[0]")
     }
 
@@ -107,7 +93,7 @@ mod tests {
         let e = resolve("name = \"cubic\"\ncubic_c = -1.0").unwrap_err();
         assert_eq!(e.path, "schemes[0].cubic_c");
         let e = resolve("name = \"cubic\"\ndctcp_g = 0.5").unwrap_err();
-        assert!(e.reason.contains("unknown field `dctcp_g`"), "{e}");
+        assert!(e.reason.contains("a key of scheme `dctcp`"), "{e}");
     }
 
     #[test]
@@ -121,7 +107,7 @@ mod tests {
             NAME,
             tcp,
             Cc::Cubic(Cubic::default()),
-            crate::schemes::QueueSpec::DropTail,
+            crate::schemes::QueueSpec::DropTail(DropTailParams),
         );
         let us = |x: u64| SimTime::from_delta(Delta::from_us(x));
         let flow = |id: u32, src: usize, start: u64| FlowSpec {

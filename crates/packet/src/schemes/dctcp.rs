@@ -3,8 +3,12 @@
 //! BASELINES.md), senders keep the marked fraction alpha with gain g (`dctcp_g`, default
 //! 1/16) and cut `cwnd` by `alpha / 2` once per window.
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::keys::Range;
+use crate::queue::Discipline;
+use crate::queue::ecn::EcnParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, Dctcp};
 
 /// Registered name.
@@ -21,15 +25,11 @@ crate::scheme_config! {
 /// DCTCP's controller over the ECN-threshold queue.
 pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut d = Dctcp::default();
-    if let Some(g) = cfg.dctcp_g {
-        if !(g > 0.0 && g <= 1.0) {
-            return Err(ctx.error("dctcp_g", format!("must be in (0, 1], got {g}")));
-        }
-        d.g = g;
-    }
+    let g = ctx.at().number("dctcp_g", cfg.dctcp_g, Range::open_closed(0.0, 1.0))?;
+    d.g = g.unwrap_or(d.g);
     Ok(Parts {
         cc: Cc::Dctcp(d),
-        queue: QueueName::Ecn,
+        queue: EcnParams::NAME,
         tcp: Default::default(),
     })
 }

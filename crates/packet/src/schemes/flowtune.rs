@@ -14,8 +14,12 @@
 //! throughput against the optimum computed every that many iterations), leaving out those
 //! before `churn_warmup_us` (0).
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::keys::Range;
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::flowtune::{AllocatorSpec, Flowtune};
 use crate::transport::Cc;
 use dctc_core::units::Delta;
@@ -56,19 +60,14 @@ crate::scheme_config! {
 }
 
 fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f64, KeyError> {
-    match v {
-        None => Ok(default),
-        Some(x) if x.is_finite() && x > 0.0 => Ok(x),
-        Some(x) => Err(ctx.error(key, format!("must be positive, got {x}"))),
-    }
+    Ok(ctx.at().number(key, v, Range::POSITIVE)?.unwrap_or(default))
 }
 
+/// At most a second.
 fn micros(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<Delta, KeyError> {
-    let x = positive(ctx, key, v, default)?;
-    if x > 1e6 {
-        return Err(ctx.error(key, format!("must be at most 1e6 us (1 s), got {x}")));
-    }
-    Ok(Delta::from_us_f64(x))
+    let range = Range::open_closed(0.0, 1e6);
+    let d = ctx.at().micros(key, v, range)?;
+    Ok(d.unwrap_or_else(|| Delta::from_us_f64(default)))
 }
 
 /// Flowtune's endpoint over DropTail, with its allocator's settings.
@@ -156,7 +155,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     }
     Ok(Parts {
         cc: Cc::Flowtune(Flowtune::new(spec)),
-        queue: QueueName::DropTail,
+        queue: DropTailParams::NAME,
         // Until its first rate a flow is plain TCP; ns-2's initial window of 2 packets (the
         // paper's simulator; the paper gives none) keeps that start from flooding a link the
         // allocator has already given away at 99%.
@@ -170,30 +169,21 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
 #[cfg(test)]
 mod tests {
     use crate::config::PacketSettings;
-    use dctc_core::config::KeyError;
-    use crate::schemes::{resolve_scheme, ParseTable, PacketScheme};
+    use dctc_core::error::KeyError;
+    use crate::sim::PacketScheme;
+use crate::schemes::resolve_scheme;
     use crate::transport::Cc;
     use dctc_core::fabric::{preset, FabricSpec};
     use dctc_num::normalize::Normalize;
     use dctc_num::utility::Utility;
 
-    struct Toml(toml::Value);
-
-    impl ParseTable for Toml {
-        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
-                "schemes[0]",
-                e.to_string(),
-            ))
-        }
-    }
 
     fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
         let FabricSpec::LeafSpine(s) = preset("flowtune-144").unwrap() else {
             unreachable!()
         };
         let t = dctc_core::fabric::leaf_spine(&s).unwrap();
-        let table = Toml(toml::from_str(&format!("name = \"flowtune\"\n{src}")).unwrap());
+        let table = crate::toml_table::TomlTable::new(&format!("name = \"flowtune\"\n{src}"), "schemes[0]");
         resolve_scheme(&table, &PacketSettings::default(), &t, "schemes[0]")
     }
 
@@ -245,6 +235,6 @@ mod tests {
             assert_eq!(e.path, format!("schemes[0].{key}"), "{src}: {e:?}");
         }
         let e = resolve("dctcp_g = 0.5").unwrap_err();
-        assert!(e.reason.contains("unknown field `dctcp_g`"), "{e:?}");
+        assert!(e.reason.contains("a key of scheme `dctcp`"), "{e:?}");
     }
 }

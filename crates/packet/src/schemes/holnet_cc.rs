@@ -20,8 +20,12 @@
 //! 1e6: Mb/s, the paper's), `r_max` (`r_max^CoS`, default 3 as in the paper), `r_min`
 //! (default 1/2).
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::keys::Range;
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::holnet_cc::{CosBounds, FlowParams};
 use crate::transport::{Cc, HolnetCc};
 use dctc_num::spec::UtilitySpec;
@@ -66,11 +70,7 @@ crate::scheme_config! {
 }
 
 fn positive(ctx: &Context, key: &str, v: Option<f64>, default: f64) -> Result<f64, KeyError> {
-    match v {
-        None => Ok(default),
-        Some(x) if x.is_finite() && x > 0.0 => Ok(x),
-        Some(x) => Err(ctx.error(key, format!("must be positive and finite, got {x}"))),
-    }
+    Ok(ctx.at().number(key, v, Range::POSITIVE)?.unwrap_or(default))
 }
 
 /// Builds a utility and checks it is one eq. (19) can run: alpha-fair or log, alpha > 0,
@@ -186,7 +186,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     cc.per_flow = Arc::new(table);
     Ok(Parts {
         cc: Cc::HolnetCc(cc),
-        queue: QueueName::DropTail,
+        queue: DropTailParams::NAME,
         tcp: Default::default(),
     })
 }
@@ -195,19 +195,10 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
 mod tests {
     use super::*;
     use crate::config::PacketSettings;
-    use crate::schemes::{resolve_scheme, ParseTable, PacketScheme};
+    use crate::sim::PacketScheme;
+use crate::schemes::resolve_scheme;
     use dctc_core::fabric::{dumbbell, DumbbellSpec};
 
-    struct Toml(toml::Value);
-
-    impl ParseTable for Toml {
-        fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-            self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
-                "schemes[0]",
-                e.to_string(),
-            ))
-        }
-    }
 
     fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
         let t = dumbbell(&DumbbellSpec {
@@ -220,7 +211,7 @@ mod tests {
             buffer_bytes: 100_000,
         })
         .unwrap();
-        let table = Toml(toml::from_str(src).unwrap());
+        let table = crate::toml_table::TomlTable::new(src, "schemes[0]");
         resolve_scheme(&table, &PacketSettings::default(), &t, "schemes[0]")
     }
 

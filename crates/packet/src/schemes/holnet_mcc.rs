@@ -3,8 +3,12 @@
 //! it on one path, where it is TCP's AIMD. Keys: `gamma` (default 1/2) and `eps` (segments,
 //! default 2), the values that make one path AIMD.
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::keys::Range;
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, HolnetMcc};
 
 /// Registered name.
@@ -24,16 +28,11 @@ crate::scheme_config! {
 pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut m = HolnetMcc::default();
     for (key, v, slot) in [("gamma", cfg.gamma, &mut m.gamma), ("eps", cfg.eps, &mut m.eps)] {
-        if let Some(x) = v {
-            if !(x.is_finite() && x > 0.0) {
-                return Err(ctx.error(key, format!("must be positive and finite, got {x}")));
-            }
-            *slot = x;
-        }
+        *slot = ctx.at().number(key, v, Range::POSITIVE)?.unwrap_or(*slot);
     }
     Ok(Parts {
         cc: Cc::HolnetMcc(m),
-        queue: QueueName::DropTail,
+        queue: DropTailParams::NAME,
         tcp: Default::default(),
     })
 }

@@ -9,8 +9,13 @@
 //! percentage balancer at the leaves (`load_balancer = "holnet-percentage"`, whose r_min and
 //! r_max are `[packet].percentage_lb`'s), as §V does.
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::keys::Range;
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+use crate::queue::holnet::HolnetParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, HolnetUta, UtaFeedback};
 
 /// Registered name.
@@ -40,12 +45,7 @@ pub const FIRST_HOP_REPORT: u32 = 0b11;
 /// HOLNET-UTA's controller over `holnet` marking queues.
 pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let mut c = HolnetUta::default();
-    if let Some(r) = cfg.r_min {
-        if !(r > 0.0 && r < 1.0) {
-            return Err(ctx.error("r_min", format!("must lie in (0, 1), got {r}")));
-        }
-        c.r_min = r;
-    }
+    c.r_min = (ctx.at().number("r_min", cfg.r_min, Range::open(0.0, 1.0))?).unwrap_or(c.r_min);
     (c.hop_mask, c.via) = match cfg.feedback.as_deref() {
         None | Some("first-hop") => (FIRST_HOP_REPORT, UtaFeedback::Signal),
         Some("first-hop-queue") => (1, UtaFeedback::Signal),
@@ -66,8 +66,8 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     };
     // The signaling switch judges its ports itself; echoed bits need the marking queue.
     let queue = match c.via {
-        UtaFeedback::Signal => QueueName::DropTail,
-        UtaFeedback::Echo => QueueName::Holnet,
+        UtaFeedback::Signal => DropTailParams::NAME,
+        UtaFeedback::Echo => HolnetParams::NAME,
     };
     Ok(Parts {
         cc: Cc::HolnetUta(c),

@@ -1,8 +1,11 @@
 //! `mptcp`: MPTCP with RFC 6356's linked increases (LIA) over DropTail: each flow listed in
 //! `subflows` runs one coupled subflow per pinned path; other flows are NewReno.
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, Mptcp};
 
 /// Registered name.
@@ -17,7 +20,7 @@ crate::scheme_config! {}
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
         cc: Cc::Mptcp(Mptcp::default()),
-        queue: QueueName::DropTail,
+        queue: DropTailParams::NAME,
         tcp: Default::default(),
     })
 }

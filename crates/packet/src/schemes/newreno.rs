@@ -1,8 +1,11 @@
 //! `newreno`: TCP NewReno (RFC 5681 / 6582, RFC 6298 RTO) over DropTail switch queues. No
 //! keys beyond the shared ones.
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::droptail::DropTailParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, NewReno};
 
 /// Registered name.
@@ -16,7 +19,7 @@ crate::scheme_config! {}
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
         cc: Cc::NewReno(NewReno::default()),
-        queue: QueueName::DropTail,
+        queue: DropTailParams::NAME,
         tcp: Default::default(),
     })
 }

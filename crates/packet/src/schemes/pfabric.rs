@@ -16,9 +16,12 @@
 //! The switch buffer is the fabric's unless `buffer_packets` sets it; pFabric's is about
 //! 2 x BDP (36 KB at 10 Gb/s in the paper), which the scenarios set.
 
-use super::{Context, Parts, QueueName};
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::pfabric::PFabricParams;
+
 use crate::config::TcpKnobs;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, PFabricHost};
 use dctc_core::routing::Routing;
 use dctc_core::stats::{ideal_fct, HEADER_BYTES, MSS_BYTES};
@@ -92,7 +95,7 @@ pub fn parts(_cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
         .ok_or_else(|| ctx.error("name", "pfabric needs a fabric with two connected hosts"))?;
     Ok(Parts {
         cc: Cc::PFabricHost(PFabricHost::default()),
-        queue: QueueName::PFabric,
+        queue: PFabricParams::NAME,
         tcp: tcp_knobs(bdp),
     })
 }

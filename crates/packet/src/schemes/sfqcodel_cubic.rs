@@ -3,10 +3,13 @@
 //! NSDI 2017, §6): stochastic fair queueing over `fq_buckets` hashed buckets (plain round
 //! robin with a `fq_quantum_bytes` quantum, no new-flow priority) with CoDel (RFC 8289) per
 //! bucket. Defaults as `fq-codel`: target 5 us, interval 100 us, 1024 buckets, 1500 B; see
-//! [`crate::schemes::queue_keys`] for the keys.
+//! the discipline's module (`crate::queue::codel`, `fq_codel`, `sfq_codel`) for the keys.
 
-use super::{Context, Parts, QueueName};
-use dctc_core::config::KeyError;
+use super::{Context, Parts};
+use crate::queue::Discipline;
+use crate::queue::SfqCodelParams;
+
+use dctc_core::error::KeyError;
 use crate::transport::{Cc, Cubic};
 
 /// Registered name.
@@ -21,7 +24,7 @@ crate::scheme_config! {}
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
         cc: Cc::Cubic(Cubic::default()),
-        queue: QueueName::SfqCodel,
+        queue: SfqCodelParams::NAME,
         tcp: Default::default(),
     })
 }

@@ -1,4 +1,6 @@
 use super::*;
+use crate::queue::{DropTailParams, EcnParams, PFabricParams};
+use crate::toml_table::TomlTable;
 use dctc_core::fabric::preset;
 use dctc_core::units::Delta;
 use std::path::Path;
@@ -10,20 +12,8 @@ fn topo() -> Topology {
         .unwrap()
 }
 
-/// A scheme table written as TOML.
-struct Toml(toml::Value);
-
-impl ParseTable for Toml {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-        self.0
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| KeyError::new("schemes[1]", e.to_string()))
-    }
-}
-
-fn table(src: &str) -> Toml {
-    Toml(toml::from_str(src).unwrap())
+fn table(src: &str) -> TomlTable {
+    TomlTable::new(src, "schemes[1]")
 }
 
 fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
@@ -81,7 +71,7 @@ fn bad_names_and_values_are_named() {
     let e = resolve("name = \"dctcp\"\ntransport = \"dctpc\"").unwrap_err();
     assert_eq!(e.path, "schemes[1].transport");
     assert!(e.reason.contains("did you mean `dctcp`"), "{e}");
-    let e = resolve("name = \"dctcp\"\nqueue = \"red\"").unwrap_err();
+    let e = resolve("name = \"dctcp\"\nqueue = \"blue\"").unwrap_err();
     assert_eq!(e.path, "schemes[1].queue");
 }
 
@@ -89,7 +79,8 @@ fn bad_names_and_values_are_named() {
 fn each_scheme_rejects_keys_of_another() {
     // `dctcp_g` belongs to dctcp's module only.
     let e = resolve("name = \"newreno\"\ndctcp_g = 0.5").unwrap_err();
-    assert!(e.reason.contains("unknown field `dctcp_g`"), "{e}");
+    assert_eq!(e.path, "schemes[1].dctcp_g");
+    assert!(e.reason.contains("it is a key of scheme `dctcp`"), "{e}");
     let s = resolve("name = \"dctcp\"\ndctcp_g = 0.5").unwrap();
     assert_eq!(s.cc, Cc::Dctcp(crate::transport::Dctcp::new(0.5)));
 }
@@ -98,19 +89,22 @@ fn each_scheme_rejects_keys_of_another() {
 fn transport_and_queue_are_separate_axes() {
     // DCTCP over DropTail: DCTCP's controller, ECN-capable, nothing marks.
     let s = resolve("name = \"dctcp\"\nqueue = \"droptail\"").unwrap();
-    assert_eq!(s.switch_queue, QueueSpec::DropTail);
+    assert_eq!(s.switch_queue, QueueSpec::DropTail(DropTailParams));
     assert_eq!(s.cc.name(), "dctcp");
     assert!(s.tcp.ecn);
     assert_eq!(s.name, "dctcp");
     // NewReno over an ECN threshold with its own K.
     let s = resolve("name = \"newreno\"\nqueue = \"ecn\"\necn_k_bytes = 30000").unwrap();
-    assert_eq!(s.switch_queue, QueueSpec::Ecn { k_bytes: 30_000 });
+    assert_eq!(
+        s.switch_queue,
+        QueueSpec::Ecn(EcnParams { k_bytes: 30_000 })
+    );
     assert_eq!(s.cc.name(), "newreno");
     assert!(!s.tcp.ecn);
     // A scheme's transport replaced: DCTCP's controller under the newreno scheme's queues.
     let s = resolve("name = \"newreno\"\ntransport = \"dctcp\"").unwrap();
     assert_eq!(s.cc, Cc::Dctcp(crate::transport::Dctcp::default()));
-    assert_eq!(s.switch_queue, QueueSpec::DropTail);
+    assert_eq!(s.switch_queue, QueueSpec::DropTail(DropTailParams));
     assert!(s.tcp.ecn);
 }
 
@@ -164,7 +158,7 @@ fn codel_family_schemes_resolve_with_datacenter_defaults() {
     };
     assert!(p.codel.ecn);
     let s = resolve("name = \"dctcp\"\nqueue = \"pfabric\"").unwrap();
-    assert_eq!(s.switch_queue, QueueSpec::PFabric);
+    assert_eq!(s.switch_queue, QueueSpec::PFabric(PFabricParams));
     assert_eq!(s.switch_queue.name(), "pfabric");
 }
 
@@ -173,7 +167,7 @@ fn bad_codel_family_keys_name_the_key() {
     let err = |src: &str| resolve(src).unwrap_err();
     let e = err("name = \"fq-codel\"\nfq_buckets = 0");
     assert_eq!(e.path, "schemes[1].fq_buckets");
-    assert!(e.reason.contains("at least 1"), "{e}");
+    assert!(e.reason.contains("in 1..=65536"), "{e}");
     let e = err("name = \"fq-codel\"\nfq_buckets = 70000");
     assert_eq!(e.path, "schemes[1].fq_buckets");
     let e = err("name = \"codel\"\ncodel_target_us = -5.0");
@@ -275,7 +269,7 @@ fn pfabric_starts_at_the_fabric_bdp_with_a_fixed_rto_and_no_fast_retransmit() {
     )
     .unwrap();
     assert_eq!(s.cc.name(), "pfabric");
-    assert_eq!(s.switch_queue, QueueSpec::PFabric);
+    assert_eq!(s.switch_queue, QueueSpec::PFabric(PFabricParams));
     assert_eq!(s.switch_buffer_bytes, Some(36_000));
     assert_eq!(s.tcp.initial_cwnd_packets, 12);
     assert_eq!(s.tcp.max_cwnd_bytes, 12 * 1460);
@@ -297,8 +291,8 @@ fn nic_queue_switch_puts_the_switch_discipline_and_buffer_on_host_nics() {
     assert_eq!(s.host_queue, s.switch_queue);
     assert_eq!(s.nic_buffer_bytes, 150_000);
     let s = resolve("name = \"dctcp\"\nnic_queue = \"droptail\"").unwrap();
-    assert_eq!(s.host_queue, QueueSpec::DropTail);
-    assert_eq!(s.nic_buffer_bytes, DEFAULT_NIC_BUFFER);
+    assert_eq!(s.host_queue, QueueSpec::DropTail(DropTailParams));
+    assert_eq!(s.nic_buffer_bytes, crate::sim::DEFAULT_NIC_BUFFER);
     let e = resolve("name = \"dctcp\"\nnic_queue = \"swich\"").unwrap_err();
     assert_eq!(e.path, "schemes[1].nic_queue");
     assert!(e.reason.contains("did you mean `switch`"), "{e}");

@@ -6,9 +6,11 @@
 //! segment (`delayed_ack_us = 0` below `[packet].tcp`): XCP's feedback is per packet and a
 //! delayed ACK would echo only the latest data packet's header, losing the others' feedback.
 
-use super::{Context, Parts, QueueName};
+use super::{Context, Parts};
+use crate::queue::Discipline;
+
 use crate::config::TcpKnobs;
-use dctc_core::config::KeyError;
+use dctc_core::error::KeyError;
 use crate::queue::XcpParams;
 use crate::transport::{Cc, Xcp};
 
@@ -18,28 +20,15 @@ pub const NAME: &str = "xcp";
 pub const ABOUT: &str =
     "XCP (SIGCOMM 2002): routers' explicit per-packet window feedback (alpha 0.4, beta 0.226, 10% shuffling)";
 
-crate::scheme_config! {
-    /// α of the efficiency controller, in (0, π / (4√2)) (default 0.4).
-    xcp_alpha: Option<f64>,
-    /// β of the efficiency controller, in (0, 1) (default 0.226).
-    xcp_beta: Option<f64>,
-}
+crate::scheme_config! {}
 
-/// XCP senders over XCP routers.
-pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
-    let mut p = XcpParams::default();
-    if let Some(a) = cfg.xcp_alpha {
-        p.alpha = a;
-    }
-    if let Some(b) = cfg.xcp_beta {
-        p.beta = b;
-    }
-    p.validate()
-        .map_err(|(field, reason)| ctx.error(&format!("xcp_{field}"), reason))?;
+/// XCP senders over XCP routers (whose keys, `xcp_alpha` and `xcp_beta`, are the `xcp`
+/// queue's: `queue::xcp`).
+pub fn parts(_cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let desired_rate = ctx.topo.hosts().first().and_then(|&h| ctx.topo.host_rate(h));
     Ok(Parts {
         cc: Cc::Xcp(Xcp::new(desired_rate)),
-        queue: QueueName::Xcp(p),
+        queue: XcpParams::NAME,
         // Every data packet's feedback must come back on its own ACK (XCP §3.1).
         tcp: TcpKnobs {
             delayed_ack_us: Some(0.0),

@@ -1,7 +1,9 @@
 use super::*;
 use crate::config::PacketSettings;
 use crate::metrics::PacketRun;
-use crate::schemes::{resolve_scheme, PacketScheme, ParseTable, QueueSpec};
+use crate::queue::QueueSpec;
+use crate::sim::PacketScheme;
+use crate::schemes::resolve_scheme;
 use crate::sim::{RunOptions, Simulation, Workload};
 use crate::transport::TcpConfig;
 use dctc_core::fabric::{dumbbell, DumbbellSpec};
@@ -10,17 +12,6 @@ use dctc_core::routing::Routing;
 use dctc_core::spec::FlowSpec;
 use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, Rate, SimTime};
-
-struct Toml(toml::Value);
-
-impl ParseTable for Toml {
-    fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, KeyError> {
-        self.0.clone().try_into().map_err(|e: toml::de::Error| KeyError::new(
-            "schemes[0]",
-            e.to_string(),
-        ))
-    }
-}
 
 /// Two senders and one receiver; 10 Gb/s NICs, a 5 Gb/s bottleneck, 5 us per link: a
 /// propagation RTT of 30 us (BDP about 19 kB at 5 Gb/s).
@@ -40,7 +31,7 @@ fn topo() -> Topology {
 const RTT_US: u64 = 30;
 
 fn resolve(src: &str) -> Result<PacketScheme, KeyError> {
-    let t = Toml(toml::from_str(src).unwrap());
+    let t = crate::toml_table::TomlTable::new(src, "schemes[0]");
     resolve_scheme(&t, &PacketSettings::default(), &topo(), "schemes[0]")
 }
 
@@ -74,7 +65,8 @@ fn keys_resolve_and_bad_values_are_named() {
         assert_eq!(e.path, key, "{src}: {e}");
     }
     let e = resolve("name = \"xcp\"\nxcp_gamma = 0.2").unwrap_err();
-    assert!(e.reason.contains("unknown field `xcp_gamma`"), "{e}");
+    assert_eq!(e.path, "schemes[0].xcp_gamma");
+    assert!(e.reason.contains("unknown key `xcp_gamma`"), "{e}");
 }
 
 /// The `xcp` scheme as the scenario key resolves it (which acknowledges every segment), with

@@ -2,11 +2,14 @@
 //! several packets at one arrival or mark at dequeue (one port driven by hand, no hosts), and
 //! the header-feedback path through hosts and fabric.
 
+use crate::queue::{DropTailParams, PFabricParams};
+
 use super::*;
 use crate::packet::{HeaderExt, Packet, PacketKind};
 use crate::queue::QueueDisc;
+use crate::queue::QueueSpec;
 use crate::queue::{CodelParams, FqCodelParams};
-use crate::schemes::{PacketScheme, QueueSpec};
+use crate::sim::PacketScheme;
 use crate::transport::{Cc, TcpConfig};
 use dctc_core::fabric::{dumbbell, DumbbellSpec};
 
@@ -109,7 +112,7 @@ fn header_fields_are_stamped_echoed_on_acks_and_a_probe_is_answered_before_data_
         "test",
         TcpConfig::pfabric_tuned(6_000),
         Cc::TestFeedback(TestFeedback::default()),
-        QueueSpec::DropTail,
+        QueueSpec::DropTail(DropTailParams),
     );
     let hosts = t.hosts();
     let size = 30_000;
@@ -206,14 +209,14 @@ fn a_host_acks_data_in_order_and_reports_the_block_complete_only_when_all_bytes_
 fn a_scheme_buffer_replaces_the_fabric_buffer_on_switch_ports_only() {
     let t = topo();
     let routing = Routing::new(&t).unwrap();
-    let mut s = scheme(QueueSpec::DropTail);
+    let mut s = scheme(QueueSpec::DropTail(DropTailParams));
     s.switch_buffer_bytes = Some(150_000);
     let fab = Fabric::new(&t, &routing, &s, 1).unwrap();
     for p in &fab.ports {
         let want = if p.switch {
             150_000
         } else {
-            crate::schemes::DEFAULT_NIC_BUFFER
+            crate::sim::DEFAULT_NIC_BUFFER
         };
         assert_eq!(p.queue.capacity(), want);
     }
@@ -335,7 +338,7 @@ fn a_port_that_settles_its_departures_when_looked_at_sends_what_departure_events
         ),
         ("codel", QueueSpec::Codel(CodelParams::default())),
         ("codel-ecn", QueueSpec::Codel(codel_ecn)),
-        ("pfabric", QueueSpec::PFabric),
+        ("pfabric", QueueSpec::PFabric(PFabricParams)),
     ] {
         let offers = offers(11);
         // To the end, and stopped in the middle of the third burst (the end settles).

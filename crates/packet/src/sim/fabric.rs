@@ -20,13 +20,15 @@
 //! assumes.
 
 use super::pipe::InFlight;
+use super::PacketScheme;
 use super::{Event, EventQueue};
 use crate::engine::{PacketId, PacketPool};
-use crate::lb::{Balancer, Drill, Ecmp, LoadBalancer, Percentage, PortLoad, Spray};
+use crate::lb::{Balancer, LoadBalancer, PortLoad};
 use crate::metrics::{Counters, Histogram, PortStats, QueueSample};
 use crate::packet::{HeaderExt, Packet, PacketKind};
-use crate::queue::{Codel, Enqueued, FqCodel, PFabric, Queue, QueueDisc, SfqCodel, Stored};
-use crate::schemes::{LbKind, PacketScheme, QueueSpec};
+use crate::queue::{
+    Codel, Enqueued, FqCodel, PFabric, Queue, QueueDisc, QueueSpec, SfqCodel, Stored,
+};
 use dctc_core::ids::{LinkId, NodeId};
 use dctc_core::rng::{component_rng, streams, SimRng};
 use dctc_core::routing::Routing;
@@ -336,15 +338,14 @@ impl Fabric {
                 }
             })
             .collect();
-        let lb = match scheme.lb {
-            LbKind::Ecmp => Balancer::Ecmp(Ecmp::new(n_nodes)),
-            LbKind::Spray => Balancer::Spray(Spray::new(n_nodes)),
-            LbKind::Drill => Balancer::Drill(Drill::new(n_nodes, scheme.lb_params.drill, seed)),
-            LbKind::HolnetPercentage => Balancer::Percentage(
-                Percentage::new(topo, routing, scheme.lb_params.percentage.clone())
-                    .map_err(super::SimError::BadBalancer)?,
-            ),
+        let built = crate::lb::Build {
+            topo,
+            routing,
+            seed,
         };
+        let lb = (scheme.lb)
+            .build(&scheme.lb_params, &built)
+            .map_err(super::SimError::BadBalancer)?;
         let deferred = ports.iter().any(|p| p.defer);
         let tally = (0..ports.len())
             .map(|_| Tally {
@@ -368,7 +369,7 @@ impl Fabric {
             }),
             signal: None,
             deferred,
-            settle_on_pick: deferred && matches!(lb, Balancer::Drill(_)),
+            settle_on_pick: deferred && lb.reads_backlog(),
             lb,
         })
     }

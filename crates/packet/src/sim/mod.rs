@@ -17,12 +17,14 @@ pub(crate) mod fabric;
 pub(crate) mod host;
 mod pipe;
 pub(crate) mod results;
+mod scheme;
+
+pub use scheme::{PacketScheme, DEFAULT_NIC_BUFFER};
 
 use crate::control::{Allocator, ControlPlane};
 use crate::engine::PacketId;
 use crate::metrics::{Counters, PacketRun, QueueSample};
 use crate::packet::PacketKind;
-use crate::schemes::PacketScheme;
 use crate::transport::{CongestionControl, TcpSender};
 use app::{AppEvent, Apps, Incast, Incasts, Net, OpenLoop};
 use dctc_core::fabric::ALLOCATOR_NODE;
@@ -622,7 +624,7 @@ pub fn incast_sweep(
     topo: &Topology,
     routing: &Routing,
     scheme: &PacketScheme,
-    sweep: &crate::config::IncastSweep,
+    sweep: &dctc_core::workload::IncastSweep,
     opts: &RunOptions,
 ) -> Result<Vec<(usize, PacketRun)>, SimError> {
     sweep

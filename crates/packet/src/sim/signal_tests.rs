@@ -2,9 +2,11 @@
 //! switch-to-host delay after the switch's port congests, where the echoed report takes a
 //! round trip.
 
+use crate::queue::{DropTailParams, HolnetParams};
+
 use super::*;
 use crate::queue::holnet::CONGESTED_PERCENT;
-use crate::schemes::QueueSpec;
+use crate::queue::QueueSpec;
 use crate::transport::{Cc, HolnetUta, TcpConfig, UtaFeedback};
 use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
 use dctc_core::ids::FlowId;
@@ -44,8 +46,8 @@ fn scheme(via: UtaFeedback) -> PacketScheme {
         ..TcpConfig::pfabric_tuned(BUFFER)
     };
     let queue = match via {
-        UtaFeedback::Signal => QueueSpec::DropTail,
-        UtaFeedback::Echo => QueueSpec::Holnet,
+        UtaFeedback::Signal => QueueSpec::DropTail(DropTailParams),
+        UtaFeedback::Echo => QueueSpec::Holnet(HolnetParams),
     };
     let mut cc = HolnetUta::default();
     cc.via = via;

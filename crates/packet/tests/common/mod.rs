@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod toml_table;
+
 use dctc_core::fabric::{dumbbell, DumbbellSpec};
 use dctc_core::ids::FlowId;
 use dctc_core::routing::Routing;

@@ -1,17 +1,10 @@
 use super::*;
-use crate::packet::{Packet, PacketKind};
-use dctc_core::ids::NodeId;
 
 const US: u64 = 1_000_000;
 /// One 1500 B packet at 10 Gb/s.
 const SERVICE: u64 = 1_200_000;
 
-fn pkt(pool: &mut PacketPool, bytes: u32, ect: bool) -> PacketId {
-    let mut p = Packet::new(0, PacketKind::Data, NodeId(0), NodeId(1));
-    p.wire_bytes = bytes;
-    p.ecn.ect = ect;
-    pool.alloc(p)
-}
+use crate::queue::tests::pkt;
 
 /// What a driven run saw.
 #[derive(Default)]
