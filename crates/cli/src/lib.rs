@@ -150,6 +150,31 @@ enum Command {
         /// packet, flow, num or all.
         #[arg(default_value = "packet")]
         engine: String,
+        /// packet only: the datacenter-scale rows instead (a DCTCP permutation on fat-trees
+        /// of k = 8 to 32, 128 to 8,192 hosts): CPU per delivered packet, ns per event, peak
+        /// memory, and with --valgrind instructions and cache misses per delivered packet.
+        #[arg(long)]
+        scale: bool,
+        /// With --scale: only these fat-tree sizes (even k, comma separated).
+        #[arg(long, value_delimiter = ',', requires = "scale")]
+        k: Vec<usize>,
+        /// With --scale: simulated microseconds of every row (default: 10,000 up to k = 16,
+        /// 1,000 beyond).
+        #[arg(long, requires = "scale")]
+        us: Option<u64>,
+        /// With --scale: also count instructions and L1 / LL cache misses per delivered packet
+        /// in the event loop under valgrind (callgrind; deterministic, unlike CPU time), over
+        /// --valgrind-us of simulated time per row.
+        #[arg(long, requires = "scale")]
+        valgrind: bool,
+        /// With --valgrind: simulated microseconds of each valgrind run (default 1,000 up to
+        /// k = 16, 250 beyond).
+        #[arg(long, requires = "valgrind")]
+        valgrind_us: Option<u64>,
+        /// One scale row in this process, for `--scale` (which runs each row in a process of
+        /// its own, so that peak memory is the row's): `K:US`.
+        #[arg(long, hide = true)]
+        scale_row: Option<String>,
     },
     /// The NUM allocation engine on its own.
     #[command(
@@ -302,7 +327,22 @@ fn dispatch(command: Command) -> Result<()> {
             emit(&engines::list());
             Ok(())
         }
-        Command::Bench { engine } => engines::bench(&engine),
+        Command::Bench {
+            engine,
+            scale,
+            k,
+            us,
+            valgrind,
+            valgrind_us,
+            scale_row,
+        } => match (scale_row, scale) {
+            (Some(row), _) => engines::packet_scale::row(&row),
+            (None, true) if engine == "packet" => {
+                engines::packet_scale::table(&k, us, valgrind.then_some(valgrind_us))
+            }
+            (None, true) => bail!("--scale is a packet benchmark: `dctc bench packet --scale`"),
+            (None, false) => engines::bench(&engine),
+        },
         Command::Num(args) => num_cmd::run(&args),
         Command::Completions { shell } => {
             let mut script = Vec::new();

@@ -153,6 +153,14 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// The `k`-th next event (0: the one the next `pop` returns) if it is already sorted in
+    /// the wheel's current slot; `None` otherwise. For looking ahead cheaply (an engine may
+    /// warm what that event will touch); it never turns the wheel.
+    #[inline]
+    pub fn upcoming(&self, k: usize) -> Option<E> {
+        self.cur.get(self.head + k).map(|e| e.event)
+    }
+
     /// The time of the earliest event, without removing it. It may turn the wheel (hence
     /// `&mut`); events may still be pushed at any time not earlier than the last popped one.
     #[inline]

@@ -223,8 +223,8 @@ pub fn preset(name: &str) -> Option<FabricSpec> {
     })
 }
 
-/// Most hosts a fabric may have: 1,000,000. The fabric alone then takes a few hundred MB;
-/// an engine's per-host tables grow faster (see [`FabricSize::routing_bytes`]), so larger
+/// Most hosts a fabric may have: 1,000,000. The fabric alone then takes a few hundred MB and
+/// an engine's per-host state more (routing: [`FabricSize::routing_bytes`]), so larger
 /// fabrics cannot be simulated on one machine anyway, and refusing them before building keeps
 /// a typo (`k = 1000`: 250 M hosts) from exhausting memory.
 pub const MAX_HOSTS: u64 = 1_000_000;
@@ -268,15 +268,17 @@ impl FabricSize {
         }
     }
 
-    /// Upper bound on the bytes of equal-cost routing tables for this fabric: per destination
-    /// host, a 4-byte offset and a 2-byte distance per node and at most one 4-byte next hop per
-    /// link. Saturates instead of overflowing.
+    /// Estimated bytes of the equal-cost routing tables (`crate::routing`) for this fabric,
+    /// at their largest: a 16-byte run per switch and anchor (an edge switch, on the generated
+    /// fabrics, so at most one per switch), one per host, and each link stored about twice.
+    /// Saturates instead of overflowing.
     pub fn routing_bytes(&self) -> u64 {
-        let per_host = self
-            .nodes
-            .saturating_mul(6)
-            .saturating_add(self.links.saturating_mul(4));
-        self.hosts.saturating_mul(per_host)
+        let switches = self.nodes.saturating_sub(self.hosts);
+        switches
+            .saturating_mul(switches)
+            .saturating_add(self.hosts)
+            .saturating_mul(16)
+            .saturating_add(self.links.saturating_mul(8))
     }
 
     /// Refuses a fabric larger than [`MAX_HOSTS`] or [`MAX_LINKS`]; `key` names the parameter
@@ -1045,7 +1047,7 @@ mod tests {
             msg.starts_with("k:") && msg.contains("250000000 hosts"),
             "{msg}"
         );
-        assert!(msg.ends_with("EB)"), "{msg}");
+        assert!(msg.ends_with("TB)"), "{msg}");
         let mut s = match preset("flowtune-144").unwrap() {
             FabricSpec::LeafSpine(s) => s,
             _ => unreachable!(),

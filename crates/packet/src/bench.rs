@@ -1,16 +1,22 @@
 //! The standard speed workload (`dctc bench`): the `flowtune-144` fabric, web-search flows at
 //! 0.6 load, DCTCP, pFabric-tuned TCP, a given span of simulated time; [`bench_scheme`] runs
 //! the same workload under another of [`BENCH_SCHEMES`] (one row per queue discipline).
+//! [`scale_bench`] is the datacenter-scale row (`dctc bench packet --scale`): a DCTCP
+//! permutation on a k-ary fat-tree, from 128 to thousands of hosts.
 
 use crate::metrics::PacketRun;
 use crate::sim::PacketScheme;
 use crate::sim::{RunOptions, Simulation, Workload};
 use crate::transport::TcpConfig;
-use dctc_core::fabric::preset;
+use dctc_core::fabric::{fat_tree, preset, FatTreeSpec};
+use dctc_core::ids::FlowId;
 use dctc_core::rng::{component_rng, streams};
 use dctc_core::routing::Routing;
+use dctc_core::spec::FlowSpec;
+use dctc_core::topology::Topology;
 use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::{Cdf, PairMode, PoissonSpec};
+use rand::seq::SliceRandom;
 use std::path::Path;
 
 /// What the benchmark measured.
@@ -35,6 +41,9 @@ pub struct BenchReport {
     pub cpu_seconds: Option<f64>,
     /// Peak resident memory of the process (VmHWM), bytes, where /proc offers it.
     pub peak_rss_bytes: Option<u64>,
+    /// CPU seconds of the setup before the event loop (fabric, routing, endpoints), where
+    /// /proc offers them; `None` for the rows that do not measure it.
+    pub setup_cpu_seconds: Option<f64>,
     /// The run itself.
     pub result: PacketRun,
 }
@@ -224,6 +233,140 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
         packet_hops_per_sec: result.counters.packet_hops as f64 / wall,
         cpu_seconds: cpu,
         peak_rss_bytes: peak_rss_bytes(),
+        setup_cpu_seconds: None,
         result,
+    }
+}
+
+/// The scale benchmark's rows: fat-tree `k` and simulated microseconds. 10 ms up to k = 16
+/// (1,024 hosts), 1 ms beyond (issue 26's settings), and k = 8 also over 1 ms, the span
+/// the largest rows are compared with.
+pub const SCALE_ROWS: &[(usize, u64)] = &[
+    (8, 10_000),
+    (12, 10_000),
+    (16, 10_000),
+    (8, 1_000),
+    (24, 1_000),
+    (32, 1_000),
+];
+
+/// A random permutation of `topo`'s hosts with no host mapped to itself: host `i` sends one
+/// long-lived flow (id `i`, from time zero) to host `perm[i]`. Seeded by `seed`'s workload
+/// stream; reshuffled until no host is its own destination (about e shuffles).
+pub fn permutation(topo: &Topology, seed: u64) -> Vec<FlowSpec> {
+    let hosts = topo.hosts();
+    assert!(hosts.len() >= 2, "a permutation needs two hosts");
+    let mut rng = component_rng(seed, streams::WORKLOAD);
+    let mut perm: Vec<usize> = (0..hosts.len()).collect();
+    loop {
+        perm.shuffle(&mut rng);
+        if perm.iter().enumerate().all(|(i, &j)| i != j) {
+            break;
+        }
+    }
+    perm.iter()
+        .enumerate()
+        .map(|(i, &j)| FlowSpec {
+            id: FlowId(i as u32),
+            src: hosts[i],
+            dst: hosts[j],
+            size_bytes: None,
+            start: SimTime::ZERO,
+            stop: None,
+            coflow: None,
+        })
+        .collect()
+}
+
+/// Packets of a full-size segment on the wire (MSS + headers): the unit of the scale
+/// benchmark's buffers.
+const SCALE_PACKET: u64 = crate::schemes::PACKET_BYTES;
+
+/// The scale benchmark (issue 26): DCTCP on a k-ary fat-tree (10 Gb/s, 1 us links, no host
+/// delay, 100-packet buffers, K = 15 packets), every host sending one long-lived flow to a
+/// random other host ([`permutation`]), pFabric-tuned TCP, for `simulated`. The setup (fabric,
+/// routing, endpoints) is timed apart from the event loop.
+pub fn scale_bench(k: usize, simulated: Delta, seed: u64) -> BenchReport {
+    let cpu_start = thread_cpu_ns();
+    let topo = fat_tree(&FatTreeSpec {
+        k,
+        rate_gbps: 10.0,
+        link_delay_us: 1.0,
+        host_delay_us: 0.0,
+        buffer_bytes: 100 * SCALE_PACKET,
+    })
+    .expect("an even k builds");
+    let routing = Routing::new(&topo).expect("a fat-tree is connected");
+    let flows = permutation(&topo, seed);
+    let n = flows.len();
+    let scheme = PacketScheme::dctcp(
+        TcpConfig::pfabric_tuned(100 * SCALE_PACKET),
+        15 * SCALE_PACKET,
+    );
+    let workload = Workload {
+        flows,
+        incasts: Vec::new(),
+    };
+    let until = SimTime::from_delta(simulated);
+    let sim = Simulation::new(
+        &topo,
+        &routing,
+        &scheme,
+        &workload,
+        RunOptions::new(seed, until),
+    )
+    .expect("valid workload");
+    let cpu0 = thread_cpu_ns();
+    let result = sim.run(&mut |_| {});
+    let cpu1 = thread_cpu_ns();
+    let secs = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (Some(a), Some(b)) => Some((b - a) as f64 * 1e-9),
+        _ => None,
+    };
+    let wall = result.wall_seconds.max(1e-9);
+    BenchReport {
+        simulated,
+        flows: n,
+        events: result.counters.events,
+        packet_hops: result.counters.packet_hops,
+        wall_seconds: result.wall_seconds,
+        events_per_sec: result.counters.events as f64 / wall,
+        packet_hops_per_sec: result.counters.packet_hops as f64 / wall,
+        cpu_seconds: secs(cpu0, cpu1),
+        peak_rss_bytes: peak_rss_bytes(),
+        setup_cpu_seconds: secs(cpu_start, cpu0),
+        result,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_permutation_sends_from_and_to_every_host_once_and_never_to_itself() {
+        let topo = fat_tree(&FatTreeSpec {
+            k: 4,
+            rate_gbps: 10.0,
+            link_delay_us: 1.0,
+            host_delay_us: 0.0,
+            buffer_bytes: 150_000,
+        })
+        .unwrap();
+        let hosts = topo.hosts();
+        for seed in 0..50 {
+            let flows = permutation(&topo, seed);
+            assert_eq!(flows.len(), hosts.len());
+            let mut dsts: Vec<_> = flows.iter().map(|f| f.dst).collect();
+            dsts.sort();
+            assert_eq!(dsts, hosts.to_vec(), "every host receives once");
+            for (i, f) in flows.iter().enumerate() {
+                assert_eq!(f.src, hosts[i]);
+                assert_ne!(f.src, f.dst);
+                assert!(f.size_bytes.is_none() && f.start == SimTime::ZERO);
+            }
+            assert_eq!(flows, permutation(&topo, seed), "seeded");
+        }
+        assert_ne!(permutation(&topo, 1), permutation(&topo, 2));
     }
 }

@@ -6,6 +6,7 @@ mod engine;
 pub(crate) mod fct;
 pub(crate) mod flow;
 pub(crate) mod packet;
+pub(crate) mod packet_scale;
 
 pub(crate) use engine::Engine;
 

@@ -25,6 +25,27 @@ impl Ecmp {
     }
 }
 
+impl Ecmp {
+    /// Which of `n` candidates a packet of flow hash `hash` takes at `at` (the engine's hop
+    /// path calls this with the hash its ring entry carries).
+    #[inline]
+    pub fn pick_hash(&self, at: NodeId, hash: u64, n: usize) -> usize {
+        if n == 1 {
+            0
+        } else {
+            // dctc_core::routing::ecmp_pick with the node's mix precomputed. A power-of-two
+            // count (the usual fan-out) takes a mask, the same value as `%` without a division.
+            let h = mix64(hash ^ self.salt[at.index()]);
+            let n = n as u64;
+            (if n.is_power_of_two() {
+                h & (n - 1)
+            } else {
+                h % n
+            }) as usize
+        }
+    }
+}
+
 impl LoadBalancer for Ecmp {
     #[inline]
     fn pick(
@@ -34,19 +55,7 @@ impl LoadBalancer for Ecmp {
         candidates: &[LinkId],
         _queue_bytes: &dyn Fn(LinkId) -> u64,
     ) -> usize {
-        if candidates.len() == 1 {
-            0
-        } else {
-            // dctc_core::routing::ecmp_pick with the node's mix precomputed. A power-of-two
-            // count (the usual fan-out) takes a mask, the same value as `%` without a division.
-            let h = mix64(pkt.hash ^ self.salt[at.index()]);
-            let n = candidates.len() as u64;
-            (if n.is_power_of_two() {
-                h & (n - 1)
-            } else {
-                h % n
-            }) as usize
-        }
+        self.pick_hash(at, pkt.hash, candidates.len())
     }
 }
 

@@ -1,8 +1,8 @@
 //! DropTail: first in, first out; an arrival that does not fit in the byte buffer is dropped.
 
 use super::fifo::{ArrivalFifo, ArrivalRule};
-use super::{Context, Discipline};
-use crate::engine::{PacketId, PacketPool};
+use super::{Context, Discipline, Offer};
+use crate::engine::PacketPool;
 use crate::keys::NoKeys;
 use dctc_core::error::KeyError;
 use dctc_core::units::Rate;
@@ -13,7 +13,7 @@ pub struct Tail;
 
 impl ArrivalRule for Tail {
     #[inline]
-    fn accept(&mut self, _pkt: PacketId, _pool: &mut PacketPool, _queued: u64, _cap: u64) -> bool {
+    fn accept(&mut self, _offer: &mut Offer, _pool: &mut PacketPool, _queued: u64, _cap: u64) -> bool {
         false
     }
 }

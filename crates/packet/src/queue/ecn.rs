@@ -6,8 +6,8 @@
 //! more, else 20; BASELINES.md); `[packet].ecn_k_bytes` sets it for every scheme.
 
 use super::fifo::{ArrivalFifo, ArrivalRule};
-use super::{Context, Discipline};
-use crate::engine::{PacketId, PacketPool};
+use super::{Context, Discipline, Offer};
+use crate::engine::PacketPool;
 use dctc_core::error::KeyError;
 use dctc_core::units::Rate;
 
@@ -19,12 +19,11 @@ pub struct Threshold {
 
 impl ArrivalRule for Threshold {
     #[inline]
-    fn accept(&mut self, pkt: PacketId, pool: &mut PacketPool, queued: u64, _cap: u64) -> bool {
+    fn accept(&mut self, offer: &mut Offer, _pool: &mut PacketPool, queued: u64, _cap: u64) -> bool {
         // DCTCP: mark when the instantaneous queue exceeds K.
-        let p = &mut pool[pkt];
-        let marked = p.ecn.ect && queued > self.k_bytes;
+        let marked = offer.ecn.ect && queued > self.k_bytes;
         if marked {
-            p.ecn.ce = true;
+            offer.ecn.ce = true;
         }
         marked
     }

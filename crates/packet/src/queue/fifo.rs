@@ -4,7 +4,7 @@
 //! both of the engine's paths (a stored packet's `enqueue`, and `admit` from the port's
 //! backlog).
 
-use super::{Enqueued, QueueDisc};
+use super::{Enqueued, Offer, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
 use dctc_core::units::SimTime;
 use std::collections::VecDeque;
@@ -100,9 +100,18 @@ pub(crate) use fifo_sizes;
 
 /// What a FIFO that decides at arrival does with an arrival that fits its buffer.
 pub trait ArrivalRule: std::fmt::Debug {
-    /// Accepts `pkt`, which brings the port's queue to `queued` bytes (the arrival included;
-    /// at most `capacity`), and may mark or rewrite it; returns whether it set CE.
-    fn accept(&mut self, pkt: PacketId, pool: &mut PacketPool, queued: u64, capacity: u64) -> bool;
+    /// Accepts `offer`, which brings the port's queue to `queued` bytes (the arrival
+    /// included; at most `capacity`), and may mark it (CE in `offer.ecn`, which the caller
+    /// carries to the header) or rewrite its header's extension fields in `pool`; returns
+    /// whether it set CE. A rule that needs no more than the offer reads no pool entry, so a
+    /// switch hop reads none.
+    fn accept(
+        &mut self,
+        offer: &mut Offer,
+        pool: &mut PacketPool,
+        queued: u64,
+        capacity: u64,
+    ) -> bool;
 }
 
 /// A FIFO with a byte limit whose arrival rule decides at arrival: an arrival that does not
@@ -134,9 +143,12 @@ impl<R: ArrivalRule> QueueDisc for ArrivalFifo<R> {
         if let Err(p) = self.fifo.push(pkt, pool) {
             return Enqueued::Dropped(p);
         }
+        let mut offer = Offer::of(pkt, pool);
         let marked = self
             .rule
-            .accept(pkt, pool, self.fifo.bytes(), self.fifo.capacity());
+            .accept(&mut offer, pool, self.fifo.bytes(), self.fifo.capacity());
+        // A stored packet's header is where its mark travels.
+        pool[pkt].ecn = offer.ecn;
         Enqueued::Queued { marked }
     }
     #[inline]
@@ -148,12 +160,12 @@ impl<R: ArrivalRule> QueueDisc for ArrivalFifo<R> {
         true
     }
     #[inline]
-    fn admit(&mut self, pkt: PacketId, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
-        let total = backlog_bytes + pool[pkt].wire_bytes as u64;
+    fn admit(&mut self, offer: &mut Offer, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+        let total = backlog_bytes + offer.wire_bytes as u64;
         if total > self.fifo.capacity() {
-            return Enqueued::Dropped(pkt);
+            return Enqueued::Dropped(offer.pkt);
         }
-        let marked = self.rule.accept(pkt, pool, total, self.fifo.capacity());
+        let marked = self.rule.accept(offer, pool, total, self.fifo.capacity());
         Enqueued::Queued { marked }
     }
 }

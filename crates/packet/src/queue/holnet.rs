@@ -8,8 +8,8 @@
 //! runs over plain DropTail ports instead (`schemes::holnet_uta`).
 
 use super::fifo::{ArrivalFifo, ArrivalRule};
-use super::{Context, Discipline};
-use crate::engine::{PacketId, PacketPool};
+use super::{Context, Discipline, Offer};
+use crate::engine::PacketPool;
 use crate::keys::NoKeys;
 use crate::packet::PacketKind;
 use dctc_core::error::KeyError;
@@ -26,7 +26,8 @@ impl ArrivalRule for HopBits {
     /// Sets this hop's bit on a data packet when `queued` bytes (the arrival included) reach
     /// 80% of the buffer, and counts the hop.
     #[inline]
-    fn accept(&mut self, pkt: PacketId, pool: &mut PacketPool, queued: u64, cap: u64) -> bool {
+    fn accept(&mut self, offer: &mut Offer, pool: &mut PacketPool, queued: u64, cap: u64) -> bool {
+        let pkt = offer.pkt;
         if pool[pkt].kind != PacketKind::Data {
             return false;
         }
@@ -71,6 +72,7 @@ impl Discipline for HolnetParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::PacketId;
     use crate::packet::Packet;
     use crate::queue::{Enqueued, QueueDisc};
     use dctc_core::units::SimTime;
@@ -90,17 +92,20 @@ mod tests {
         let mut q = HolnetMark::new(10_000);
         // Hop 0 at 70% after the arrival: no bit.
         let a = pkt(&mut pool, PacketKind::Data);
-        q.admit(a, &mut pool, 5_500);
+        q.admit(&mut Offer::of(a, &pool), &mut pool, 5_500);
         assert_eq!((pool.ext(a).flags, pool.ext(a).aux), (0, 1));
         // The same packet at hop 1, a port at 80%: bit 1.
         let mut q2 = HolnetMark::new(10_000);
-        q2.admit(a, &mut pool, 6_500);
+        q2.admit(&mut Offer::of(a, &pool), &mut pool, 6_500);
         assert_eq!((pool.ext(a).flags, pool.ext(a).aux), (0b10, 2));
         // ACKs pass unmarked; an arrival that does not fit is dropped.
         let k = pkt(&mut pool, PacketKind::Ack);
-        q.admit(k, &mut pool, 8_000);
+        q.admit(&mut Offer::of(k, &pool), &mut pool, 8_000);
         assert_eq!((pool.ext(k).flags, pool.ext(k).aux), (0, 0));
-        assert_eq!(q.admit(k, &mut pool, 9_000), Enqueued::Dropped(k));
+        assert_eq!(
+            q.admit(&mut Offer::of(k, &pool), &mut pool, 9_000),
+            Enqueued::Dropped(k)
+        );
         // The stored path marks the same way: the fifth packet brings the queue to 75%, the
         // sixth to 90%.
         let mut q3 = HolnetMark::new(10_000);

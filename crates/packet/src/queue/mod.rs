@@ -21,9 +21,36 @@ pub use xcp::{XcpParams, XcpRouter};
 
 use crate::engine::{PacketId, PacketPool};
 use crate::keys::{At, Keys, ParseTable};
+use crate::packet::Ecn;
 use dctc_core::error::KeyError;
 use dctc_core::units::Rate;
 use dctc_core::units::SimTime;
+
+/// A packet offered to a discipline that decides at arrival ([`QueueDisc::admit`]): which it
+/// is, and its size and ECN bits as they travel with it from port to port, so that admission
+/// reads nothing from the pool. A CE mark is set in `ecn`; the engine carries it to the
+/// packet's header before anything else reads it (see `sim::pipe`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Offer {
+    /// The packet.
+    pub pkt: PacketId,
+    /// Bytes on the wire.
+    pub wire_bytes: u32,
+    /// ECN bits as set so far.
+    pub ecn: Ecn,
+}
+
+impl Offer {
+    /// The offer of `pool[pkt]` as its header reads now.
+    pub fn of(pkt: PacketId, pool: &PacketPool) -> Offer {
+        let p = &pool[pkt];
+        Offer {
+            pkt,
+            wire_bytes: p.wire_bytes,
+            ecn: p.ecn,
+        }
+    }
+}
 
 /// What happened to an arriving packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -67,11 +94,16 @@ pub trait QueueDisc {
     fn fifo_at_arrival(&self) -> bool {
         false
     }
-    /// For [`QueueDisc::fifo_at_arrival`] disciplines: drop or accept (and maybe mark) an
-    /// arrival given `backlog_bytes`, the port's unfinished work including the rest of the
-    /// packet being serialized.
-    fn admit(&mut self, pkt: PacketId, _pool: &mut PacketPool, _backlog_bytes: u64) -> Enqueued {
-        Enqueued::Dropped(pkt)
+    /// For [`QueueDisc::fifo_at_arrival`] disciplines: drop or accept (and maybe mark, in
+    /// `offer.ecn`) an arrival given `backlog_bytes`, the port's unfinished work including
+    /// the rest of the packet being serialized.
+    fn admit(
+        &mut self,
+        offer: &mut Offer,
+        _pool: &mut PacketPool,
+        _backlog_bytes: u64,
+    ) -> Enqueued {
+        Enqueued::Dropped(offer.pkt)
     }
     /// Hands over packets the discipline dropped outside `enqueue` (at dequeue or on a timer,
     /// as CoDel does); the engine frees and counts them. None by default.
@@ -123,8 +155,8 @@ impl<Q: QueueDisc + ?Sized> QueueDisc for Box<Q> {
         (**self).fifo_at_arrival()
     }
     #[inline(always)]
-    fn admit(&mut self, pkt: PacketId, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
-        (**self).admit(pkt, pool, backlog_bytes)
+    fn admit(&mut self, offer: &mut Offer, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+        (**self).admit(offer, pool, backlog_bytes)
     }
     #[inline(always)]
     fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {
@@ -216,8 +248,8 @@ macro_rules! dispatch_queue {
                 match self { $(Queue::$v(q) => q.fifo_at_arrival(),)* }
             }
             #[inline(always)]
-            fn admit(&mut self, pkt: PacketId, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
-                match self { $(Queue::$v(q) => q.admit(pkt, pool, backlog_bytes),)* }
+            fn admit(&mut self, offer: &mut Offer, pool: &mut PacketPool, backlog_bytes: u64) -> Enqueued {
+                match self { $(Queue::$v(q) => q.admit(offer, pool, backlog_bytes),)* }
             }
             #[inline]
             fn drain_dropped(&mut self, out: &mut Vec<PacketId>) {

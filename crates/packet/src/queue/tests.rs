@@ -68,23 +68,27 @@ fn arrival_time_admission_matches_the_stored_queue() {
     let mut q = EcnThreshold::new(10_000, 3000);
     assert!(q.fifo_at_arrival());
     let a = pkt(&mut pool, 1500, true);
+    let mut offer = Offer::of(a, &pool);
     assert_eq!(
-        q.admit(a, &mut pool, 1500),
+        q.admit(&mut offer, &mut pool, 1500),
         Enqueued::Queued { marked: false }
     );
+    assert!(!offer.ecn.ce);
     assert_eq!(
-        q.admit(a, &mut pool, 1501),
+        q.admit(&mut offer, &mut pool, 1501),
         Enqueued::Queued { marked: true }
     );
-    assert!(pool[a].ecn.ce);
-    assert_eq!(q.admit(a, &mut pool, 8501), Enqueued::Dropped(a));
+    // The mark travels with the offer; the pool's header is the engine's to update.
+    assert!(offer.ecn.ce && !pool[a].ecn.ce);
+    assert_eq!(q.admit(&mut offer, &mut pool, 8501), Enqueued::Dropped(a));
     let mut d = DropTail::new(3000);
     let b = pkt(&mut pool, 1500, false);
+    let mut offer = Offer::of(b, &pool);
     assert_eq!(
-        d.admit(b, &mut pool, 1500),
+        d.admit(&mut offer, &mut pool, 1500),
         Enqueued::Queued { marked: false }
     );
-    assert_eq!(d.admit(b, &mut pool, 1501), Enqueued::Dropped(b));
+    assert_eq!(d.admit(&mut offer, &mut pool, 1501), Enqueued::Dropped(b));
 }
 
 #[test]

@@ -61,17 +61,17 @@ fn packets_a_discipline_drops_at_enqueue_beyond_the_arrival_are_freed_and_counte
     fab.ports[l as usize].busy_until = SimTime(1_000_000_000);
     for _ in 0..4 {
         let p = packet(&mut fab, 9, false);
-        fab.enqueue(l, p, now, &mut ev, &mut c);
+        fab.offer(l, p, now, &mut ev, &mut c);
     }
     assert_eq!(c.dropped_packets, 0);
     let live = fab.pool.live();
     // The fifth overflows the 6000 B buffer: FQ-CoDel drops from the one bucket until half
     // its 7500 B are gone, three packets.
     let p = packet(&mut fab, 9, false);
-    fab.enqueue(l, p, now, &mut ev, &mut c);
+    fab.offer(l, p, now, &mut ev, &mut c);
     assert_eq!(c.dropped_packets, 3);
     assert_eq!(c.dropped_bytes, 4500);
-    assert_eq!(fab.ports[l as usize].drops, 3);
+    assert_eq!(fab.tally[l as usize].drops, 3);
     assert_eq!(fab.pool.live(), live + 1 - 3, "dropped packets are freed");
     assert_eq!(fab.ports[l as usize].queue.len(), 2);
 }
@@ -90,7 +90,7 @@ fn ce_marks_a_discipline_makes_at_dequeue_are_counted() {
     fab.ports[l as usize].busy_until = SimTime(1_000_000_000);
     for _ in 0..4 {
         let p = packet(&mut fab, 9, true);
-        fab.enqueue(l, p, SimTime::ZERO, &mut ev, &mut c);
+        fab.offer(l, p, SimTime::ZERO, &mut ev, &mut c);
     }
     // Sojourn 200 us > target: CoDel starts its interval; 150 us later it is still above
     // target after a full interval, so it marks (ECT) instead of dropping.
@@ -98,7 +98,7 @@ fn ce_marks_a_discipline_makes_at_dequeue_are_counted() {
     assert_eq!(c.ecn_marks, 0);
     fab.start_tx(l, SimTime::from_delta(Delta::from_us(350)), &mut ev, &mut c);
     assert_eq!(c.ecn_marks, 1);
-    assert_eq!(fab.ports[l as usize].marks, 1);
+    assert_eq!(fab.tally[l as usize].marks, 1);
     assert_eq!(c.dropped_packets, 0);
 }
 
@@ -300,7 +300,7 @@ fn drive(q: &QueueSpec, defer: bool, offers: &[Offer], until: u64) -> Seen {
             p.seq = next as u64;
             let id = fab.pool.alloc(p);
             fab.pool.ext(id).priority = priority;
-            fab.enqueue(l, id, SimTime(at), &mut ev, &mut c);
+            fab.offer(l, id, SimTime(at), &mut ev, &mut c);
             next += 1;
             continue;
         }
@@ -494,4 +494,39 @@ fn a_flow_whose_bytes_do_not_balance_is_counted() {
     sim.hosts.flows[0].arrived_payload -= 1;
     let run = sim.finish(std::time::Instant::now());
     assert_eq!(run.counters.unbalanced_flows, 1);
+}
+
+#[test]
+fn looking_ahead_changes_nothing_but_speed() {
+    // A DCTCP permutation on a k = 4 fat-tree with queue samples, once with the loop warming
+    // the next events' lines and once without: the same run.
+    let t = dctc_core::fabric::fat_tree(&dctc_core::fabric::FatTreeSpec {
+        k: 4,
+        rate_gbps: 10.0,
+        link_delay_us: 1.0,
+        host_delay_us: 0.0,
+        buffer_bytes: 30_000,
+    })
+    .unwrap();
+    let routing = Routing::new(&t).unwrap();
+    let s = PacketScheme::dctcp(TcpConfig::pfabric_tuned(30_000), 15_000);
+    let wl = Workload {
+        flows: crate::bench::permutation(&t, 3),
+        incasts: Vec::new(),
+    };
+    let run = |on: bool| {
+        let mut opts = RunOptions::new(3, SimTime::from_delta(Delta::from_ms(2)));
+        opts.queue_sample = Some(Delta::from_us(50));
+        let mut sim = Simulation::new(&t, &routing, &s, &wl, opts).unwrap();
+        sim.set_lookahead(on);
+        let mut r = sim.run(&mut |_| {});
+        r.wall_seconds = 0.0;
+        r
+    };
+    let (ahead, plain) = (run(true), run(false));
+    assert!(ahead.counters.ecn_marks > 0 && ahead.counters.delivered_data_packets > 1000);
+    assert_eq!(ahead.counters, plain.counters);
+    assert_eq!(ahead.records, plain.records);
+    assert_eq!(ahead.ports, plain.ports);
+    assert_eq!(ahead.queue_samples, plain.queue_samples);
 }

@@ -19,6 +19,7 @@
 //! pure delay in series) with no extra event. This is the model `dctc_core::stats::ideal_fct`
 //! assumes.
 
+use super::pipe::InFlight;
 use super::PacketScheme;
 use super::{Event, EventQueue};
 use crate::engine::{PacketId, PacketPool};
@@ -48,14 +49,24 @@ enum Pending {
 
 /// One output port: a queue discipline feeding one link.
 ///
-/// Laid out in cache-line order (`repr(C)`, 64 B aligned, three lines): line 0 holds the
-/// discipline (its tag and, for a stored queue, the box) with the flags every hop tests;
-/// line 1 the clock and the backlog integral; line 2 the link's in-flight FIFO and the
-/// report's counters. A packet offered to a stored queue touches lines 0 and 1 only.
-#[repr(C, align(64))]
+/// Two cache lines (`repr(C)`, 128 B aligned: a pair the hardware fetches together): line 0
+/// is the discipline (its tag and, for a stored queue, the box) and the line rate; line 1
+/// what every packet through the port reads or writes, at the port (offered, serialized) and
+/// at the far end of its link (arrived): the link's in-flight FIFO, the clock, the link's
+/// constants and the flags. Statistics and rarely used state live apart, in the port's
+/// [`Tally`].
+#[repr(C, align(128))]
 pub(crate) struct Port {
     // Line 0.
     pub(crate) queue: Queue,
+    /// The line rate (a hop reads `ps_per_byte` instead where the rate has a whole number).
+    rate: Rate,
+    // Line 1.
+    pipe: super::pipe::Pipe,
+    pub(crate) busy_until: SimTime,
+    delay: Delta,
+    /// Serialization time per byte when it is a whole number of ps that fits (0 otherwise).
+    ps_per_byte: u32,
     to: NodeId,
     /// The discipline decides at arrival (FIFO): packets go straight onto the link.
     fifo_fast: bool,
@@ -66,32 +77,41 @@ pub(crate) struct Port {
     /// queue whose discipline has no timers ([`Stored::TIMERLESS`]), on a link without
     /// send jitter.
     defer: bool,
-    // Line 1.
+}
+
+/// A port's statistics and the state only timed disciplines use: one cache line beside the
+/// [`Port`], in a vector of their own.
+#[repr(C, align(64))]
+#[derive(Default)]
+pub(crate) struct Tally {
+    /// Integral of the queued bytes over time, byte-ps.
     area: u128,
+    /// When a stored queue's `area` was last brought up to date.
     last_change: SimTime,
     max_queue: u64,
-    pub(crate) busy_until: SimTime,
-    /// The discipline's timer event pending, if any (`NEVER` = none).
-    timer_at: SimTime,
-    /// Serialization time per byte when it is a whole number of ps (0 otherwise).
-    ps_per_byte: u64,
-    delay: Delta,
-    // Line 2.
-    pipe: super::pipe::Pipe,
+    /// Bytes handed to the link (the packet in service and, for a FIFO decided at arrival,
+    /// the whole backlog, included).
     tx_bytes: u64,
-    rate: Rate,
     pub(crate) drops: u64,
     pub(crate) marks: u64,
+    /// The discipline's timer event pending, if any (`NEVER` = none).
+    timer_at: SimTime,
 }
 
 impl Port {
     #[inline]
     fn tx_time(&self, bytes: u64) -> Delta {
         if self.ps_per_byte != 0 {
-            Delta(bytes * self.ps_per_byte)
+            Delta(bytes * self.ps_per_byte as u64)
         } else {
             self.rate.tx_time(bytes)
         }
+    }
+    /// Bytes the link serializes in `left`.
+    #[inline]
+    fn bytes_in(&self, left: u64) -> u64 {
+        left.checked_div(self.ps_per_byte as u64)
+            .unwrap_or_else(|| self.rate.bytes_in(Delta(left)))
     }
     /// Bytes waiting or being serialized at `now`: the stored queue, or for a FIFO decided at
     /// arrival, the unfinished work `(busy_until - now) x rate`.
@@ -104,9 +124,7 @@ impl Port {
         if !self.fifo_fast {
             return self.queue.bytes();
         }
-        let left = self.busy_until.0.saturating_sub(now.0);
-        left.checked_div(self.ps_per_byte)
-            .unwrap_or_else(|| self.rate.bytes_in(Delta(left)))
+        self.bytes_in(self.busy_until.0.saturating_sub(now.0))
     }
     /// Whether the first-hop signal judges this port congested at `now`:
     /// `sig.congested(self.backlog(now), buffer)`; `left` is the port's entry in
@@ -133,23 +151,10 @@ impl Port {
     ) -> bool {
         sig.congested(self.backlog(now), self.queue.capacity())
     }
-    /// Report: bytes counted in `tx_bytes` whose serialization ends after `now`.
-    fn unsent(&self, now: SimTime) -> u64 {
-        let left = Delta(self.busy_until.0.saturating_sub(now.0));
-        left.0
-            .checked_div(self.ps_per_byte)
-            .unwrap_or_else(|| self.rate.bytes_in(left))
-            .min(self.tx_bytes)
-    }
-    #[inline]
-    fn account(&mut self, now: SimTime) {
-        self.account_in(self.queue.bytes(), now);
-    }
-    /// [`Port::account`] with the queue's bytes read by the caller.
-    #[inline(always)]
-    fn account_in(&mut self, queued: u64, now: SimTime) {
-        self.area += queued as u128 * (now.0 - self.last_change.0) as u128;
-        self.last_change = now;
+    /// Report: bytes counted in `tally.tx_bytes` whose serialization ends after `now`.
+    fn unsent(&self, tally: &Tally, now: SimTime) -> u64 {
+        self.bytes_in(self.busy_until.0.saturating_sub(now.0))
+            .min(tally.tx_bytes)
     }
     /// Port `l`'s next departure, due at `at` (port `l` is this one), is to be decided:
     /// by a `TxDone` event, or when the port is next looked at if it defers.
@@ -162,8 +167,17 @@ impl Port {
             Pending::Event
         };
     }
-    /// The one place a drop is counted (per port, per run and, for data, per flow) and its
-    /// packet freed.
+}
+
+impl Tally {
+    /// Brings a stored queue's backlog integral up to `now`; `queued`: its bytes until now.
+    #[inline(always)]
+    fn account(&mut self, queued: u64, now: SimTime) {
+        self.area += queued as u128 * (now.0 - self.last_change.0) as u128;
+        self.last_change = now;
+    }
+    /// The one place a drop of `bytes` on the wire is counted (per port, per run and, for
+    /// data, per flow) and its packet freed.
     #[inline(always)]
     fn count_drop(
         &mut self,
@@ -171,10 +185,11 @@ impl Port {
         c: &mut Counters,
         flow_drops: &mut FlowDrops,
         d: PacketId,
+        bytes: u32,
     ) {
         self.drops += 1;
         c.dropped_packets += 1;
-        c.dropped_bytes += pool[d].wire_bytes as u64;
+        c.dropped_bytes += bytes as u64;
         flow_drops.record(&pool[d]);
         pool.free(d);
     }
@@ -186,53 +201,14 @@ impl Port {
     }
 }
 
-/// Next hops toward every host from every node, flattened from [`Routing`] so the per-hop
-/// lookup inlines: `spans[host * n_nodes + node]` indexes `links`.
-struct RouteTable {
-    n_nodes: usize,
-    host_of: Vec<u32>,
-    spans: Vec<(u32, u32)>,
-    links: Vec<LinkId>,
-}
-
-impl RouteTable {
-    fn new(topo: &Topology, routing: &Routing) -> RouteTable {
-        let n_nodes = topo.nodes().len();
-        // Rows: the hosts, then controllers (Flowtune's allocator), as `Routing` orders them.
-        let mut host_of = vec![u32::MAX; n_nodes];
-        for (r, d) in routing.destinations().iter().enumerate() {
-            host_of[d.index()] = r as u32;
-        }
-        let mut spans = Vec::with_capacity(routing.destinations().len() * n_nodes);
-        let mut links = Vec::new();
-        for &dst in routing.destinations() {
-            for node in 0..n_nodes {
-                let hops = routing.next_hops(topo, NodeId::from_index(node), dst);
-                spans.push((links.len() as u32, hops.len() as u32));
-                links.extend_from_slice(hops);
-            }
-        }
-        RouteTable {
-            n_nodes,
-            host_of,
-            spans,
-            links,
-        }
-    }
-
-    #[inline]
-    fn next_hops(&self, at: NodeId, dst: NodeId) -> &[LinkId] {
-        let h = self.host_of[dst.index()] as usize;
-        let (a, n) = self.spans[h * self.n_nodes + at.index()];
-        &self.links[a as usize..(a + n) as usize]
-    }
-}
-
 /// Ports, routes, the balancer and the packet pool of one run.
 pub(crate) struct Fabric {
-    routes: RouteTable,
+    /// The fabric's routing (compact: its lookups are arithmetic on small tables).
+    routes: Routing,
     pub(crate) pool: PacketPool,
     pub(crate) ports: Vec<Port>,
+    /// Each port's statistics, by link index.
+    pub(crate) tally: Vec<Tally>,
     is_host: Vec<bool>,
     lb: Balancer,
     drop_buf: Vec<PacketId>,
@@ -287,7 +263,7 @@ fn jittered(jitter: &mut Option<Jitter>, port: &Port, arrive: SimTime) -> SimTim
     match jitter {
         Some(j) if !port.switch => {
             let t = arrive + Delta(j.rng.random_range(0..=j.max_ps));
-            port.pipe.back().map_or(t, |&(ahead, _)| t.max(ahead))
+            port.pipe.back().map_or(t, |ahead| t.max(ahead.at))
         }
         _ => arrive,
     }
@@ -368,7 +344,7 @@ impl Fabric {
                     && !(from_host && jitter_on);
                 let ps = 8_000_000_000_000u64;
                 let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
-                    ps / l.rate.0
+                    u32::try_from(ps / l.rate.0).unwrap_or(0)
                 } else {
                     0
                 };
@@ -384,17 +360,10 @@ impl Fabric {
                     busy_until: SimTime::ZERO,
                     pending: Pending::None,
                     defer,
-                    timer_at: SimTime::NEVER,
                     fifo_fast,
                     queue,
                     pipe: Default::default(),
                     switch: !from_host,
-                    tx_bytes: 0,
-                    drops: 0,
-                    marks: 0,
-                    max_queue: 0,
-                    area: 0,
-                    last_change: SimTime::ZERO,
                 }
             })
             .collect();
@@ -407,10 +376,17 @@ impl Fabric {
             .build(&scheme.lb_params, &built)
             .map_err(super::SimError::BadBalancer)?;
         let deferred = ports.iter().any(|p| p.defer);
+        let tally = (0..ports.len())
+            .map(|_| Tally {
+                timer_at: SimTime::NEVER,
+                ..Tally::default()
+            })
+            .collect();
         Ok(Fabric {
-            routes: RouteTable::new(topo, routing),
+            routes: routing.clone(),
             pool: PacketPool::with_capacity(4096),
             ports,
+            tally,
             is_host,
             drop_buf: Vec::new(),
             queue_delay: Histogram::default(),
@@ -461,7 +437,7 @@ impl Fabric {
                     }
                     // u64::MAX (judged by the backlog) should the product overflow.
                     sig.congested_bytes(p.queue.capacity())
-                        .saturating_mul(p.ps_per_byte)
+                        .saturating_mul(p.ps_per_byte as u64)
                 })
                 .collect();
         }
@@ -510,7 +486,7 @@ impl Fabric {
         if let Some(e) = ext {
             *self.pool.ext(id) = *e;
         }
-        self.forward(pkt.src, id, now, ev, c)
+        self.forward(pkt.src, InFlight::of(id, pkt, now), now, ev, c)
     }
 
     /// When port `l` will have sent what it holds at `now` (just settled by an offer): for
@@ -526,6 +502,26 @@ impl Fabric {
         }
     }
 
+    /// Loads port `l`'s hot line ahead of its use, so that its cache miss overlaps other work.
+    #[inline(always)]
+    pub(crate) fn warm_port(&self, l: u32) {
+        std::hint::black_box(self.ports[l as usize].busy_until);
+    }
+
+    /// Loads the head packet's entry on link `l` ahead of its arrival, and its header if it
+    /// is about to reach its host.
+    #[inline(always)]
+    pub(crate) fn warm_head(&self, l: u32) {
+        let port = &self.ports[l as usize];
+        if let Some(h) = port.pipe.front() {
+            if self.is_host[port.to.index()] {
+                std::hint::black_box(self.pool[h.offer.pkt].flow);
+            } else {
+                std::hint::black_box(h.dst);
+            }
+        }
+    }
+
     /// The head packet on link `l` reaches the far end: forwarded if that is a switch,
     /// returned if it is a host (the caller reads it, then frees it with
     /// [`Fabric::release`]).
@@ -538,9 +534,9 @@ impl Fabric {
         c: &mut Counters,
     ) -> Option<PacketId> {
         let port = &mut self.ports[l as usize];
-        let (_, pkt) = port.pipe.pop_front().expect("an Arrive event has a packet");
-        if let Some(&(t, _)) = port.pipe.front() {
-            ev.push(t, Event::Arrive(l));
+        let hop = port.pipe.pop_front().expect("an Arrive event has a packet");
+        if let Some(next) = port.pipe.front() {
+            ev.push(next.at, Event::Arrive(l));
         }
         let node = port.to;
         if port.pending == Pending::Deferred && port.busy_until <= now {
@@ -549,19 +545,19 @@ impl Fabric {
             self.settle(l, now, ev, c);
         }
         if self.is_host[node.index()] {
+            let pkt = hop.offer.pkt;
             c.delivered_packets += 1;
-            c.delivered_bytes += self.pool[pkt].wire_bytes as u64;
-            debug_assert_eq!(
-                self.pool[pkt].dst, node,
-                "a host received a packet for another host"
-            );
+            c.delivered_bytes += hop.offer.wire_bytes as u64;
+            debug_assert_eq!(hop.dst, node, "a host received a packet for another host");
+            // The marks made on the way reach the header the host reads.
+            self.pool[pkt].ecn = hop.offer.ecn;
             Some(pkt)
         } else if self.signal.is_some() && !self.ports[l as usize].switch {
             // A host's link: `node` is the packet's first-hop switch.
-            self.forward_signaled(node, pkt, now, ev, c);
+            self.forward_signaled(node, hop, now, ev, c);
             None
         } else {
-            self.forward(node, pkt, now, ev, c);
+            self.forward(node, hop, now, ev, c);
             None
         }
     }
@@ -574,14 +570,14 @@ impl Fabric {
     fn forward_signaled(
         &mut self,
         at: NodeId,
-        pkt: PacketId,
+        hop: InFlight,
         now: SimTime,
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
-        let p = &self.pool[pkt];
+        let p = &self.pool[hop.offer.pkt];
         let (flow, data, src, dst) = (p.flow, p.kind == PacketKind::Data, p.src, p.dst);
-        let link = self.forward(at, pkt, now, ev, c);
+        let link = self.forward(at, hop, now, ev, c);
         let Some(sig) = &self.signal else {
             return;
         };
@@ -612,7 +608,7 @@ impl Fabric {
             return;
         };
         if let Some(flags) = sig.judge(flow, flags) {
-            let back = self.routes.next_hops(at, src)[0];
+            let back = self.routes.hops_toward(at, src)[0];
             let delay = self.ports[back.index()].delay;
             ev.push(
                 now + delay,
@@ -633,7 +629,7 @@ impl Fabric {
         dst: NodeId,
         now: SimTime,
     ) -> bool {
-        self.routes.next_hops(node, dst).iter().any(|l| {
+        self.routes.hops_toward(node, dst).iter().any(|l| {
             let next = &self.ports[l.index()];
             next.signal_congested(sig, sig.congested_left[l.index()], now)
                 || (sig.spec.downstream
@@ -663,52 +659,61 @@ impl Fabric {
     fn forward(
         &mut self,
         at: NodeId,
-        pkt: PacketId,
+        hop: InFlight,
         now: SimTime,
         ev: &mut EventQueue,
         c: &mut Counters,
     ) -> u32 {
         if !self.pins.is_empty() {
-            if let Some(link) = self.pinned_hop(at, pkt) {
-                self.enqueue(link.0, pkt, now, ev, c);
+            if let Some(link) = self.pinned_hop(at, hop.offer.pkt) {
+                self.enqueue(link.0, hop, now, ev, c);
                 return link.0;
             }
         }
-        let dst = self.pool[pkt].dst;
-        let cands = self.routes.next_hops(at, dst);
-        let link = if cands.len() == 1 {
-            cands[0].0
-        } else if let Balancer::Ecmp(b) = &mut self.lb {
-            // ECMP reads no backlog: its hash inlines here.
-            let i = b.pick(at, &self.pool[pkt], cands, &|_: LinkId| 0);
-            cands[i].0
-        } else {
-            self.pick_loaded(at, pkt, dst, now, ev, c).0
+        let link = match self.route(at, &hop) {
+            Some(link) => link,
+            None => self.pick_loaded(at, hop, now, ev, c).0,
         };
-        self.enqueue(link, pkt, now, ev, c);
+        self.enqueue(link, hop, now, ev, c);
         link
     }
 
-    /// The link a balancer other than ECMP picks for `pkt` at `at`, reading the candidates'
+    /// The link `hop` leaves `at` by when no backlog decides it: the only next hop, or ECMP's
+    /// pick; `None` when another balancer must read the candidates' backlogs.
+    #[inline(always)]
+    fn route(&self, at: NodeId, hop: &InFlight) -> Option<u32> {
+        let cands = self.routes.hops_toward(at, hop.dst);
+        if cands.len() == 1 {
+            Some(cands[0].0)
+        } else if let Balancer::Ecmp(b) = &self.lb {
+            // ECMP reads no backlog: its hash inlines here.
+            Some(cands[b.pick_hash(at, hop.hash, cands.len())].0)
+        } else {
+            None
+        }
+    }
+
+    /// The link a balancer other than ECMP picks for `hop` at `at`, reading the candidates'
     /// backlogs (settled first where ports defer their departures).
     #[inline(never)]
     fn pick_loaded(
         &mut self,
         at: NodeId,
-        pkt: PacketId,
-        dst: NodeId,
+        hop: InFlight,
         now: SimTime,
         ev: &mut EventQueue,
         c: &mut Counters,
     ) -> LinkId {
         if self.settle_on_pick {
-            self.settle_toward(at, dst, false, now, ev, c);
+            self.settle_toward(at, hop.dst, false, now, ev, c);
         }
-        let cands = self.routes.next_hops(at, dst);
+        let cands = self.routes.hops_toward(at, hop.dst);
         let ports = &self.ports;
-        let i = self.lb.pick(at, &self.pool[pkt], cands, &|l: LinkId| {
-            ports[l.index()].backlog(now)
-        });
+        let i = self
+            .lb
+            .pick(at, &self.pool[hop.offer.pkt], cands, &|l: LinkId| {
+                ports[l.index()].backlog(now)
+            });
         cands[i]
     }
 
@@ -728,12 +733,26 @@ impl Fabric {
         Some(hop.1)
     }
 
-    /// Offers `pkt` to the port feeding link `l`.
-    #[inline(always)]
-    pub(crate) fn enqueue(
+    /// Offers `pkt` (its header as it reads in the pool) to the port feeding link `l`.
+    #[cfg(test)]
+    pub(crate) fn offer(
         &mut self,
         l: u32,
         pkt: PacketId,
+        now: SimTime,
+        ev: &mut EventQueue,
+        c: &mut Counters,
+    ) {
+        let hop = InFlight::of(pkt, &self.pool[pkt], now);
+        self.enqueue(l, hop, now, ev, c);
+    }
+
+    /// Offers the packet of `hop` to the port feeding link `l`.
+    #[inline(always)]
+    fn enqueue(
+        &mut self,
+        l: u32,
+        mut hop: InFlight,
         now: SimTime,
         ev: &mut EventQueue,
         c: &mut Counters,
@@ -742,38 +761,45 @@ impl Fabric {
         if port.fifo_fast {
             // FIFO decided at arrival: the packet starts when everything before it is sent.
             let backlog = port.backlog(now);
-            match port.queue.admit(pkt, &mut self.pool, backlog) {
+            let bytes = hop.offer.wire_bytes as u64;
+            let tally = &mut self.tally[l as usize];
+            match port.queue.admit(&mut hop.offer, &mut self.pool, backlog) {
                 Enqueued::Dropped(d) => {
-                    port.count_drop(&mut self.pool, c, &mut self.flow_drops, d);
+                    tally.count_drop(
+                        &mut self.pool,
+                        c,
+                        &mut self.flow_drops,
+                        d,
+                        hop.offer.wire_bytes,
+                    );
                     return;
                 }
                 Enqueued::Queued { marked } => {
                     if marked {
-                        port.count_marks(c, 1);
+                        tally.count_marks(c, 1);
                     }
                 }
             }
-            let bytes = self.pool[pkt].wire_bytes as u64;
             let start = port.busy_until.max(now);
             let wait = start.0 - now.0;
             if port.switch {
                 self.queue_delay.record(wait);
             }
             // Integral of waiting bytes over time, packet by packet.
-            port.area += bytes as u128 * wait as u128;
-            port.max_queue = port.max_queue.max(backlog + bytes);
+            tally.area += bytes as u128 * wait as u128;
+            tally.max_queue = tally.max_queue.max(backlog + bytes);
+            tally.tx_bytes += bytes;
             let done = start + port.tx_time(bytes);
             port.busy_until = done;
-            port.tx_bytes += bytes;
             c.packet_hops += 1;
-            let arrive = jittered(&mut self.jitter, port, done + port.delay);
+            hop.at = jittered(&mut self.jitter, port, done + port.delay);
             if port.pipe.is_empty() {
-                ev.push(arrive, Event::Arrive(l));
+                ev.push(hop.at, Event::Arrive(l));
             }
-            port.pipe.push_back((arrive, pkt));
+            port.pipe.push_back(hop);
             return;
         }
-        self.enqueue_stored(l, pkt, now, ev, c);
+        self.enqueue_stored(l, hop, now, ev, c);
     }
 
     /// [`Fabric::enqueue`] into a stored queue (a discipline that decides at dequeue).
@@ -781,11 +807,14 @@ impl Fabric {
     fn enqueue_stored(
         &mut self,
         l: u32,
-        pkt: PacketId,
+        hop: InFlight,
         now: SimTime,
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
+        // The discipline reads the header: the marks made on the way reach it first.
+        self.pool[hop.offer.pkt].ecn = hop.offer.ecn;
+        let pkt = hop.offer.pkt;
         with_stored!(self.ports[l as usize].queue, Q => self.enqueue_in::<Q>(l, pkt, now, ev, c))
     }
 
@@ -804,26 +833,31 @@ impl Fabric {
             self.settle_in::<Q>(l, now, ev, c);
         }
         let port = &mut self.ports[l as usize];
+        let tally = &mut self.tally[l as usize];
         let queued = Q::of(&mut port.queue).bytes();
-        port.account_in(queued, now);
+        tally.account(queued, now);
         self.pool[pkt].enqueued_at = now;
         match Q::of(&mut port.queue).enqueue(pkt, &mut self.pool, now) {
-            Enqueued::Dropped(d) => port.count_drop(&mut self.pool, c, &mut self.flow_drops, d),
+            Enqueued::Dropped(d) => {
+                let bytes = self.pool[d].wire_bytes;
+                tally.count_drop(&mut self.pool, c, &mut self.flow_drops, d, bytes)
+            }
             Enqueued::Queued { marked } => {
                 if marked {
-                    port.count_marks(c, 1);
+                    tally.count_marks(c, 1);
                 }
             }
         }
         // Further packets one arrival dropped (FQ-CoDel batches, pFabric): freed and counted now.
         self.free_dropped_in::<Q>(l, c);
         let port = &mut self.ports[l as usize];
+        let tally = &mut self.tally[l as usize];
         let q = Q::of(&mut port.queue);
-        port.max_queue = port.max_queue.max(q.bytes());
+        tally.max_queue = tally.max_queue.max(q.bytes());
         let due = q.poll_at();
         let empty = q.is_empty();
-        if due < port.timer_at {
-            port.timer_at = due;
+        if due < tally.timer_at {
+            tally.timer_at = due;
             ev.push(due, Event::PortTimer(l));
         }
         if port.pending != Pending::None || empty {
@@ -852,13 +886,14 @@ impl Fabric {
         c: &mut Counters,
     ) {
         let port = &mut self.ports[l as usize];
+        let tally = &mut self.tally[l as usize];
         let queued = Q::of(&mut port.queue).bytes();
-        port.account_in(queued, now);
+        tally.account(queued, now);
         let q = Q::of(&mut port.queue);
         let dequeued = q.dequeue(&mut self.pool, now);
         let due = q.poll_at();
-        if due < port.timer_at {
-            port.timer_at = due;
+        if due < tally.timer_at {
+            tally.timer_at = due;
             ev.push(due, Event::PortTimer(l));
         }
         self.free_dropped_in::<Q>(l, c);
@@ -873,13 +908,13 @@ impl Fabric {
         }
         let done = now + port.tx_time(bytes);
         port.busy_until = done;
-        port.tx_bytes += bytes;
+        self.tally[l as usize].tx_bytes += bytes;
         c.packet_hops += 1;
-        let arrive = jittered(&mut self.jitter, port, done + port.delay);
+        let hop = InFlight::of(pkt, p, jittered(&mut self.jitter, port, done + port.delay));
         if port.pipe.is_empty() {
-            ev.push(arrive, Event::Arrive(l));
+            ev.push(hop.at, Event::Arrive(l));
         }
-        port.pipe.push_back((arrive, pkt));
+        port.pipe.push_back(hop);
         if !Q::of(&mut port.queue).is_empty() {
             port.pend(l, done, ev);
         }
@@ -924,7 +959,7 @@ impl Fabric {
                 self.ports[l as usize]
                     .pipe
                     .back()
-                    .is_none_or(|&(t, _)| t > now),
+                    .is_none_or(|h| h.at > now),
                 "a settled departure arrives after the moment that settled it"
             );
         }
@@ -941,8 +976,8 @@ impl Fabric {
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
-        for k in 0..self.routes.next_hops(node, dst).len() {
-            let l = self.routes.next_hops(node, dst)[k];
+        for k in 0..self.routes.hops_toward(node, dst).len() {
+            let l = self.routes.hops_toward(node, dst)[k];
             self.settle(l.0, now, ev, c);
             let to = self.ports[l.index()].to;
             if downstream && !self.is_host[to.index()] {
@@ -985,17 +1020,17 @@ impl Fabric {
         ev: &mut EventQueue,
         c: &mut Counters,
     ) {
-        let port = &mut self.ports[l as usize];
-        if port.timer_at != now {
+        let (port, tally) = (&mut self.ports[l as usize], &mut self.tally[l as usize]);
+        if tally.timer_at != now {
             return;
         }
-        port.timer_at = SimTime::NEVER;
-        port.account(now);
+        tally.timer_at = SimTime::NEVER;
+        tally.account(port.queue.bytes(), now);
         port.queue.on_timer(&mut self.pool, now);
         let due = port.queue.poll_at();
         if due < SimTime::NEVER {
-            port.timer_at = due.max(now);
-            ev.push(port.timer_at, Event::PortTimer(l));
+            tally.timer_at = due.max(now);
+            ev.push(tally.timer_at, Event::PortTimer(l));
         }
         self.free_dropped_in::<Queue>(l, c);
         let port = &self.ports[l as usize];
@@ -1008,18 +1043,19 @@ impl Fabric {
     #[inline(always)]
     fn free_dropped_in<Q: Stored>(&mut self, l: u32, c: &mut Counters) {
         // CE marks made at dequeue or on a timer (CoDel with ECN) count with arrival marks.
-        let port = &mut self.ports[l as usize];
-        let q = Q::of(&mut port.queue);
+        let q = Q::of(&mut self.ports[l as usize].queue);
         let marks = q.take_marks();
         q.drain_dropped(&mut self.drop_buf);
+        let tally = &mut self.tally[l as usize];
         if marks != 0 {
-            port.count_marks(c, marks);
+            tally.count_marks(c, marks);
         }
         if self.drop_buf.is_empty() {
             return;
         }
         for &d in &self.drop_buf {
-            port.count_drop(&mut self.pool, c, &mut self.flow_drops, d);
+            let bytes = self.pool[d].wire_bytes;
+            tally.count_drop(&mut self.pool, c, &mut self.flow_drops, d, bytes);
         }
         self.drop_buf.clear();
     }
@@ -1050,13 +1086,13 @@ impl Fabric {
     ) {
         for &l in links {
             self.settle(l, now, ev, c);
-            let port = &self.ports[l as usize];
+            let (port, tally) = (&self.ports[l as usize], &self.tally[l as usize]);
             out.push(QueueSample {
                 time_ps: now.0,
                 link: l,
                 bytes: port.backlog(now),
                 // Report: bytes sent by now (what is scheduled past `now` is not sent yet).
-                sent_bytes: port.tx_bytes - port.unsent(now),
+                sent_bytes: tally.tx_bytes - port.unsent(tally, now),
             });
         }
     }
@@ -1076,33 +1112,33 @@ impl Fabric {
         // In flight at the end: every packet still in a queue or on a link.
         let mut in_pkts = 0u64;
         let mut in_bytes = 0u64;
-        for p in &mut self.ports {
-            p.account(end);
+        for (p, t) in self.ports.iter().zip(&mut self.tally) {
+            t.account(p.queue.bytes(), end);
             in_pkts += p.queue.len() as u64 + p.pipe.len() as u64;
             in_bytes += p.queue.bytes();
-            for &(_, pkt) in p.pipe.iter() {
-                in_bytes += self.pool[pkt].wire_bytes as u64;
+            for hop in p.pipe.iter() {
+                in_bytes += hop.offer.wire_bytes as u64;
             }
         }
         let ports = topo
             .links()
             .iter()
-            .zip(&self.ports)
-            .map(|(l, p)| PortStats {
+            .zip(self.ports.iter().zip(&self.tally))
+            .map(|(l, (p, t))| PortStats {
                 from: topo.node(l.from).name.clone(),
                 to: topo.node(l.to).name.clone(),
                 switch: p.switch,
                 rate_bps: p.rate.bps_f64(),
                 buffer_bytes: p.queue.capacity(),
-                max_queue_bytes: p.max_queue,
-                mean_queue_bytes: p.area as f64 / span as f64,
+                max_queue_bytes: t.max_queue,
+                mean_queue_bytes: t.area as f64 / span as f64,
                 // Report: only bytes serialized by the end count (`tx_bytes` also holds the
                 // packet in service and, for a FIFO decided at arrival, the whole backlog).
-                utilization: (p.tx_bytes - p.unsent(end)) as f64 * 8.0
+                utilization: (t.tx_bytes - p.unsent(t, end)) as f64 * 8.0
                     / p.rate.bps_f64()
                     / (span as f64 * 1e-12),
-                drops: p.drops,
-                ecn_marks: p.marks,
+                drops: t.drops,
+                ecn_marks: t.marks,
             })
             .collect();
         (in_pkts, in_bytes, ports)
@@ -1111,38 +1147,31 @@ impl Fabric {
 
 #[cfg(test)]
 mod tests {
-    use super::Port;
+    use super::{Port, Tally};
     use std::mem::offset_of;
 
     #[test]
     fn a_port_keeps_its_cache_line_layout() {
-        // Line 0: the discipline and the flags; line 1: what an offer to a stored queue
-        // updates; line 2: the link's FIFO and the report's counters.
-        assert_eq!(std::mem::size_of::<Port>(), 192);
-        assert_eq!(std::mem::align_of::<Port>(), 64);
+        // Line 0: the discipline; line 1: what every packet through the port reads or
+        // writes. The statistics: one line of their own.
+        assert_eq!(std::mem::size_of::<Port>(), 128);
+        assert_eq!(std::mem::align_of::<Port>(), 128);
         let line = |off: usize| off / 64;
+        assert_eq!(offset_of!(Port, queue), 0);
+        assert_eq!(line(offset_of!(Port, rate)), 0);
         for off in [
-            offset_of!(Port, queue),
-            offset_of!(Port, queue) + std::mem::size_of::<crate::queue::Queue>() - 1,
+            offset_of!(Port, pipe),
+            offset_of!(Port, busy_until),
+            offset_of!(Port, delay),
+            offset_of!(Port, ps_per_byte),
             offset_of!(Port, to),
             offset_of!(Port, fifo_fast),
             offset_of!(Port, switch),
             offset_of!(Port, pending),
             offset_of!(Port, defer),
         ] {
-            assert_eq!(line(off), 0, "offset {off}");
-        }
-        for off in [
-            offset_of!(Port, area),
-            offset_of!(Port, last_change),
-            offset_of!(Port, max_queue),
-            offset_of!(Port, busy_until),
-            offset_of!(Port, timer_at),
-            offset_of!(Port, ps_per_byte),
-            offset_of!(Port, delay),
-        ] {
             assert_eq!(line(off), 1, "offset {off}");
         }
-        assert_eq!(line(offset_of!(Port, pipe)), 2);
+        assert_eq!(std::mem::size_of::<Tally>(), 64);
     }
 }

@@ -174,7 +174,14 @@ pub struct Simulation<'a> {
     ctrl: Option<ControlPlane>,
     /// Scratch: one agent iteration's rate updates.
     update_buf: Vec<(u32, Rate)>,
+    /// Whether the loop warms the next events' ports and packets ([`LOOKAHEAD_PORTS`]).
+    lookahead: bool,
 }
+
+/// Ports from which the event loop looks ahead: a fabric this large no longer keeps its ports
+/// and links in a core's own cache, and loading the next events' lines early saves more than
+/// it costs (k = 32 fat-tree: 21% less CPU per packet; k = 8, 384 ports: 3% more).
+const LOOKAHEAD_PORTS: usize = 2048;
 
 fn path_hops(topo: &Topology, path: &[LinkId]) -> Vec<(Rate, Delta)> {
     path.iter()
@@ -380,7 +387,14 @@ impl<'a> Simulation<'a> {
             opts,
             ctrl,
             update_buf: Vec::new(),
+            lookahead: topo.links().len() >= LOOKAHEAD_PORTS,
         })
+    }
+
+    /// Makes the loop look ahead or not whatever the fabric's size (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn set_lookahead(&mut self, on: bool) {
+        self.lookahead = on;
     }
 
     /// Runs to `opts.until`; `progress` is called with the simulated time every 16384
@@ -405,7 +419,10 @@ impl<'a> Simulation<'a> {
     }
 
     /// Runs events until none is left, the next is past `opts.until`, or a closed-loop
-    /// workload has finished; leaves `now` at the end of the run.
+    /// workload has finished; leaves `now` at the end of the run. Never inlined, so that a
+    /// profiler can count the event loop alone (`dctc bench packet --scale --valgrind`
+    /// collects inside `run_events` only).
+    #[inline(never)]
     fn run_events(&mut self, progress: &mut dyn FnMut(SimTime)) {
         let mut until = self.opts.until;
         loop {
@@ -422,6 +439,17 @@ impl<'a> Simulation<'a> {
                 break;
             }
             self.now = t;
+            if self.lookahead {
+                // Warm what the next events will touch while this one runs (their cache
+                // misses overlap its work instead of following it): the port of the one after
+                // next, the head packet of the next.
+                if let Some(Event::Arrive(l)) = self.events.upcoming(2) {
+                    self.fabric.warm_port(l);
+                }
+                if let Some(Event::Arrive(l)) = self.events.upcoming(1) {
+                    self.fabric.warm_head(l);
+                }
+            }
             self.counters.events += 1;
             if self.counters.events & 0x3fff == 0 {
                 progress(t);

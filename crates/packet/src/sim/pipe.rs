@@ -1,5 +1,6 @@
 //! A link's packets in flight, oldest first: a ring buffer whose push and pop inline into the
-//! per-hop path.
+//! per-hop path. Each entry carries what the switches on the packet's way read of it (its
+//! destination, flow hash, size and ECN bits), so a hop reads the entry and not the pool.
 //!
 //! `std::collections::VecDeque` does the same job, but whether its `push_back` inlines into
 //! the event loop is the inliner's call, and it flips with unrelated changes elsewhere in the
@@ -8,10 +9,64 @@
 //! of line.
 
 use crate::engine::PacketId;
+use crate::packet::{Ecn, Packet};
+use crate::queue::Offer;
+use dctc_core::ids::NodeId;
 use dctc_core::units::SimTime;
 
-/// One packet on a link: when it reaches the far end, and which it is.
-pub(crate) type InFlight = (SimTime, PacketId);
+/// One packet on a link (or being offered to a port): when it reaches the far end, where it
+/// goes, its flow hash, and the [`Offer`] a port's discipline reads (which packet, its size and
+/// ECN bits): what forwarding reads of a packet. Half a cache line, aligned so that no
+/// entry straddles two.
+///
+/// While a packet crosses ports that decide at arrival, its CE mark is set here only; the
+/// engine writes the ECN bits back to the pool before anything else reads them (a stored
+/// queue's discipline, the receiving host).
+#[derive(Copy, Clone, Debug, PartialEq)]
+#[repr(align(32))]
+pub(crate) struct InFlight {
+    /// When it reaches the far end of the link.
+    pub(crate) at: SimTime,
+    /// The flow hash (per-flow ECMP).
+    pub(crate) hash: u64,
+    /// Its destination.
+    pub(crate) dst: NodeId,
+    /// The packet, its size and ECN bits.
+    pub(crate) offer: Offer,
+}
+
+impl InFlight {
+    /// Packet `pkt`, whose header is `p`, due at `at`.
+    #[inline(always)]
+    pub(crate) fn of(pkt: PacketId, p: &Packet, at: SimTime) -> InFlight {
+        InFlight {
+            at,
+            hash: p.hash,
+            dst: p.dst,
+            offer: Offer {
+                pkt,
+                wire_bytes: p.wire_bytes,
+                ecn: p.ecn,
+            },
+        }
+    }
+}
+
+/// The value of an unused ring slot.
+const VACANT: InFlight = InFlight {
+    at: SimTime::ZERO,
+    hash: 0,
+    dst: NodeId(0),
+    offer: Offer {
+        pkt: PacketId(0),
+        wire_bytes: 0,
+        ecn: Ecn {
+            ect: false,
+            ce: false,
+            ece: false,
+        },
+    },
+};
 
 /// A FIFO of [`InFlight`] packets (see the module docs).
 #[derive(Debug, Default)]
@@ -82,7 +137,7 @@ impl Pipe {
     #[inline(never)]
     fn grow(&mut self) {
         let cap = (self.buf.len() * 2).max(8);
-        let mut buf = vec![(SimTime::ZERO, PacketId(0)); cap].into_boxed_slice();
+        let mut buf = vec![VACANT; cap].into_boxed_slice();
         for (k, p) in self.iter().enumerate() {
             buf[k] = *p;
         }
@@ -97,6 +152,12 @@ mod tests {
     use std::collections::VecDeque;
 
     #[test]
+    fn an_entry_is_half_a_cache_line() {
+        assert_eq!(std::mem::size_of::<InFlight>(), 32);
+        assert_eq!(std::mem::align_of::<InFlight>(), 32);
+    }
+
+    #[test]
     fn a_pipe_keeps_fifo_order_through_wraps_and_growth() {
         // Against VecDeque, over pushes and pops that wrap the ring and make it grow twice.
         let (mut pipe, mut model) = (Pipe::default(), VecDeque::new());
@@ -107,7 +168,9 @@ mod tests {
             let push =
                 rand::Rng::random_range(&mut rng, 0..100) < if step < 10_000 { 55 } else { 45 };
             if push {
-                let p = (SimTime(next as u64 * 7), PacketId(next));
+                let mut p = VACANT;
+                p.at = SimTime(next as u64 * 7);
+                p.offer.pkt = PacketId(next);
                 pipe.push_back(p);
                 model.push_back(p);
                 next += 1;
