@@ -154,7 +154,7 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
                 pfabric::NAME,
                 tcp,
                 Cc::PFabricHost(Default::default()),
-                QueueSpec::PFabric(PFabricParams),
+                QueueSpec::PFabric(PFabricParams::default()),
             );
             s.switch_buffer_bytes = Some(buffer);
             s

@@ -148,3 +148,70 @@ fn mean_single_packet_slowdown_orders_pfabric_fq_codel_dctcp() {
         );
     }
 }
+
+/// The long flow's slowdown and the run's timeouts with pFabric's ACK rule `rule`: a 3 MB
+/// flow left to right while two 1 MB flows from the right converge on its sender's port,
+/// which its ACKs share with their data.
+fn long_flow_beside_reverse_traffic(rule: &str) -> (f64, u64) {
+    let t = bell(1, 2, 10.0, 36_000);
+    let wl = Workload {
+        flows: vec![
+            sized_flow(&t, 0, 0, 1, 0, 3_000_000),
+            sized_flow(&t, 1, 1, 0, 0, 1_000_000),
+            sized_flow(&t, 2, 2, 0, 0, 1_000_000),
+        ],
+        incasts: vec![],
+    };
+    let s = scheme(
+        &t,
+        &format!("name = \"pfabric\"\npfabric_ack_priority = \"{rule}\""),
+    );
+    let r = run_with(
+        &t,
+        &s,
+        &wl,
+        RunOptions::new(1, SimTime::from_delta(dctc_core::units::Delta::from_ms(20))),
+    );
+    (slowdown_of(&r, 0), r.counters.timeouts)
+}
+
+#[test]
+fn acks_rank_highest_so_a_long_flow_is_not_starved_by_reverse_data() {
+    // pFabric's reference code gives every ACK the highest priority: the long flow's ACKs
+    // pass the shorter flows' data at its sender's port and its window keeps clocking, so it
+    // finishes near its ideal FCT (its own path is otherwise idle).
+    let (highest, timeouts_highest) = long_flow_beside_reverse_traffic("highest");
+    // Ranked as the data they answer (3 MB remaining, behind 1 MB flows), its ACKs are the
+    // lowest-priority packets of that full port: dropped first, so the flow times out.
+    let (data, timeouts_data) = long_flow_beside_reverse_traffic("data");
+    eprintln!(
+        "long flow slowdown: ACKs highest {highest:.3} ({timeouts_highest} timeouts), \
+         as data {data:.3} ({timeouts_data} timeouts)"
+    );
+    assert!(highest < 1.3, "ACKs highest: long-flow slowdown {highest}");
+    assert_eq!(timeouts_highest, 0, "no ACK is lost, so nothing times out");
+    assert!(
+        timeouts_data > 0 && data > highest,
+        "ranked as data the ACKs should be dropped behind the reverse flows: {data} vs {highest}"
+    );
+}
+
+#[test]
+fn pfabric_nics_run_pfabric_by_default_and_a_bad_ack_rule_is_named() {
+    let t = bell(1, 1, 10.0, 36_000);
+    let s = scheme(&t, "name = \"pfabric\"");
+    assert_eq!(
+        s.host_queue, s.switch_queue,
+        "pFabric's NICs prioritize too"
+    );
+    assert_eq!(s.nic_buffer_bytes, 36_000, "with the switches' buffer");
+    let fifo = scheme(&t, "name = \"pfabric\"\nnic_queue = \"droptail\"");
+    assert_ne!(fifo.host_queue, fifo.switch_queue);
+    let table = common::toml_table::TomlTable::new(
+        "name = \"pfabric\"\npfabric_ack_priority = \"first\"",
+        "schemes[0]",
+    );
+    let e = resolve_scheme(&table, &PacketSettings::default(), &t, "schemes[0]").unwrap_err();
+    assert_eq!(e.path, "schemes[0].pfabric_ack_priority");
+    assert!(e.reason.contains("highest"), "{}", e.reason);
+}

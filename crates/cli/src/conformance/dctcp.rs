@@ -102,9 +102,15 @@ fn settle(p: &Path) -> Delta {
 /// `p.flows` flows from as many senders to one receiver across a dumbbell (hosts 4x the
 /// bottleneck), joining over the first tenth of the run; the band over its second half.
 fn queue_band(p: Path) -> Measured {
+    queue_band_with(p, "")
+}
+
+/// [`queue_band`] with `extra` keys on the scheme's table (a sabotaged variant's, in tests).
+pub(crate) fn queue_band_with(p: Path, extra: &str) -> Measured {
     let n = p.flows;
     let mut t = dumbbell(n, 1, p.rate, p.host_factor, p.delay_us, p.buffer());
-    let s = scheme("dctcp", &p.keys("dctcp"), &p.packet("dctcp"), &mut t);
+    let keys = format!("{}\n{extra}", p.keys("dctcp"));
+    let s = scheme("dctcp", &keys, &p.packet("dctcp"), &mut t);
     let until = settle(&p) * 2;
     let l = link(&t, "left", "right");
     let rec = Record {

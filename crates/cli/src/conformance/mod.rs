@@ -123,6 +123,41 @@ impl Case {
     }
 }
 
+/// Broken variants of quick cases, made from keys every user has (never shipped schemes):
+/// each runs through its case's own measurement and checker, and each must fail, which
+/// shows that the suite catches the breakage (`crates/cli/tests/conformance.rs`).
+/// - DCTCP ignoring marks: the `dctcp` scheme with NewReno's controller
+///   (`transport = "newreno"`), whose packets are not ECN-capable, so the ECN port never
+///   marks them and the queue grows to the buffer instead of DCTCP's band around K.
+/// - pFabric serving FIFO: pFabric's hosts over DropTail ports (`queue = "droptail"`),
+///   which finish flows in arrival order, not shortest-remaining first.
+pub fn sabotaged() -> Vec<Case> {
+    let dctcp = fill::Path::dumbbell(10.0, 1.0, 8);
+    let pfabric = fill::Path::star(10.0, 1.0, 12);
+    vec![
+        Case::new(
+            "dctcp",
+            "queue in DCTCP's band",
+            "dctcp ignoring marks",
+            dctcp.label(),
+            "fails: the queue leaves the band",
+            "sabotaged",
+            true,
+            move || dctcp::queue_band_with(dctcp, "transport = \"newreno\""),
+        ),
+        Case::new(
+            "queueing",
+            "shortest remaining first",
+            "pfabric serving FIFO",
+            pfabric.label(),
+            "fails: completions not in size order or too slow",
+            "sabotaged",
+            true,
+            move || queueing::srpt_with(pfabric, "queue = \"droptail\""),
+        ),
+    ]
+}
+
 /// Every case of the suite, family by family.
 pub fn cases() -> Vec<Case> {
     let mut all = Vec::new();

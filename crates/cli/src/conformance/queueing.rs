@@ -194,10 +194,15 @@ const SRPT_WHY: &str = "pFabric §3-4: switches send the packet of the flow with
 
 /// N flows of doubling sizes from N hosts to one, all starting at 0, under pFabric.
 fn srpt(p: Path) -> Measured {
+    srpt_with(p, "")
+}
+
+/// [`srpt`] with `extra` keys on the scheme's table (a sabotaged variant's, in tests).
+pub(crate) fn srpt_with(p: Path, extra: &str) -> Measured {
     let n = p.flows;
     let buffer = (2 * p.bdp_packets()).max(8) * PACKET;
     let mut t = star(n + 1, p.rate, p.delay_us, buffer);
-    let s = scheme("pfabric", "", &p.packet("pfabric"), &mut t);
+    let s = scheme("pfabric", extra, &p.packet("pfabric"), &mut t);
     // Sizes 20 KB x 2^i; flow ids shuffled against sizes (i * 5 mod n, n odd or coprime).
     let size = |i: usize| 20_000u64 << i;
     let flows: Vec<_> = (0..n)

@@ -10,12 +10,22 @@
 //! - The buffer is small (about 2 x BDP), so both are linear scans over a preallocated array,
 //!   as pFabric's switch hardware does; nothing is allocated per packet. The array is kept in
 //!   arrival order, so ties go by position and a flow's earliest packet is its first entry.
+//!
+//! ACKs (key `pfabric_ack_priority`): pFabric's priority is a property of a flow's *data*
+//! (§4.1: the remaining flow size); an ACK carries no data and clocks its flow. The rule
+//! here is the reference behaviour: every pure ACK ranks highest (priority 0), ahead of any
+//! data, and so is the last packet a full port drops. pFabric's ns-2 code and YAPS, an
+//! independent pFabric simulator, both do so; with that rule YAPS and dctc agree within 6%
+//! on every flow-size class of the pFabric experiment (issue 25). `"data"` instead ranks an
+//! ACK with the priority of the data packet it answers (the fields its receiver echoes), so
+//! a long flow's ACKs wait behind, and are dropped before, every shorter flow's data on the
+//! reverse path: its window stalls on lost ACKs and it times out repeatedly.
 
 use super::codel::{check_buffer, check_switch_buffer};
 use super::{Context, Discipline, Enqueued, QueueDisc, QueueParamError};
 use crate::engine::{PacketId, PacketPool};
-use crate::keys::NoKeys;
-use dctc_core::error::KeyError;
+use crate::packet::PacketKind;
+use dctc_core::error::{unknown_name, KeyError};
 use dctc_core::units::{Rate, SimTime};
 
 /// One queued packet with what the scans read, copied at enqueue.
@@ -27,6 +37,22 @@ struct Entry {
     bytes: u32,
 }
 
+/// How a pFabric port ranks pure ACKs (see the module doc).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum AckPriority {
+    /// Every ACK ranks highest (priority 0): pFabric's reference code, the default.
+    #[default]
+    Highest,
+    /// An ACK ranks as the data packet it answers (the priority its receiver echoes).
+    Data,
+}
+
+impl AckPriority {
+    /// The key's values, by name.
+    pub const NAMES: &'static [(&'static str, AckPriority)] =
+        &[("highest", AckPriority::Highest), ("data", AckPriority::Data)];
+}
+
 /// pFabric's priority queue with priority dropping.
 #[derive(Debug)]
 pub struct PFabric {
@@ -35,6 +61,7 @@ pub struct PFabric {
     bytes: u64,
     capacity: u64,
     dropped: Vec<PacketId>,
+    acks: AckPriority,
 }
 
 impl PFabric {
@@ -49,7 +76,14 @@ impl PFabric {
             bytes: 0,
             capacity: buffer_bytes,
             dropped: Vec::with_capacity(16),
+            acks: AckPriority::Highest,
         })
+    }
+
+    /// The same queue ranking pure ACKs by `acks`.
+    pub fn with_acks(mut self, acks: AckPriority) -> Self {
+        self.acks = acks;
+        self
     }
 
     /// The index of the lowest-priority entry (largest value; the latest on a tie).
@@ -68,7 +102,12 @@ impl PFabric {
 impl QueueDisc for PFabric {
     #[inline]
     fn enqueue(&mut self, pkt: PacketId, pool: &mut PacketPool, now: SimTime) -> Enqueued {
-        let priority = pool.ext(pkt).priority;
+        let p = &pool[pkt];
+        let priority = if p.kind == PacketKind::Ack && self.acks == AckPriority::Highest {
+            0
+        } else {
+            pool.ext(pkt).priority
+        };
         let p = &mut pool[pkt];
         p.enqueued_at = now;
         self.entries.push(Entry {
@@ -132,21 +171,45 @@ impl QueueDisc for PFabric {
     }
 }
 
-/// pFabric's queue has no parameters: the port's buffer is its limit.
+crate::unit_keys! {
+    /// The `pfabric` queue's keys.
+    pub struct Keys {
+        /// How pure ACKs rank: `"highest"` (default; pFabric's reference code) or `"data"`
+        /// (as the data packet each answers).
+        pfabric_ack_priority: String,
+    }
+}
+
+/// pFabric's queue parameters: the port's buffer is its limit; the ACK rule.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct PFabricParams;
+pub struct PFabricParams {
+    /// How pure ACKs rank.
+    pub acks: AckPriority,
+}
 
 impl Discipline for PFabricParams {
     const NAME: &'static str = "pfabric";
-    const ABOUT: &'static str = "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full";
-    type Keys = NoKeys;
+    const ABOUT: &'static str = "pFabric (SIGCOMM 2013): highest priority out first, lowest-priority packet dropped when full; keys: pfabric_ack_priority (highest: every ACK first, pFabric's reference code; or data)";
+    type Keys = Keys;
     type Queue = Box<PFabric>;
-    fn resolve(_keys: &NoKeys, ctx: &Context) -> Result<Self, KeyError> {
+    fn resolve(keys: &Keys, ctx: &Context) -> Result<Self, KeyError> {
         check_switch_buffer(ctx)?;
-        Ok(PFabricParams)
+        let acks = match keys.pfabric_ack_priority.as_deref() {
+            None => AckPriority::default(),
+            Some(v) => match AckPriority::NAMES.iter().find(|(n, _)| *n == v) {
+                Some(&(_, a)) => a,
+                None => {
+                    let names: Vec<&str> = AckPriority::NAMES.iter().map(|x| x.0).collect();
+                    let reason = unknown_name("ACK priority rule", v, &names);
+                    return Err(ctx.at.error("pfabric_ack_priority", reason));
+                }
+            },
+        };
+        Ok(PFabricParams { acks })
     }
     fn build(&self, buffer_bytes: u64, _seed: u64, _rate: Rate) -> Box<PFabric> {
-        Box::new(PFabric::new(buffer_bytes).expect("checked when the scheme was resolved"))
+        let q = PFabric::new(buffer_bytes).expect("checked when the scheme was resolved");
+        Box::new(q.with_acks(self.acks))
     }
 }
 

@@ -22,6 +22,7 @@ crate::scheme_config! {}
 /// NewReno over CoDel.
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::NewReno(NewReno::default()),
         queue: CodelParams::NAME,
         tcp: Default::default(),

@@ -39,6 +39,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
         c.hystart = h;
     }
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::Cubic(c),
         queue: DropTailParams::NAME,
         tcp: Default::default(),

@@ -28,6 +28,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let g = ctx.at().number("dctcp_g", cfg.dctcp_g, Range::open_closed(0.0, 1.0))?;
     d.g = g.unwrap_or(d.g);
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::Dctcp(d),
         queue: EcnParams::NAME,
         tcp: Default::default(),

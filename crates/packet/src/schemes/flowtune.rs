@@ -154,6 +154,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
         spec.churn_warmup = Delta::from_us_f64(w);
     }
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::Flowtune(Flowtune::new(spec)),
         queue: DropTailParams::NAME,
         // Until its first rate a flow is plain TCP; ns-2's initial window of 2 packets (the

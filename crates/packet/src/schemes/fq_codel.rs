@@ -28,6 +28,7 @@ crate::scheme_config! {}
 /// NewReno tuned as pFabric's TCP over FQ-CoDel.
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::NewReno(NewReno::default()),
         queue: FqCodelParams::NAME,
         tcp: TcpKnobs {

@@ -185,6 +185,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     table.sort_by_key(|e| e.0);
     cc.per_flow = Arc::new(table);
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::HolnetCc(cc),
         queue: DropTailParams::NAME,
         tcp: Default::default(),

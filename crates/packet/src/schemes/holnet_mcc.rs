@@ -31,6 +31,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
         *slot = ctx.at().number(key, v, Range::POSITIVE)?.unwrap_or(*slot);
     }
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::HolnetMcc(m),
         queue: DropTailParams::NAME,
         tcp: Default::default(),

@@ -70,6 +70,7 @@ pub fn parts(cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
         UtaFeedback::Echo => HolnetParams::NAME,
     };
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::HolnetUta(c),
         queue,
         tcp: Default::default(),

@@ -42,6 +42,10 @@ pub struct Parts {
     /// The scheme's TCP defaults (its paper's settings), below `[packet].tcp` and the
     /// table's own `tcp`: a key set in either replaces the default.
     pub tcp: TcpKnobs,
+    /// The scheme's design runs its switch discipline at host NICs too, so `nic_queue`
+    /// defaults to `"switch"` (pFabric: §4.1 and its ns-2 setup put the priority queue, with
+    /// the switches' small buffer, on every port); otherwise `"droptail"`.
+    pub nic_switch: bool,
 }
 
 /// The keys every scheme table accepts.
@@ -68,9 +72,10 @@ pub struct CommonKeys {
     /// Every switch port's buffer, in 1500 B packets (default: the fabric's buffers).
     #[serde(default)]
     pub buffer_packets: Option<i64>,
-    /// Host NICs run the discipline's NIC rule (`droptail`, the default: DropTail unless
-    /// the discipline must act there) or the `switch` ports' discipline with the switches'
-    /// buffer, as the ns-2 setups of pFabric and the FQ-CoDel paper do.
+    /// Host NICs run the discipline's NIC rule (`droptail`: DropTail unless the discipline
+    /// must act there) or the `switch` ports' discipline with the switches' buffer, as the
+    /// ns-2 setups of pFabric and the FQ-CoDel paper do. Default: `switch` for a scheme whose
+    /// design puts its discipline at hosts ([`Parts::nic_switch`]: pFabric), else `droptail`.
     #[serde(default)]
     pub nic_queue: Option<String>,
     /// Flows run as subflows, each on a path pinned by the source (see
@@ -277,9 +282,14 @@ pub fn resolve_scheme(
         .unwrap_or(crate::sim::DEFAULT_NIC_BUFFER);
     s.switch_buffer_bytes = switch_buffer;
     s.send_jitter = settings.send_jitter;
-    match common.nic_queue.as_deref() {
-        None | Some("droptail") => {}
-        Some("switch") => {
+    let nic_default = if parts.nic_switch {
+        "switch"
+    } else {
+        "droptail"
+    };
+    match common.nic_queue.as_deref().unwrap_or(nic_default) {
+        "droptail" => {}
+        "switch" => {
             // Every port runs the scheme's discipline, hosts' too (as the ns-2 setups of
             // pFabric and the FQ-CoDel paper do), with the switches' buffer.
             s.host_queue = s.switch_queue;
@@ -287,7 +297,7 @@ pub fn resolve_scheme(
                 s.nic_buffer_bytes = buffer;
             }
         }
-        Some(q) => {
+        q => {
             let reason = unknown_name("NIC queue", q, &["droptail", "switch"]);
             return Err(at.error("nic_queue", reason));
         }

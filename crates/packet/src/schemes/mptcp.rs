@@ -19,6 +19,7 @@ crate::scheme_config! {}
 /// LIA over DropTail.
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::Mptcp(Mptcp::default()),
         queue: DropTailParams::NAME,
         tcp: Default::default(),

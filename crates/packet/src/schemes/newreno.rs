@@ -18,6 +18,7 @@ crate::scheme_config! {}
 /// NewReno's controller over DropTail.
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::NewReno(NewReno::default()),
         queue: DropTailParams::NAME,
         tcp: Default::default(),

@@ -15,6 +15,15 @@
 //!
 //! The switch buffer is the fabric's unless `buffer_packets` sets it; pFabric's is about
 //! 2 x BDP (36 KB at 10 Gb/s in the paper), which the scenarios set.
+//!
+//! Host NICs run pFabric's queue with the switches' buffer by default (`nic_queue =
+//! "switch"`): pFabric's design prioritizes at every port, end hosts included, as its ns-2
+//! setup does. On a FIFO NIC a 1-packet flow waits behind its host's other windows past the
+//! fixed RTO (issue 25: the Flowtune comparison's 1-packet p99 slowdown 223 with a 1.5 MB
+//! DropTail NIC). `nic_queue = "droptail"` restores the FIFO NIC.
+//!
+//! ACKs rank highest at every pFabric port by default (`pfabric_ack_priority`, see
+//! `queue::pfabric`).
 
 use super::{Context, Parts};
 use crate::queue::Discipline;
@@ -31,7 +40,7 @@ use dctc_core::units::Delta;
 /// Registered name.
 pub const NAME: &str = "pfabric";
 /// `dctc list` description.
-pub const ABOUT: &str = "pFabric: priority = remaining bytes, lowest priority dropped when full; hosts start at BDP, 45 us fixed RTO, no fast retransmit, probe mode";
+pub const ABOUT: &str = "pFabric: priority = remaining bytes, lowest priority dropped when full; hosts start at BDP, 45 us fixed RTO, no fast retransmit, probe mode; NICs run pFabric too, ACKs rank highest";
 
 crate::scheme_config! {}
 
@@ -94,6 +103,7 @@ pub fn parts(_cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let bdp = bdp_packets(ctx.topo)
         .ok_or_else(|| ctx.error("name", "pfabric needs a fabric with two connected hosts"))?;
     Ok(Parts {
+        nic_switch: true,
         cc: Cc::PFabricHost(PFabricHost::default()),
         queue: PFabricParams::NAME,
         tcp: tcp_knobs(bdp),

@@ -23,6 +23,7 @@ crate::scheme_config! {}
 /// CUBIC over sfqCoDel.
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::Cubic(Cubic::default()),
         queue: SfqCodelParams::NAME,
         tcp: Default::default(),

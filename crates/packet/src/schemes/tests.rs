@@ -158,7 +158,7 @@ fn codel_family_schemes_resolve_with_datacenter_defaults() {
     };
     assert!(p.codel.ecn);
     let s = resolve("name = \"dctcp\"\nqueue = \"pfabric\"").unwrap();
-    assert_eq!(s.switch_queue, QueueSpec::PFabric(PFabricParams));
+    assert_eq!(s.switch_queue, QueueSpec::PFabric(PFabricParams::default()));
     assert_eq!(s.switch_queue.name(), "pfabric");
 }
 
@@ -291,7 +291,7 @@ fn pfabric_starts_at_the_fabric_bdp_with_a_fixed_rto_and_no_fast_retransmit() {
     )
     .unwrap();
     assert_eq!(s.cc.name(), "pfabric");
-    assert_eq!(s.switch_queue, QueueSpec::PFabric(PFabricParams));
+    assert_eq!(s.switch_queue, QueueSpec::PFabric(PFabricParams::default()));
     assert_eq!(s.switch_buffer_bytes, Some(36_000));
     assert_eq!(s.tcp.initial_cwnd_packets, 12);
     assert_eq!(s.tcp.max_cwnd_bytes, 12 * 1460);

@@ -19,6 +19,7 @@ crate::scheme_config! {}
 /// `delay_arbiter`, are the `tfc` queue's: `queue::tfc`).
 pub fn parts(_cfg: &Config, _ctx: &Context) -> Result<Parts, KeyError> {
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::Tfc(Tfc::default()),
         queue: TfcParams::NAME,
         tcp: Default::default(),

@@ -27,6 +27,7 @@ crate::scheme_config! {}
 pub fn parts(_cfg: &Config, ctx: &Context) -> Result<Parts, KeyError> {
     let desired_rate = ctx.topo.hosts().first().and_then(|&h| ctx.topo.host_rate(h));
     Ok(Parts {
+        nic_switch: false,
         cc: Cc::Xcp(Xcp::new(desired_rate)),
         queue: XcpParams::NAME,
         // Every data packet's feedback must come back on its own ACK (XCP §3.1).

@@ -338,7 +338,7 @@ fn a_port_that_settles_its_departures_when_looked_at_sends_what_departure_events
         ),
         ("codel", QueueSpec::Codel(CodelParams::default())),
         ("codel-ecn", QueueSpec::Codel(codel_ecn)),
-        ("pfabric", QueueSpec::PFabric(PFabricParams)),
+        ("pfabric", QueueSpec::PFabric(PFabricParams::default())),
     ] {
         let offers = offers(11);
         // To the end, and stopped in the middle of the third burst (the end settles).

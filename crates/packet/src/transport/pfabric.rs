@@ -14,12 +14,10 @@
 //! Priority: every data packet (and probe) carries its flow's remaining size, the bytes from
 //! its first byte to the end of what the application supplied (`HeaderExt::priority`,
 //! smaller is more urgent), so a retransmission carries the priority it had the first time.
-//! ACKs carry the priority of the data packet (or probe) that triggered them: the engine
-//! echoes its fields on the ACK. An ACK is as urgent as the flow it clocks, so a short flow's
-//! ACKs pass long flows' data on the reverse path and are not starved, while a long flow's
-//! ACKs yield to shorter flows as its data does. Giving every ACK the top priority instead
-//! would put long flows' ACKs ahead of short flows' data. A long-lived flow's remaining size
-//! is what its application supplied, effectively infinite: it ranks last.
+//! ACKs echo the fields of the data packet (or probe) that triggered them; how a pFabric
+//! port ranks them is the queue's rule (`queue::pfabric`, key `pfabric_ack_priority`): by
+//! default every ACK ranks highest, as in pFabric's reference code. A long-lived flow's
+//! remaining size is what its application supplied, effectively infinite: it ranks last.
 //!
 //! Differs from pFabric: its hosts recover with SACK; ours go back N from the first hole
 //! after a timeout (the receiver keeps out-of-order data, so resent bytes it holds are
