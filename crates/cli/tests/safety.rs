@@ -240,7 +240,7 @@ fn ten_million_hosts_are_refused_with_a_memory_estimate() {
         // Compact routing needs about 320 MB here, within the memory limit: the host cap
         // refuses it, with the estimate.
         &[
-            "`fabric`",
+            "`fabric.senders`",
             "10000001 hosts",
             "routing tables alone would take about",
         ],
