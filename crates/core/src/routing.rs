@@ -25,7 +25,7 @@
 //!
 //! Most nodes' runs take one of a few shapes: one set for every anchor (a host, a core), or
 //! one set for every anchor but a range that takes another (plain or strided: an edge or
-//! aggregation switch). Such a node gets a [`Rule`] that a lookup evaluates with one
+//! aggregation switch). Such a node gets a `Rule` that a lookup evaluates with one
 //! comparison; other nodes' lookups search their runs.
 //!
 //! Sets are lists of out-links in the node's own out-link order, so the equal-cost choice
