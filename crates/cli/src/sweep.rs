@@ -451,29 +451,29 @@ fn suggest_path(doc: &toml::Value, axis: &Axis) -> Option<String> {
 }
 
 /// Builds and validates every point of the sweep, in order (the last axis varies fastest).
-/// Errors name the settings in `wording`, and suggest the full key path of a swept key the
-/// scenario does not hold.
+/// Errors name the settings in `wording`, and end with the full key path of a swept key the
+/// scenario does not hold ("did you mean ...?").
 fn points(s: &Scenario, axes: &[Axis], wording: Wording) -> Result<Vec<Point>> {
     let hints: Vec<String> = axes
         .iter()
-        .filter_map(|a| {
-            suggest_path(&s.raw, a).map(|p| {
-                format!(
-                    "{} names no key of the scenario (did you mean {}?)",
-                    wording.key(&a.key),
-                    wording.key(&p)
-                )
-            })
-        })
+        .filter_map(|a| suggest_path(&s.raw, a))
+        .map(|p| format!("did you mean {}?", wording.key(&p)))
         .collect();
-    let hint = |e: anyhow::Error| {
+    points_inner(s, axes, wording).map_err(|mut e| {
         if hints.is_empty() {
-            e
-        } else {
-            e.context(hints.join(" "))
+            return e;
         }
-    };
-    points_inner(s, axes, wording).map_err(hint)
+        let hint = hints.join(" ");
+        // At the end of the reason, so the message still opens with the setting and a front
+        // end still reaches the ScenarioError (its key) under the context.
+        match e.downcast_mut::<crate::parse::ScenarioError>() {
+            Some(se) => {
+                se.reason = format!("{}; {hint}", se.reason);
+                e
+            }
+            None => anyhow!("{e:#}; {hint}"),
+        }
+    })
 }
 
 /// [`points`] without the key-path hints.

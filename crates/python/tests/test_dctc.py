@@ -144,11 +144,14 @@ def test_a_bad_dict_value_and_a_bad_grid_value_name_their_key():
         'grid["seed"] = 1, grid["duration_ms"] = -2.0 (point `seed=1,duration_ms=-2.0`): '
     ), str(info.value)
     assert "--set" not in str(info.value)
-    # Refused by the engine when the point runs.
+    # A load past what the engine accepts: refused while planning too (validate makes every
+    # check a run makes), before the first point runs.
     with pytest.raises(dctc.ScenarioError) as info:
         dctc.sweep(SCENARIO, grid={"workload[0].load": [0.2, 7.0]})
     assert info.value.key == "workload[0].load", info.value.key
-    assert "point `load=7.0` failed" in str(info.value)
+    assert str(info.value).startswith(
+        'grid["workload[0].load"] = 7.0 (point `load=7.0`): '
+    ), str(info.value)
     with pytest.raises(dctc.DctcError) as info:
         dctc.sweep(SCENARIO, grid={"workload[3].load": [0.2]})
     assert str(info.value).startswith('grid["workload[3].load"] = 0.2: '), str(info.value)
