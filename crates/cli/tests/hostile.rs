@@ -4,30 +4,10 @@
 //! that named the table instead of the field. Each test failed on ba054a0.
 
 mod common;
-use common::{dctc, stderr};
+use common::{dctc, stderr, TINY};
 
 use std::path::Path;
 use std::process::Output;
-
-/// One 30 kB flow across a dumbbell: a run of a few hundred events.
-const TINY: &str = r#"
-name = "tiny"
-engine = "packet"
-duration_ms = 0.2
-[fabric]
-kind = "dumbbell"
-senders = 1
-receivers = 1
-host_rate_gbps = 10
-bottleneck_rate_gbps = 10
-link_delay_us = 1
-buffer_bytes = 100000
-[[workload]]
-kind = "flows"
-flows = [ { src = 0, dst = 1, size_bytes = 30000 } ]
-[[schemes]]
-name = "dctcp"
-"#;
 
 /// TINY with `from` replaced by `to` (which must change it).
 fn tiny(from: &str, to: &str) -> String {

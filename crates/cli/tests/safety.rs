@@ -3,30 +3,10 @@
 //! interrupted runs' partial directories are cleaned up; oversized inputs exit 2 at once.
 
 mod common;
-use common::{dctc, stderr};
+use common::{dctc, stderr, TINY};
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-
-/// A run of a few hundred events: one 30 kB flow across a dumbbell.
-const TINY: &str = r#"
-name = "tiny"
-engine = "packet"
-duration_ms = 0.2
-[fabric]
-kind = "dumbbell"
-senders = 1
-receivers = 1
-host_rate_gbps = 10
-bottleneck_rate_gbps = 10
-link_delay_us = 1
-buffer_bytes = 100000
-[[workload]]
-kind = "flows"
-flows = [ { src = 0, dst = 1, size_bytes = 30000 } ]
-[[schemes]]
-name = "dctcp"
-"#;
 
 fn setup() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

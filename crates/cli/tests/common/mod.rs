@@ -5,6 +5,26 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// One 30 kB flow across a dumbbell: a run of a few hundred events.
+pub(crate) const TINY: &str = r#"
+name = "tiny"
+engine = "packet"
+duration_ms = 0.2
+[fabric]
+kind = "dumbbell"
+senders = 1
+receivers = 1
+host_rate_gbps = 10
+bottleneck_rate_gbps = 10
+link_delay_us = 1
+buffer_bytes = 100000
+[[workload]]
+kind = "flows"
+flows = [ { src = 0, dst = 1, size_bytes = 30000 } ]
+[[schemes]]
+name = "dctcp"
+"#;
+
 /// Runs `dctc ARGS` in `cwd` and waits for it.
 pub(crate) fn dctc(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dctc"))
