@@ -79,3 +79,70 @@ fn conga_places_the_flows_of_one_arrival_in_turn() {
         "an uplink carries more than 3 of 7 flows: {per_uplink:?}"
     );
 }
+
+/// DBA's rates, one sample per base RTT for `iters` RTTs, under `routing`.
+fn dba_rates(net: &Net, w: Vec<CoflowInput>, routing: RoutingMode, iters: u64) -> Vec<Vec<f64>> {
+    let p = make_policy(&PolicyConfig::named("dba"), net, &[]).unwrap();
+    let cfg = SimConfig {
+        routing,
+        ..SimConfig::default()
+    };
+    let mut sim = Simulator::new(net, w, p, cfg);
+    let rtt = net.rtt.ps();
+    (0..=iters)
+        .map(|k| {
+            sim.advance(SimTime(k * rtt + rtt / 2), &mut |_| {});
+            sim.flows.rate.clone()
+        })
+        .collect()
+}
+
+#[test]
+fn a_sprayed_flow_splits_its_deviation_over_one_paths_links() {
+    // Two flows from host 0 to the other rack, of coflows of different sizes, share host 0's
+    // 10 Gb/s uplink, their only bottleneck (the 40 Gb/s spine links and the receivers' links
+    // carry at most 10 Gb/s). WFQ splits the uplink by the flows' weights, which follow the
+    // prices (eq. 10); only the uplink's price is positive. Sprayed (DRILL) or on one path
+    // (ECMP), each flow crosses 4 links per packet and sees the same path price, so eq. (11)'s
+    // deviation, and every rate from it, must be the same RTT by RTT. (Divided by the 8 links
+    // a sprayed flow touches, the uplink's price moved half as fast and the rates differed.)
+    let net = two_racks();
+    let w = vec![
+        CoflowInput {
+            id: 0,
+            arrival: SimTime::ZERO,
+            flows: vec![FlowInput {
+                src: 0,
+                dst: 8,
+                bytes: 2e9,
+            }],
+        },
+        CoflowInput {
+            id: 1,
+            arrival: SimTime::ZERO,
+            flows: vec![FlowInput {
+                src: 0,
+                dst: 9,
+                bytes: 8e9,
+            }],
+        },
+    ];
+    let ecmp = dba_rates(&net, w.clone(), RoutingMode::Ecmp, 40);
+    let drill = dba_rates(&net, w, RoutingMode::Drill, 40);
+    // The weights do act: the smaller coflow gets the larger share.
+    let last = ecmp.last().unwrap();
+    assert!(
+        last[0] > 1.2 * last[1],
+        "WFQ did not favour the smaller coflow: {last:?}"
+    );
+    for (k, (e, d)) in ecmp.iter().zip(&drill).enumerate() {
+        for f in 0..2 {
+            assert!(
+                (e[f] - d[f]).abs() <= 1e-9 * e[f].max(1.0),
+                "RTT {k}, flow {f}: ECMP {} b/s, DRILL {} b/s",
+                e[f],
+                d[f]
+            );
+        }
+    }
+}
