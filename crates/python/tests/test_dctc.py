@@ -183,8 +183,11 @@ def test_ray_backend_returns_the_local_table(scenario):
     import ray
     local = dctc.sweep(scenario, grid=GRID, backend="local")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    calls = []
     try:
-        remote = dctc.sweep(scenario, grid=GRID, backend="ray")
+        remote = dctc.sweep(scenario, grid=GRID, backend="ray", progress=lambda *a: calls.append(a))
     finally:
         ray.shutdown()
     assert_frame_equal(remote, local, check_exact=True)
+    # Progress on the Ray backend: every point, once, in the order they finished.
+    assert calls == [("points", i, 4) for i in range(5)], calls
