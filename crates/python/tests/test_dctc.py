@@ -11,27 +11,9 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import dctc
+from common import SCENARIO
 
 REPO = Path(__file__).resolve().parents[3]
-
-# 1 ms of two schemes on the 144-host fabric, with queue samples: a second or so in all.
-SCENARIO = """
-name = "t"
-engine = "packet"
-duration_ms = 1.0
-seed = 1
-[fabric]
-kind = "preset"
-name = "flowtune-144"
-[[workload]]
-kind = "poisson"
-cdf = "websearch"
-load = 0.3
-[[schemes]]
-name = "dctcp"
-[[schemes]]
-name = "newreno"
-"""
 
 GRID = {"workload[0].load": [0.2, 0.5], "seed": range(1, 3)}
 CLI_GRID = ["--set", "workload[0].load=0.2,0.5", "--set", "seed=1..2"]

@@ -1,32 +1,13 @@
 """Progress: the callback and the bar of `dctc.run` and `dctc.sweep`, and that reporting it
 changes no result."""
 
-import io
 import sys
 
 import pytest
 from pandas.testing import assert_frame_equal
 
 import dctc
-
-# 1 ms of two schemes on the 144-host fabric.
-SCENARIO = """
-name = "p"
-engine = "packet"
-duration_ms = 1.0
-seed = 1
-[fabric]
-kind = "preset"
-name = "flowtune-144"
-[[workload]]
-kind = "poisson"
-cdf = "websearch"
-load = 0.3
-[[schemes]]
-name = "dctcp"
-[[schemes]]
-name = "newreno"
-"""
+from common import SCENARIO
 
 
 def test_a_run_reports_each_scheme_from_0_to_its_simulated_end_and_the_same_results():
