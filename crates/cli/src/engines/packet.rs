@@ -1529,6 +1529,8 @@ fn render_sweep(
         let mut by_n = Map::new();
         let mut series = Vec::new();
         let mut events = 0u64;
+        // Stalled flows (issue 25's invariant), summed over the sweep's points.
+        let mut stalled = 0u64;
         for (n, r) in points {
             let inc = &r.incasts[0];
             let maxq = r
@@ -1539,8 +1541,10 @@ fn render_sweep(
                 .max()
                 .unwrap_or(0);
             events += r.counters.events;
+            stalled += r.counters.stalled_flows;
             rows.push(json!({ "senders": n, "rounds_completed": inc.rounds_completed, "goodput_gbps": inc.goodput_gbps,
-                "timeouts": inc.timeouts, "drops": r.counters.dropped_packets, "max_queue_bytes": maxq }));
+                "timeouts": inc.timeouts, "drops": r.counters.dropped_packets, "max_queue_bytes": maxq,
+                "stalled_flows": r.counters.stalled_flows }));
             by_n.insert(format!("n{n}"), json!(inc.goodput_gbps));
             series.push((*n as f64, inc.goodput_gbps));
             table.push_row(vec![
@@ -1560,7 +1564,7 @@ fn render_sweep(
             scheme.label.clone(),
             json!({
                 "incast_sweep": rows, "incast_goodput_gbps": Value::Object(by_n),
-                "events": events,
+                "events": events, "stalled_flows": stalled,
             }),
         );
     }
