@@ -12,11 +12,6 @@ use dctc_num::objective::{evaluate, Evaluation, ObjectiveKind, Trace};
 use dctc_report::{Cell, Chart, Section, Series, Table};
 use serde_json::{json, Map, Value};
 
-/// Most intervals (one optimum solved per interval and scheme) a run may ask for: 100,000.
-/// A solve over a few hundred flows takes milliseconds warm-started, so this is minutes per
-/// scheme at most; 1 us over a 1 s run would be 10^6 solves.
-pub(crate) const MAX_SOLVES: u64 = 100_000;
-
 /// The report's settings, checked.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ObjectivePlan {
@@ -27,7 +22,8 @@ pub(crate) struct ObjectivePlan {
 }
 
 /// Reads the keys; `None` when the report is off (`objective_sample_us` absent). `span` is the
-/// run's simulated length, which bounds the number of solves ([`MAX_SOLVES`]).
+/// run's simulated length, which bounds the number of solves
+/// ([`crate::limits::MAX_OBJECTIVE_SOLVES`]).
 pub(crate) fn plan(
     s: &Scenario,
     output: &OutputSpec,
@@ -50,7 +46,7 @@ pub(crate) fn plan(
     let key = "output.objective_sample_us";
     let interval = checked::span_us(key, us, SpanRule::positive(Delta::MAX_SCENARIO))
         .map_err(|e| s.key_error(e))?;
-    crate::limits::check_periodic(s, key, interval, span, MAX_SOLVES)?;
+    crate::limits::check_periodic(s, key, interval, span, crate::limits::MAX_OBJECTIVE_SOLVES)?;
     let alpha_key = "output.objective_alpha";
     let kind = match output.objective_utility.as_deref().unwrap_or("log") {
         "log" => ObjectiveKind::Log,
@@ -200,8 +196,16 @@ pub(crate) fn table(evals: &[Evaluated]) -> Records {
             "scheme",
             Values::Text(rows().map(|(e, _)| e.label.clone()).collect()),
         )
-        .with("start_us", float(&|s| Some(s.start_s * 1e6)))
-        .with("length_us", float(&|s| Some(s.length_s * 1e6)))
+        // Times to the picosecond the engines count in (k x interval in floating point
+        // would print 4500.000000000001).
+        .with(
+            "start_us",
+            float(&|s| Some((s.start_s * 1e12).round() / 1e6)),
+        )
+        .with(
+            "length_us",
+            float(&|s| Some((s.length_s * 1e12).round() / 1e6)),
+        )
         .with(
             "flows",
             Values::UInt(rows().map(|(_, s)| s.flows as u64).collect()),
