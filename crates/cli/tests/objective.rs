@@ -258,7 +258,7 @@ fn bad_objective_keys_are_refused_with_the_key() {
     assert_key_error(
         &validate_in(&s("objective_utility = \"log\""), d),
         "output.objective_utility",
-        "set output.objective_sample_us too",
+        "sets the objective report, which is off: set output.objective_sample_us too",
     );
     let incast = common::TINY.replace(
         "kind = \"flows\"\nflows = [ { src = 0, dst = 1, size_bytes = 30000 } ]",
@@ -267,6 +267,6 @@ fn bad_objective_keys_are_refused_with_the_key() {
     assert_key_error(
         &validate_in(&incast, d),
         "output.objective_sample_us",
-        "covers open-loop flows",
+        "the objective report covers open-loop flows",
     );
 }

@@ -45,7 +45,9 @@
 //! `log` and alpha-fair: NED (the allocator's solver) warm-started from the previous interval's
 //! link prices, run until the KKT residuals ([`crate::kkt`]) are within
 //! [`crate::kkt::TOLERANCE`] (the reference solver's own acceptance test); when it does not get
-//! there, the interior-point reference ([`crate::reference`]). Max-min: exact water-filling
+//! there, the interior-point reference ([`crate::reference`]) for intervals of up to a
+//! thousand subflows (a larger one is counted as failed and left out of the totals: the dense
+//! reference would take minutes). Max-min: exact water-filling
 //! ([`crate::maxmin::weighted_max_min`]); a multipath flow uses its first path there.
 
 use crate::csr::Csr;
@@ -546,6 +548,9 @@ impl IntervalSolver {
                 SolvedBy::Ned,
                 state.iterations,
             )
+        } else if problem.subflow_count() > MAX_REFERENCE_SUBFLOWS {
+            // The dense reference would take minutes (O(n^3) per Newton step).
+            return (None, SolvedBy::Failed, state.iterations);
         } else {
             let sol = reference::solve(&mut problem);
             if sol.status != reference::Status::Solved {
@@ -572,6 +577,11 @@ impl IntervalSolver {
 
 /// NED iterations before an interval falls back to the reference solver.
 const MAX_NED_ITERATIONS: u64 = 20_000;
+
+/// Most subflows the reference fallback takes on: its dense Newton steps take about 17 s at a
+/// thousand ([`crate::reference`]); a larger interval NED does not settle is left unscored
+/// (counted as failed).
+const MAX_REFERENCE_SUBFLOWS: usize = 1000;
 
 #[cfg(test)]
 mod tests;
