@@ -3,7 +3,7 @@
 //! The `dctc` binary is [`main`]; other front ends (the Python package) use [`api`], which runs
 //! scenarios and sweeps in memory with the same checks and error messages as the command line.
 //!
-//! Subcommands: `run`, `sweep`, `validate`, `demo`, `reproduce`, `ledger`, `list`, `bench`, `num`,
+//! Subcommands: `run`, `sweep`, `validate`, `demo`, `reproduce`, `ledger`, `schema`, `keys`, `list`, `bench`, `num`,
 //! `completions`, `conformance`. Bad input (a malformed scenario, a missing file, an impossible fabric) prints one clear error naming
 //! the file, the key and the reason, exits with status 2, and writes nothing.
 
@@ -26,6 +26,7 @@ pub mod api;
 pub mod conformance;
 mod engines;
 mod interrupt;
+pub mod keys;
 mod limits;
 mod num_cmd;
 mod objective;
@@ -142,6 +143,26 @@ enum Command {
         after_help = "Examples:\n  dctc ledger --out out/ledger\n  dctc ledger --paper tfc --fidelity FIDELITY.md\n  dctc ledger --fidelity FIDELITY.md --render"
     )]
     Ledger(paper::run::LedgerArgs),
+    /// Print the JSON Schema of scenario files (draft 7), generated from the types that
+    /// parse them: for TOML editors' completion and checking (with taplo, a scenario whose
+    /// first line is `#:schema ./dctc.schema.json`; see the README).
+    #[command(
+        after_help = "Examples:\n  dctc schema > dctc.schema.json\n  dctc schema | grep -c description"
+    )]
+    Schema,
+    /// Print every scenario key with its type, default, unit, range and meaning, by the part of
+    /// the format that reads it (docs/scenario-keys.md is the same, as Markdown).
+    #[command(
+        after_help = "Examples:\n  dctc keys packet\n  dctc keys dctcp\n  dctc keys fabric.leaf-spine\n  dctc keys --markdown > docs/scenario-keys.md"
+    )]
+    Keys {
+        /// Only this section and those below it (`packet`, `schemes`, `queue.ecn`), or a
+        /// scheme, policy or kind by name (`dctcp`, `leaf-spine`).
+        section: Option<String>,
+        /// The whole reference as Markdown.
+        #[arg(long, conflicts_with = "section")]
+        markdown: bool,
+    },
     /// List fabrics, workloads and schemes with one-line descriptions.
     #[command(after_help = "Examples:\n  dctc list\n  dctc list | grep -i pfabric")]
     List,
@@ -324,6 +345,24 @@ fn dispatch(command: Command) -> Result<()> {
             force,
         } => paper::run::reproduce(&paper, full, out, scenarios, force),
         Command::Ledger(args) => paper::run::ledger(&args),
+        Command::Schema => {
+            let text = serde_json::to_string_pretty(&keys::schema())?;
+            emit(&(text + "\n"));
+            Ok(())
+        }
+        Command::Keys { section, markdown } => {
+            if markdown {
+                emit(&keys::markdown());
+                return Ok(());
+            }
+            match keys::text(section.as_deref()) {
+                Ok(text) => {
+                    emit(&text);
+                    Ok(())
+                }
+                Err(reason) => bail!("dctc keys: {reason}"),
+            }
+        }
         Command::List => {
             emit(&engines::list());
             Ok(())

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Which engine runs a scenario.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Engine {
     /// The packet-level simulator (`dctc-packet`).
@@ -28,32 +28,60 @@ pub(crate) enum Engine {
     Allocator,
 }
 
-#[derive(Deserialize)]
+/// The top level of a scenario file: what every engine shares, and the tables its engine reads.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawScenario {
+    /// Names the output directory: letters, digits, '-', '_' or '.' (default: the file stem).
     #[serde(default)]
     name: Option<String>,
+    /// Free text for the report.
     #[serde(default)]
     description: String,
+    /// Master seed of the run; every random draw derives from it (default 1).
     #[serde(default = "default_seed")]
     seed: u64,
+    /// Which engine runs the scenario: `packet`, `flow` or `allocator`.
     engine: Engine,
+    /// Simulated time, ms, positive.
     duration_ms: f64,
+    /// The fabric (see the `fabric` sections).
+    #[schemars(with = "serde_json::Value")]
     fabric: FabricSpec,
+    /// The workloads, one table each (see the `workload` sections).
     #[serde(default)]
+    #[schemars(with = "Vec<serde_json::Value>")]
     workload: Vec<toml::Value>,
+    /// The schemes compared, one table each (see the `schemes` sections of the engine).
     #[serde(default)]
+    #[schemars(with = "Vec<serde_json::Value>")]
     schemes: Vec<toml::Value>,
+    /// Packet engine settings (see the `packet` section).
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
     packet: Option<toml::Value>,
+    /// Flow engine settings (see the `flow` section).
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
     flow: Option<toml::Value>,
+    /// Allocator engine settings (see the `allocator` section).
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
     allocator: Option<toml::Value>,
+    /// What the engine records beside its results (see the `output` sections).
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
     output: Option<toml::Value>,
+    /// The paper's claims, graded beside ours, one row each (see the `paper` sections).
     #[serde(default)]
+    #[schemars(with = "Vec<serde_json::Value>")]
     paper: Vec<toml::Value>,
+}
+
+/// The JSON Schema of the top level of a scenario, from the type that parses it; its tables
+/// are left open (`crate::keys` puts in each table's own schema).
+pub(crate) fn top_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    generator.subschema_for::<RawScenario>()
 }
 
 fn default_seed() -> u64 {

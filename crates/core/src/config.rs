@@ -13,7 +13,7 @@ use serde::Deserialize;
 /// kinds it lists (`dctc_packet::config::WORKLOAD_KINDS`, `dctc_flow::workload::WORKLOAD_KINDS`)
 /// and turns them into its own checked plan; a kind it does not run is a [`KeyError`] at
 /// `kind` ([`WorkloadSpec::unsupported`]).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum WorkloadSpec {
     /// Poisson arrivals at a load (packet, flow and allocator engines).
@@ -76,7 +76,7 @@ impl WorkloadSpec {
 /// objective report's three); `dctc`
 /// checks the table's keys against the running engine's list before reading it, so a key of
 /// another engine is refused with the nearest valid name ([`unknown_name`]).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
     /// Packet engine: interval of switch-queue samples, us (default 100; 0 disables).

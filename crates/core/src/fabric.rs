@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// A fabric as a scenario describes it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum FabricSpec {
     /// One of the papers' fabrics by name (see [`PRESETS`]).
@@ -37,7 +37,7 @@ pub enum FabricSpec {
 }
 
 /// Parameters of a leaf-spine fabric.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LeafSpineSpec {
     /// Number of racks (leaf switches).
@@ -69,7 +69,7 @@ pub struct LeafSpineSpec {
 }
 
 /// Parameters of a 3-tier fat-tree.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FatTreeSpec {
     /// Switch radix (even): k pods, k^3/4 hosts.
@@ -86,7 +86,7 @@ pub struct FatTreeSpec {
 }
 
 /// Parameters of a dumbbell (single bottleneck).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DumbbellSpec {
     /// Hosts on the left switch.
@@ -107,7 +107,7 @@ pub struct DumbbellSpec {
 }
 
 /// Parameters of a non-blocking big switch.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BigSwitchSpec {
     /// Number of ports (hosts).

@@ -19,7 +19,7 @@ use dctc_core::workload::coflow::MAX_LOAD;
 use serde::Deserialize;
 
 /// `[flow]` as written.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowKeys {
     /// Default routing for every scheme.

@@ -27,7 +27,7 @@ use dctc_core::workload::MAX_FLOWS;
 use serde::Deserialize;
 
 /// `[allocator]` as written.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AllocatorKeys {
     /// Churn: microseconds between solver iterations (default 10).
@@ -174,7 +174,7 @@ impl AllocatorSettings {
 }
 
 /// A `[[schemes]]` entry of the allocator engine: a solver by name.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SolverKeys {
     /// A solver of [`crate::solver::SOLVERS`] that iterates (`ned`, `gradient`, `fgm`,

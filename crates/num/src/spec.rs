@@ -52,7 +52,7 @@ fn one_mbps() -> f64 {
 }
 
 /// A utility in JSON.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum UtilitySpec {
     /// `w log x`.
@@ -107,7 +107,7 @@ impl Default for UtilitySpec {
 }
 
 /// User utilities for HOLNET's center of utility (x in b/s).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum UserUtility {
     /// `log(1 + x)` (NRE).

@@ -66,7 +66,7 @@ fn err(key: impl Into<String>, reason: impl Into<String>) -> KeyError {
 }
 
 /// TCP knobs; every key is optional and overrides the preset.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpKnobs {
     /// `pfabric-tuned` (default) or `linux-like`.
@@ -324,17 +324,24 @@ pub struct PacketSettings {
 
 /// The `[packet]` keys of the table itself (the rest belong to the queue disciplines and
 /// the load balancers).
-#[derive(Default, Deserialize)]
+#[derive(Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct OwnKeys {
+    /// TCP defaults for every scheme (a scheme's own `tcp` replaces them key by key).
     #[serde(default)]
     tcp: TcpKnobs,
+    /// Load balancer of every scheme that names none (default `ecmp`).
     #[serde(default)]
     load_balancer: Option<LbKind>,
+    /// Host NIC queue, bytes, at least one 1500 B packet, at most 10^12 (default 1500000).
     #[serde(default)]
     nic_buffer_bytes: Option<u64>,
+    /// Each packet a host sends reaches the first switch up to this much later (uniform,
+    /// seeded, order kept), us, in [0, 1000000] (default 0: off).
     #[serde(default)]
     send_jitter_us: Option<f64>,
+    /// Simulated time after the workload's duration (arrivals stop at the duration), so
+    /// flows can finish, ms, >= 0 (default 0).
     #[serde(default)]
     drain_ms: Option<f64>,
 }
@@ -348,6 +355,30 @@ const OWN_KEYS: &[&str] = &[
 ];
 
 impl PacketSettings {
+    /// The JSON Schema of the `[packet]` table: its own keys, every load balancer's and
+    /// every queue discipline's (as defaults for every scheme whose queue uses them), each
+    /// from the type that parses it.
+    pub fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut s = generator.subschema_for::<OwnKeys>();
+        let mut extra = Vec::new();
+        for part in crate::lb::LbKeys::schemas(generator) {
+            extra.push(part);
+        }
+        for (_, part) in QueueSpec::schemas(generator) {
+            extra.push(part);
+        }
+        if let Some(props) = s.get_mut("properties").and_then(|p| p.as_object_mut()) {
+            for part in extra {
+                if let Some(p) = part.get("properties").and_then(|p| p.as_object()) {
+                    for (k, v) in p {
+                        props.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+            }
+        }
+        s
+    }
+
     /// Reads and checks the `[packet]` table on `topo`: its own keys, every load balancer's
     /// (checked whichever the schemes run), and any queue discipline's key as a default.
     /// Error paths are `packet.<key>`.

@@ -33,6 +33,9 @@ pub trait Keys: Clone + fmt::Debug + Default + PartialEq {
     fn read(table: &impl ParseTable) -> Result<Self, KeyError>;
     /// `self` with every key it leaves unset taken from `defaults` (the `[packet]` table's).
     fn or(&self, defaults: &Self) -> Self;
+    /// The JSON Schema of its keys: an object with one property per key, documented by the
+    /// key's doc comment (what `dctc schema`, `dctc keys` and `dctc list` show).
+    fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
 }
 
 impl<A: Keys, B: Keys> Keys for (A, B) {
@@ -46,6 +49,17 @@ impl<A: Keys, B: Keys> Keys for (A, B) {
     }
     fn or(&self, defaults: &Self) -> Self {
         (self.0.or(&defaults.0), self.1.or(&defaults.1))
+    }
+    fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut s = A::schema(generator);
+        let b = B::schema(generator);
+        if let (Some(into), Some(from)) = (
+            s.get_mut("properties").and_then(|p| p.as_object_mut()),
+            b.get("properties").and_then(|p| p.as_object()),
+        ) {
+            into.extend(from.clone());
+        }
+        s
     }
 }
 
@@ -67,7 +81,7 @@ macro_rules! unit_keys {
         $($(#[$doc:meta])* $field:ident: $ty:ty,)*
     }) => {
         $(#[$m])*
-        #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+        #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         $vis struct $name {
             $($(#[$doc])* #[serde(default)] pub $field: Option<$ty>,)*
@@ -83,6 +97,9 @@ macro_rules! unit_keys {
             #[allow(clippy::clone_on_copy)]
             fn or(&self, _defaults: &Self) -> Self {
                 $name { $($field: self.$field.clone().or_else(|| _defaults.$field.clone()),)* }
+            }
+            fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                generator.subschema_for::<Self>()
             }
         }
     };
@@ -101,6 +118,9 @@ impl Keys for NoKeys {
     }
     fn or(&self, _defaults: &Self) -> Self {
         NoKeys
+    }
+    fn schema(_generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "object", "properties": {}, "additionalProperties": false})
     }
 }
 

@@ -23,7 +23,7 @@ use dctc_core::spec::FlowSpec;
 use dctc_core::topology::Topology;
 
 /// One `subflows` entry as written.
-#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubflowsSpec {
     /// The workload flow's id (explicit flows are numbered from 0 in the order written).

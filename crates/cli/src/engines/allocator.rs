@@ -49,7 +49,7 @@ use serde_json::{json, Map, Value};
 /// Solvers, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = dctc_num::solver::SOLVERS;
 
-const WORKLOAD_KINDS: &[&str] = &["poisson"];
+pub(crate) const WORKLOAD_KINDS: &[&str] = &["poisson"];
 
 pub(crate) struct Plan {
     settings: AllocatorSettings,
@@ -58,7 +58,12 @@ pub(crate) struct Plan {
     loads: Vec<f64>,
 }
 
+/// The `[output]` keys this engine reads: none (its outputs are fixed), so any key there is
+/// refused rather than silently ignored.
+pub(crate) const OUTPUT_KEYS: &[&str] = &[];
+
 fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
+    s.output_spec(OUTPUT_KEYS)?;
     let keys: AllocatorKeys = s.parse(&s.settings, "allocator")?;
     let settings = AllocatorSettings::new(&keys).map_err(|e| s.key_error(e.at("allocator")))?;
     if let Some(us) = settings.iteration_us {

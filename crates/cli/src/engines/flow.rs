@@ -57,7 +57,22 @@ pub(crate) const ROUTINGS: &[(&str, &str)] = dctc_flow::ROUTINGS;
 
 /// The `[output]` keys this engine reads: `flows_csv` (write `flows.csv`, default true; the
 /// full trace has 706,397 flows per run) and `cdf_points` (points per CCT CDF, default 100).
-const OUTPUT_KEYS: &[&str] = &["flows_csv", "cdf_points"];
+pub(crate) const OUTPUT_KEYS: &[&str] = &["flows_csv", "cdf_points"];
+
+/// The keys of a `[[schemes]]` table that `plan` takes out before the policy reads the rest
+/// (its own keys: `crate::keys` adds each policy's). `plan` reads these three by name; the
+/// key-reference test checks that each is accepted and that no other is.
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct SchemeKeys {
+    /// A registered policy (`dctc list`).
+    name: String,
+    /// Name in outputs (default: `name`).
+    label: Option<String>,
+    /// This scheme's routing, overriding `[flow].routing`: `ecmp`, `hedera`, `conga` or
+    /// `drill`.
+    routing: Option<String>,
+}
 
 /// A `[[schemes]]` table's policy keys (`name`, `label` and `routing` taken out), read with
 /// the scenario's errors (paths relative to the table; the caller prefixes its place).

@@ -48,15 +48,36 @@ pub(crate) fn list() -> String {
     );
     let cdfs: Vec<(&str, &str)> = BUILTIN.iter().map(|b| (b.0, b.1)).collect();
     section(&mut out, "Flow-size CDFs (cdf = ...)", &cdfs);
+    // A scheme's or policy's row lists its own keys with their defaults (`dctc keys NAME`
+    // tells more), and a packet scheme's its switch queue.
+    let secs = crate::keys::sections();
+    let keys = crate::keys::keys(&secs);
+    let with_keys = |id: String, about: &str| -> String {
+        let own = crate::keys::brief(&id, &keys);
+        match own.is_empty() {
+            true => about.to_string(),
+            false => format!("{about}; keys: {}", own.join(", ")),
+        }
+    };
+    let schemes: Vec<(&str, String)> = (packet::SCHEMES.iter())
+        .map(|(name, about)| {
+            let queue = crate::keys::default_queue(name).unwrap_or("?");
+            let about = format!("{about}; switch queue `{queue}`");
+            (*name, with_keys(format!("schemes.packet.{name}"), &about))
+        })
+        .collect();
     section(
         &mut out,
         "Packet-level schemes (engine = \"packet\")",
-        packet::SCHEMES,
+        &schemes,
     );
+    let policies: Vec<(&str, String)> = (flow::SCHEMES.iter())
+        .map(|(name, about)| (*name, with_keys(format!("schemes.flow.{name}"), about)))
+        .collect();
     section(
         &mut out,
         "Flow-level policies (engine = \"flow\")",
-        flow::SCHEMES,
+        &policies,
     );
     section(
         &mut out,

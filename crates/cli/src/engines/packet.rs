@@ -74,7 +74,7 @@ pub(crate) struct Plan {
 }
 
 /// The `[output]` keys this engine reads.
-const OUTPUT_KEYS: &[&str] = &[
+pub(crate) const OUTPUT_KEYS: &[&str] = &[
     "queue_sample_us",
     "throughput_bin_us",
     "rate_average_from_ms",

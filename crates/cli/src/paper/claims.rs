@@ -219,83 +219,139 @@ pub(crate) struct Row {
     pub(crate) claim: Claim,
 }
 
-#[derive(Deserialize)]
+/// Keys every `[[paper]]` row carries besides `kind` (`value`, `range`, `bound`, `ratio`,
+/// `order` or `trend`: the module's documentation says what each claims).
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CommonKeys {
+    /// What the row claims, in a few words (names it in the ledger).
     label: String,
+    /// Where the paper states it (`Fig. 7`, `§5.2`).
     figure: String,
+    /// The paper's wording, and how our setup differs from the paper's.
     note: String,
+    /// Why a miss is not a bug: starts with `(a) `, `(b) ` or `(c) ` and points to a section
+    /// of the scenario's README.
     #[serde(default)]
     miss_reason: Option<String>,
+    /// The row checks our own engine (an invariant), not a figure of the paper (default false).
     #[serde(default)]
     self_check: bool,
 }
 
-#[derive(Deserialize)]
+/// A `value` row's keys.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ValueKeys {
+    /// Dotted path into the run's `summary.json` (in a `claims.toml`, `scenario:path`).
     metric: String,
+    /// The paper's value, not 0.
     value: f64,
+    /// Relative tolerance, positive (default 0.25).
     #[serde(default)]
     tolerance: Option<f64>,
+    /// The metric's physical limit (a line rate, a buffer), at least `value`: ours must not
+    /// exceed it, whatever the tolerance.
     #[serde(default)]
     physical_max: Option<f64>,
 }
 
-#[derive(Deserialize)]
+/// A `range` row's keys.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RangeKeys {
+    /// Dotted path into the run's `summary.json` (in a `claims.toml`, `scenario:path`).
     metric: String,
+    /// Low end of the paper's range.
     low: f64,
+    /// High end of the paper's range, at least `low`.
     high: f64,
+    /// Relative tolerance around the nearer end, positive (default 0.25).
     #[serde(default)]
     tolerance: Option<f64>,
+    /// The metric's physical limit (a line rate, a buffer), at least `high`: ours must not
+    /// exceed it, whatever the tolerance.
     #[serde(default)]
     physical_max: Option<f64>,
 }
 
-#[derive(Deserialize)]
+/// A `bound` row's keys.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct BoundKeys {
+    /// Dotted path into the run's `summary.json` (in a `claims.toml`, `scenario:path`).
     metric: String,
+    /// Ours strictly below this (one of `below`, `above`).
     #[serde(default)]
     below: Option<f64>,
+    /// Ours strictly above this (one of `below`, `above`).
     #[serde(default)]
     above: Option<f64>,
+    /// The bound is on |ours|, and must then be positive (default false).
     #[serde(default)]
     abs: bool,
 }
 
-#[derive(Deserialize)]
+/// A `ratio` row's keys.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RatioKeys {
+    /// A `relative.<a>_vs_<b>.<figure>` metric holding a / b - 1 (or give `a` and `b`).
     #[serde(default)]
     metric: Option<String>,
+    /// The numerator metric.
     #[serde(default)]
     a: Option<String>,
+    /// The denominator metric.
     #[serde(default)]
     b: Option<String>,
+    /// The paper's a / b: one number or `[low, high]` (one of `factor`, `change`).
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
     factor: Option<toml::Value>,
+    /// The paper's a / b - 1 ("37.1% below" is -0.371; one of `factor`, `change`).
     #[serde(default)]
     change: Option<f64>,
+    /// Relative tolerance on the figure as the paper states it, positive (default 0.25).
     #[serde(default)]
     tolerance: Option<f64>,
 }
 
-#[derive(Deserialize)]
+/// An `order` row's keys.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct OrderKeys {
+    /// Several metrics, smallest first.
     metrics: Vec<String>,
 }
 
-#[derive(Deserialize)]
+/// A `trend` row's keys.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct TrendKeys {
+    /// A sequence of metrics (in a `claims.toml`, of several scenarios).
     metrics: Vec<String>,
+    /// `increasing`, `decreasing`, `flat` or `not-reduced`.
     direction: String,
+    /// `flat`: every value within this relative band of their mean.
     #[serde(default)]
     band: Option<f64>,
+}
+
+/// The JSON Schemas of a `[[paper]]` row: the keys every row carries, then each kind's own,
+/// from the types that parse them.
+pub(crate) fn row_schemas(
+    generator: &mut schemars::SchemaGenerator,
+) -> (schemars::Schema, Vec<(&'static str, schemars::Schema)>) {
+    let kinds = vec![
+        ("value", generator.subschema_for::<ValueKeys>()),
+        ("range", generator.subschema_for::<RangeKeys>()),
+        ("bound", generator.subschema_for::<BoundKeys>()),
+        ("ratio", generator.subschema_for::<RatioKeys>()),
+        ("order", generator.subschema_for::<OrderKeys>()),
+        ("trend", generator.subschema_for::<TrendKeys>()),
+    ];
+    (generator.subschema_for::<CommonKeys>(), kinds)
 }
 
 /// The trend directions, as `direction` names them.

@@ -11,7 +11,7 @@ use serde::Deserialize;
 pub const MAX_LOAD: f64 = 10.0;
 
 /// Where trace endpoints go.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Placement {
     /// Every flow's sender and receiver uniform over the hosts (DBA §5.1).
@@ -22,7 +22,7 @@ pub enum Placement {
 }
 
 /// Around which mean a trace coflow's flow sizes are drawn.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SizeModel {
     /// Every flow of a coflow around the coflow's total over its flow count (DBA §5.1).
@@ -33,7 +33,7 @@ pub enum SizeModel {
 }
 
 /// When trace coflows arrive.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Arrivals {
     /// Scaled by one factor so that the trace offers `load` (DBA §5.1).
@@ -44,7 +44,7 @@ pub enum Arrivals {
 }
 
 /// How to turn a trace into coflows (`kind = "coflow-trace"`).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
     /// Trace file, relative to the scenario.
@@ -123,7 +123,7 @@ impl TraceSpec {
 /// Synthetic coflows (`kind = "synthetic-coflows"`): Poisson arrivals at a load, width
 /// (flows per coflow) uniform in `[width_min, width_max]`, flow sizes from a CDF, endpoints
 /// uniform over the hosts.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SyntheticSpec {
     /// Number of coflows.

@@ -93,7 +93,7 @@ impl WorkloadError {
 /// Incast (TFC §6.2.1): `senders` hosts each answer one receiver with a block of
 /// `block_bytes`; the next request goes out only when every block of the round has arrived.
 /// Repeated for `rounds` rounds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IncastSpec {
     /// Host index of the receiver.
@@ -166,7 +166,7 @@ impl IncastSpec {
 }
 
 /// Incast repeated for several sender counts, each in its own run (TFC Fig. 12a).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IncastSweep {
     /// Host index of the receiver.

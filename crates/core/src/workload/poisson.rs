@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Which sender-receiver pairs arrivals may use.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum PairMode {
     /// Any two distinct hosts.
@@ -28,7 +30,7 @@ pub enum PairMode {
 }
 
 /// Poisson arrivals as a scenario describes them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PoissonSpec {
     /// A built-in CDF name (`websearch`, `datamining`, `fb-web`, `fb-cache`, `fb-hadoop`) or a

@@ -20,7 +20,7 @@ pub const ABOUT: &str =
     "Baraat: FIFO across coflows with limited multiplexing once a coflow turns heavy";
 
 /// `baraat`'s keys.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BaraatConfig {
     /// A coflow turns heavy after sending this many bytes (default: the `heavy_percentile` of

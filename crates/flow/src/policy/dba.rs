@@ -105,7 +105,7 @@ pub const ABOUT: &str =
      (two documented fixes so its fixed point is the optimum)";
 
 /// `dba`'s keys.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DbaConfig {
     /// The power epsilon of problem (2) (default 0.5).

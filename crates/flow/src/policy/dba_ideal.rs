@@ -30,7 +30,7 @@ use serde::Deserialize;
 pub const ABOUT: &str = "optimum of DBA's problem (2), weights 1/T_k, re-solved at every event";
 
 /// `dba-ideal`'s keys.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DbaIdealConfig {
     /// The power epsilon of problem (2) (default 0.5).

@@ -42,7 +42,7 @@ pub const ABOUT: &str =
      to convergence warm-started per event, F-NORM";
 
 /// `num`'s keys.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NumConfig {
     /// Every flow's utility, `dctc-num`'s utility spec (default `{ kind = "log" }`).
@@ -67,7 +67,7 @@ const INITIAL_PRICE: f64 = 1.0;
 
 /// A scheme's utility: `dctc-num`'s JSON utility spec (`kind` = `log`, `alpha`, `dba`,
 /// `tcp_reno`, `holnet`, with their parameters).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct UtilityConfig(pub UtilitySpec);
 

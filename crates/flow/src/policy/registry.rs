@@ -55,6 +55,13 @@ macro_rules! policies {
                 }
             }
 
+            /// Every policy's name and the JSON Schema of its own keys.
+            pub fn schemas(
+                generator: &mut schemars::SchemaGenerator,
+            ) -> Vec<(&'static str, schemars::Schema)> {
+                vec![$(($name, generator.subschema_for::<$config>()),)*]
+            }
+
             /// Builds the policy.
             fn build(
                 &self,
@@ -80,7 +87,7 @@ pub struct BuildContext<'a> {
 }
 
 /// The config of a policy without keys.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoKeys {}
 

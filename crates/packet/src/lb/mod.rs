@@ -137,6 +137,11 @@ macro_rules! balancers {
                 Ok(LbKeys { $($m: Keys::read(table)?,)* })
             }
 
+            /// Every balancer's `[packet]` keys as JSON Schemas, one per balancer.
+            pub fn schemas(generator: &mut schemars::SchemaGenerator) -> Vec<schemars::Schema> {
+                vec![$(<<$m::$t as BalancerUnit>::Keys as Keys>::schema(generator),)*]
+            }
+
             /// Every balancer's key names.
             pub fn names() -> Vec<&'static str> {
                 let mut v = Vec::new();
@@ -245,6 +250,16 @@ impl Default for LbKind {
     /// ECMP, whose per-hop pick the forwarding path inlines.
     fn default() -> Self {
         LbKind::Ecmp
+    }
+}
+
+/// `load_balancer`: one of the registered names.
+impl schemars::JsonSchema for LbKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LbKind".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "enum": LB_NAMES})
     }
 }
 

@@ -351,6 +351,13 @@ macro_rules! disciplines {
                 None
             }
 
+            /// Every discipline's name and the JSON Schema of its keys.
+            pub fn schemas(
+                generator: &mut schemars::SchemaGenerator,
+            ) -> Vec<(&'static str, schemars::Schema)> {
+                vec![$((<$m::$p as Discipline>::NAME, <<$m::$p as Discipline>::Keys as Keys>::schema(generator)),)*]
+            }
+
             /// Every discipline's name and keys.
             pub fn keys() -> Vec<(&'static str, Vec<&'static str>)> {
                 vec![$((<$m::$p as Discipline>::NAME, <<$m::$p as Discipline>::Keys as Keys>::names()),)*]

@@ -39,7 +39,7 @@ pub const ABOUT: &str =
     "HOLNET CC/CC-CoS (eq. 19): per-flow alpha-utility weights and minimum rates, loss-inferred congestion, DropTail";
 
 /// One row of the per-flow table.
-#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowEntry {
     /// Workload flow id.

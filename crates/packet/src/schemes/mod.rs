@@ -49,7 +49,7 @@ pub struct Parts {
 }
 
 /// The keys every scheme table accepts.
-#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommonKeys {
     /// A registered scheme name.
@@ -105,7 +105,7 @@ impl CommonKeys {
 macro_rules! scheme_config {
     ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
         /// This scheme's own `[[schemes]]` keys.
-        #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+        #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct Config {
             $($(#[$doc])* #[serde(default)] pub $field: $ty,)*
@@ -131,6 +131,13 @@ macro_rules! schemes {
         /// Every scheme's name and own keys.
         fn scheme_keys() -> Vec<(&'static str, &'static [&'static str])> {
             vec![$(($m::NAME, $m::Config::KEYS),)*]
+        }
+
+        /// Every scheme's name and the JSON Schema of its own keys (its `Config`).
+        pub fn scheme_schemas(
+            generator: &mut schemars::SchemaGenerator,
+        ) -> Vec<(&'static str, schemars::Schema)> {
+            vec![$(($m::NAME, generator.subschema_for::<$m::Config>()),)*]
         }
 
         /// Parses and validates the own keys of scheme `name` and its `parts`; with its name
