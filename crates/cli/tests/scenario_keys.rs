@@ -194,9 +194,10 @@ buffer_bytes = 300000
 fn base(engine: &str) -> Value {
     let text = match engine {
         "packet" => format!(
+            // 20 ms: a Poisson web-search workload at load 0.3 draws flows within it.
             r#"name = "k"
 engine = "packet"
-duration_ms = 0.2
+duration_ms = 20.0
 [fabric]
 {DUMBBELL}
 [[workload]]
@@ -217,6 +218,9 @@ rate_gbps = 10.0
 kind = "synthetic-coflows"
 coflows = 4
 load = 0.5
+cdf = "websearch"
+width_min = 1
+width_max = 2
 [[schemes]]
 name = "maxmin"
 "#
@@ -246,6 +250,13 @@ name = "ned"
     toml::from_str(&text).unwrap()
 }
 
+/// Sets `key` of the table `doc` (toml's `doc[key] = ...` panics on a key the table lacks).
+fn put(doc: &mut Value, key: &str, value: Value) {
+    doc.as_table_mut()
+        .expect("a table")
+        .insert(key.into(), value);
+}
+
 fn table(text: &str) -> Value {
     toml::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
@@ -267,7 +278,7 @@ fn kind_table(section: &str) -> Option<Value> {
         "workload.csv" => return None,
         "workload.incast-sweep" => "kind = \"incast-sweep\"\nsenders = [2]\nblock_bytes = 3000\nrounds = 2".into(),
         "workload.coflow-trace" => format!("kind = \"coflow-trace\"\npath = \"{data}/coflow/FB2010-1Hr-150-0.txt\"\nmax_coflows = 3\nsize_scale = 0.001"),
-        "workload.synthetic-coflows" => "kind = \"synthetic-coflows\"\ncoflows = 4\nload = 0.5".into(),
+        "workload.synthetic-coflows" => "kind = \"synthetic-coflows\"\ncoflows = 4\nload = 0.5\ncdf = \"websearch\"\nwidth_min = 1\nwidth_max = 2".into(),
         "paper" | "paper.value" => PAPER_ROW.to_string() + "kind = \"value\"\nmetric = \"m\"\nvalue = 1.0",
         "paper.range" => PAPER_ROW.to_string() + "kind = \"range\"\nmetric = \"m\"\nlow = 1.0\nhigh = 2.0",
         "paper.bound" => PAPER_ROW.to_string() + "kind = \"bound\"\nmetric = \"m\"\nbelow = 1.0",
@@ -290,31 +301,41 @@ fn scenario_for(s: &Section) -> Option<(Value, Vec<PathStep>)> {
     let steps = match s.table {
         "" => vec![],
         "fabric" => {
-            doc["fabric"] = kind_table(&s.id)?;
+            put(&mut doc, "fabric", kind_table(&s.id)?);
             vec![PathStep::Key("fabric".into())]
         }
         "workload[]" => {
             if s.id == "workload.incast-sweep" || s.id == "workload.incast" {
                 // The closed-loop incast senders need the first hosts free of other flows.
             }
-            doc["workload"] = Value::Array(vec![kind_table(&s.id)?]);
+            put(&mut doc, "workload", Value::Array(vec![kind_table(&s.id)?]));
             vec![PathStep::Key("workload".into()), PathStep::Index(0)]
         }
         "schemes[]" => {
-            let scheme = &mut doc["schemes"][0];
+            // toml's `value[key] = ...` panics on a key the table lacks: insert instead.
+            let mut multipath = false;
+            let scheme = doc["schemes"][0].as_table_mut().expect("a scheme table");
             if let Some(name) = when("name") {
-                scheme["name"] = Value::String(name.clone());
+                scheme.insert("name".into(), Value::String(name.clone()));
                 if name == "holnet-mcc" || name == "mptcp" {
-                    scheme["subflows"] = table(SUBFLOWS)["subflows"].clone();
+                    scheme.insert("subflows".into(), table(SUBFLOWS)["subflows"].clone());
+                    multipath = true;
                 }
             }
             if let Some(q) = when("queue") {
-                scheme["queue"] = Value::String(q);
+                scheme.insert("queue".into(), Value::String(q));
+            }
+            // Multipath flows are long-lived: the base flow loses its size.
+            if multipath {
+                if let Some(f) = doc["workload"][0]["flows"][0].as_table_mut() {
+                    f.remove("size_bytes");
+                    f.insert("stop_us".into(), Value::Float(100.0));
+                }
             }
             vec![PathStep::Key("schemes".into()), PathStep::Index(0)]
         }
         "paper[]" => {
-            doc["paper"] = Value::Array(vec![kind_table(&s.id)?]);
+            put(&mut doc, "paper", Value::Array(vec![kind_table(&s.id)?]));
             vec![PathStep::Key("paper".into()), PathStep::Index(0)]
         }
         t => {
@@ -438,6 +459,7 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("preset", "\"pfabric-tuned\""),
     ("routing", "\"ecmp\""),
     ("cdf", "\"websearch\""),
+    ("arrivals", "\"native\""),
     (
         "subflows",
         "[{ flow = 0, paths = [[\"h0\", \"left\", \"right\", \"h2\"]] }]",
@@ -539,6 +561,11 @@ fn every_key_of_the_reference_is_accepted_and_no_other() {
                 .meaning
                 .strip_prefix("(kind = \"")
                 .and_then(|m| m.split('"').next());
+            // An engine's own table (`flow`, `allocator`) is accepted only by that engine.
+            let doc = match (s.table, k.path.as_str()) {
+                ("", engine @ ("flow" | "allocator")) => base(engine),
+                _ => doc.clone(),
+            };
             for v in candidates(k) {
                 let mut d = doc.clone();
                 if let (Some(tag), Some((parent, _))) = (tag, k.path.rsplit_once('.')) {
