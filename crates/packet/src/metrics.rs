@@ -287,6 +287,9 @@ pub struct PacketRun {
     pub peak_packets: usize,
     /// Flowtune §6.6 measured on the allocator node's iterations, when its scheme asked.
     pub churn: Option<dctc_num::churn::ChurnSummary>,
+    /// The objective report's trace (`RunOptions::objective`): each open-loop flow's paths,
+    /// start and end, and the bits it got in order per interval.
+    pub objective: Option<dctc_num::objective::Trace>,
 }
 
 #[cfg(test)]

@@ -134,6 +134,8 @@ impl Case {
 /// - Every flow policy's first case under a policy, or keys, that break its definition
 ///   (`flow_policies::sabotaged`: max-min served by the log-utility NUM, Varys serving FIFO,
 ///   Baraat never multiplexing, DBA with eq. (12) as printed, ...).
+/// - HOLNET CC deaf to its flows' utilities (`holnet::sabotaged`: its `flows` table dropped),
+///   which splits the CC-CoS link evenly instead of at the NUM optimum.
 pub fn sabotaged() -> Vec<Case> {
     let dctcp = fill::Path::dumbbell(10.0, 1.0, 8);
     let pfabric = fill::Path::star(10.0, 1.0, 12);
@@ -160,6 +162,7 @@ pub fn sabotaged() -> Vec<Case> {
         ),
     ];
     v.extend(flow_policies::sabotaged());
+    v.extend(holnet::sabotaged());
     v
 }
 
