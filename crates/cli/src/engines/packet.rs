@@ -77,6 +77,7 @@ const OUTPUT_KEYS: &[&str] = &[
     "throughput_bin_us",
     "rate_average_from_ms",
     "size_classes_bytes",
+    "pcap",
 ];
 
 /// The span from the start of a run to `until`.
@@ -218,6 +219,10 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             ))
         }
     };
+    if let Some(spec) = &output.pcap {
+        let capture = super::pcap::plan(s, spec, &topo, schemes.len(), sweep.is_some())?;
+        opts.capture = Some(capture);
+    }
     let classes = match output.size_classes_bytes {
         None => ByteClasses::default(),
         Some(bounds) => ByteClasses::new(bounds)
@@ -813,11 +818,17 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
     for sec in sections {
         report.push_section(sec);
     }
+    let (files, written) = super::pcap::files(&p.topo, results);
+    if !written.is_empty() {
+        console.push('\n');
+        console.push_str(&written);
+    }
     RunOutput {
         summary,
         tables: tables(results),
         report,
         console,
+        files,
     }
 }
 
@@ -1593,6 +1604,7 @@ fn render_sweep(
         ],
         report,
         console,
+        files: Vec::new(),
     }
 }
 
