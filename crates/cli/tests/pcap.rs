@@ -97,6 +97,11 @@ fn read_back(tcpdump: &Path, file: &Path) -> Vec<Seen> {
             .unwrap();
         assert_eq!(frac.len(), 9, "nanosecond stamps: {ip}");
         let ns = secs.parse::<u64>().unwrap() * 1_000_000_000 + frac.parse::<u64>().unwrap();
+        // tcpdump checks the IP checksum, and the TCP one of a segment it holds whole (an ACK).
+        assert!(
+            !ip.contains("incorrect") && !tcp.contains("incorrect"),
+            "a bad checksum: {ip} {tcp}"
+        );
         let (addrs, rest) = tcp.trim().split_once(": ").unwrap();
         let (from, to) = addrs.split_once(" > ").unwrap();
         let field = |name: &str| {

@@ -44,7 +44,8 @@
 //!   and XCP probes) and an incast request are TCP segments with PSH set, between the ports
 //!   of their flow; they carry no sequence information of their own.
 //! - TTL 64, IP identification 0 with Don't Fragment (RFC 6864), window 65535, no TCP
-//!   options, TCP checksum 0 (the payload is not captured, so no checksum could be checked).
+//!   options; the TCP checksum is that of the segment with an all-zero payload (right for
+//!   ACKs, which carry none; a reader cannot check a data segment whose payload is cut).
 
 use crate::packet::{Ecn, PacketKind};
 use dctc_core::ids::{LinkId, NodeId};
@@ -379,6 +380,15 @@ pub fn frame(c: &Captured) -> ([u8; SNAPLEN as usize], u32) {
     tcp[12] = 5 << 4;
     tcp[13] = flags;
     tcp[14..16].copy_from_slice(&65535u16.to_be_bytes());
+    // The checksum of the segment with an all-zero payload, which adds nothing to the sum:
+    // right for ACKs (no payload), and what readers cannot check on a truncated data segment.
+    let mut pseudo = [0u8; 12 + 20];
+    pseudo[0..8].copy_from_slice(&f[26..34]);
+    pseudo[9] = 6;
+    pseudo[10..12].copy_from_slice(&((ip_len - 20) as u16).to_be_bytes());
+    pseudo[12..].copy_from_slice(&f[34..54]);
+    let sum = checksum(&pseudo);
+    f[50..52].copy_from_slice(&sum.to_be_bytes());
     (f, 14 + ip_len)
 }
 
@@ -473,6 +483,11 @@ mod tests {
         assert_eq!(u16::from_be_bytes([f[36], f[37]]), 1031);
         assert_eq!(u32::from_be_bytes([f[42], f[43], f[44], f[45]]), 3000);
         assert_eq!(f[47], ACK | ECE);
+        // A whole segment's checksum, over the pseudo-header, sums to zero.
+        let mut pseudo = f[26..34].to_vec();
+        pseudo.extend([0, 6, 0, 20]);
+        pseudo.extend(&f[34..54]);
+        assert_eq!(checksum(&pseudo), 0);
     }
 
     #[test]

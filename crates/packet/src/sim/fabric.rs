@@ -458,10 +458,26 @@ impl Fabric {
         self.capture = Some(Box::new(rec));
     }
 
-    /// Records `hop`, which just reached the far end of link `l`; the link records no more
-    /// once it holds its capture's limit. Out of line: only captured links come here.
+    /// Whether a capture point watches link `l` (and it has not recorded its limit yet).
+    #[inline(always)]
+    pub(crate) fn captures(&self, l: u32) -> bool {
+        self.ports[l as usize].capture
+    }
+
+    /// Records the head packet on link `l`, which reaches the far end now (before
+    /// [`Fabric::on_arrive`] takes it). Out of line: only captured links come here.
     #[cold]
     #[inline(never)]
+    pub(crate) fn capture_head(&mut self, l: u32) {
+        let hop = *self.ports[l as usize]
+            .pipe
+            .front()
+            .expect("an Arrive event has a packet");
+        self.capture_hop(l, &hop);
+    }
+
+    /// Records `hop`, which reaches the far end of link `l`; the link records no more
+    /// once it holds its capture's limit.
     fn capture_hop(&mut self, l: u32, hop: &InFlight) {
         let port = &self.ports[l as usize];
         let on_link = port.delay + port.tx_time(hop.offer.wire_bytes as u64);
@@ -596,14 +612,11 @@ impl Fabric {
         if let Some(next) = port.pipe.front() {
             ev.push(next.at, Event::Arrive(l));
         }
-        let (node, captured) = (port.to, port.capture);
+        let node = port.to;
         if port.pending == Pending::Deferred && port.busy_until <= now {
             // The packet in service when the next departure fell due arrives no earlier
             // than that departure: its arrival is the settling that always comes.
             self.settle(l, now, ev, c);
-        }
-        if captured {
-            self.capture_hop(l, &hop);
         }
         if self.is_host[node.index()] {
             let pkt = hop.offer.pkt;

@@ -472,6 +472,10 @@ impl<'a> Simulation<'a> {
             let (ev_q, c) = (&mut self.events, &mut self.counters);
             match ev {
                 Event::Arrive(l) => {
+                    // Out of `on_arrive`, whose inlining the per-hop cost depends on.
+                    if self.fabric.captures(l) {
+                        self.fabric.capture_head(l);
+                    }
                     if let Some(pkt) = self.fabric.on_arrive(l, t, ev_q, c) {
                         self.deliver(pkt);
                     }
