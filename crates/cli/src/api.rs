@@ -3,6 +3,7 @@
 //! with the same checks, results and error messages as `dctc run` and `dctc sweep`.
 
 use crate::output::{self, RunOutput};
+pub use crate::progress::Hook as ProgressHook;
 use crate::progress::Progress;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -94,8 +95,19 @@ pub fn validate(s: &Scenario) -> Result<()> {
 
 /// Validates and runs `s` in the calling thread, without a progress bar, writing nothing.
 pub fn run(s: &Scenario) -> Result<Run> {
+    run_reporting(s, &Progress::new(false))
+}
+
+/// [`run`], telling `hook` how far the run is: `(phase, simulated us done, us to run)` at the
+/// start of each phase (a scheme, or a scheme at one load) and at most once per percent of it.
+/// The run and its results are the same as without a hook.
+pub fn run_with_progress(s: &Scenario, hook: &ProgressHook<'_>) -> Result<Run> {
+    run_reporting(s, &Progress::hooked(hook))
+}
+
+fn run_reporting(s: &Scenario, progress: &Progress) -> Result<Run> {
     crate::validate(s)?;
-    let out: RunOutput = crate::run_engine(s, &Progress::new(false))?;
+    let out: RunOutput = crate::run_engine(s, progress)?;
     let summary = output::full_summary(s, &out);
     let report_html = output::final_report(s, &out, &summary).to_html();
     Ok(Run {
@@ -172,6 +184,33 @@ name = "newreno"
         .unwrap_err();
         assert_eq!(e.file, "<string>");
         assert!(e.reason.contains("did you mean `duration_ms`"), "{e}");
+    }
+
+    #[test]
+    fn a_progress_hook_sees_each_scheme_from_0_to_its_end_and_changes_nothing() {
+        let s = tiny();
+        let seen = std::sync::Mutex::new(Vec::new());
+        let hook = |label: &str, done: u64, total: u64| {
+            seen.lock().unwrap().push((label.to_string(), done, total));
+        };
+        let hooked = run_with_progress(&s, &hook).unwrap();
+        let plain = run(&s).unwrap();
+        assert_eq!(hooked.summary.to_string(), plain.summary.to_string());
+        let seen = seen.into_inner().unwrap();
+        // 0.2 ms = 200 us per scheme; each phase starts at 0, never goes back, ends at its
+        // total, and is reported at most once per percent (plus its start).
+        let labels: Vec<&str> = seen.iter().map(|(l, ..)| l.as_str()).collect();
+        let mut phases = labels.clone();
+        phases.dedup();
+        assert_eq!(phases, ["dctcp", "newreno"], "{seen:?}");
+        for phase in phases {
+            let mine: Vec<_> = seen.iter().filter(|(l, ..)| l == phase).collect();
+            assert_eq!(mine.first().unwrap().1, 0, "{mine:?}");
+            assert!(mine.iter().all(|(_, _, total)| *total == 200), "{mine:?}");
+            assert!(mine.windows(2).all(|w| w[0].1 < w[1].1), "{mine:?}");
+            assert_eq!(mine.last().unwrap().1, 200, "{mine:?}");
+            assert!(mine.len() <= 101, "{}", mine.len());
+        }
     }
 
     #[test]

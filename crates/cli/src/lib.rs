@@ -28,6 +28,7 @@ mod engines;
 mod interrupt;
 mod limits;
 mod num_cmd;
+mod objective;
 mod output;
 mod paper;
 mod parse;

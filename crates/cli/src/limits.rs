@@ -30,6 +30,12 @@ pub(crate) const MAX_SAMPLES: u64 = 20_000_000;
 /// 1 ps over 1 ms would need 10^9 steps, hours of work.
 pub(crate) const MAX_STEPS: u64 = 20_000_000;
 
+/// Most intervals of the objective report (`[output] objective_sample_us`; one NUM optimum
+/// solved per interval and scheme) over a run: 100,000. Warm-started, a solve over a few
+/// hundred flows takes milliseconds, so this is minutes per scheme at most; 1 us over a
+/// simulated second would be 10^6 solves.
+pub(crate) const MAX_OBJECTIVE_SOLVES: u64 = 100_000;
+
 /// Most flow updates an allocator convergence run may ask for per solver (iterations x
 /// flows): 10^10, a few minutes of work; the paper-sized default (5,000 iterations over 1,000
 /// flows, from a cold start and after an arrival) is 10^7.

@@ -1,6 +1,7 @@
 //! The conformance suite in CI: its quick set (what `dctc conformance --quick` runs) meets
-//! every expectation, and broken variants of two schemes, run through the same measurements
-//! and checkers, fail them, so a scheme that breaks the same way would fail the suite.
+//! every expectation, and broken variants of two schemes and of every flow policy, run through
+//! the same measurements and checkers, fail them, so a scheme that breaks the same way would
+//! fail the suite.
 
 use dctc_cli::conformance::{self, Case, Filter, Measured};
 use std::process::Command;
@@ -45,11 +46,15 @@ fn broken_variants_fail_their_checks() {
 }
 
 #[test]
-fn every_packet_scheme_has_cases() {
+fn every_scheme_and_policy_dctc_list_prints_has_cases() {
+    // The registries `dctc list` prints from: a scheme or policy added without a case fails.
     let covered = conformance::covered();
-    for (name, _) in dctc_packet::SCHEMES {
-        assert!(covered.iter().any(|c| c == name), "no case for `{name}`");
-    }
+    let listed = (dctc_packet::SCHEMES.iter()).chain(dctc_flow::POLICIES);
+    let missing: Vec<&str> = listed
+        .map(|(name, _)| *name)
+        .filter(|name| !covered.iter().any(|c| c == name))
+        .collect();
+    assert!(missing.is_empty(), "no conformance case for {missing:?}");
 }
 
 #[test]

@@ -72,7 +72,8 @@ impl WorkloadSpec {
 }
 
 /// The `[output]` table: what the engines record beside their results. Each engine reads only
-/// its own keys (the packet engine the first four, the flow engine the last two); `dctc`
+/// its own keys (the packet engine the first four, the flow engine the next two, both the
+/// objective report's three); `dctc`
 /// checks the table's keys against the running engine's list before reading it, so a key of
 /// another engine is refused with the nearest valid name ([`unknown_name`]).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -106,6 +107,17 @@ pub struct OutputSpec {
     /// Flow engine: points per CCT CDF (default 100).
     #[serde(default)]
     pub cdf_points: Option<usize>,
+    /// Packet and flow engines: interval of the objective report, us (off when absent): every
+    /// interval, the rates the flows got against the NUM optimum for the same flows
+    /// (`dctc_num::objective`), written to `objective.csv` and summarized per scheme.
+    #[serde(default)]
+    pub objective_sample_us: Option<f64>,
+    /// The objective report's utility: `log` (default), `alpha-fair` or `max-min`.
+    #[serde(default)]
+    pub objective_utility: Option<String>,
+    /// The alpha of `objective_utility = "alpha-fair"` (positive, not 1).
+    #[serde(default)]
+    pub objective_alpha: Option<f64>,
 }
 
 impl OutputSpec {
@@ -118,6 +130,9 @@ impl OutputSpec {
         "pcap",
         "flows_csv",
         "cdf_points",
+        "objective_sample_us",
+        "objective_utility",
+        "objective_alpha",
     ];
 }
 

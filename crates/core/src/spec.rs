@@ -22,3 +22,31 @@ pub struct FlowSpec {
     /// The coflow this flow belongs to, if any.
     pub coflow: Option<CoflowId>,
 }
+
+impl FlowSpec {
+    /// A long-lived flow `id` from `src` to `dst` that sends from `start` until `stop`.
+    pub fn long_lived(id: FlowId, src: NodeId, dst: NodeId, start: SimTime, stop: SimTime) -> Self {
+        FlowSpec {
+            id,
+            src,
+            dst,
+            size_bytes: None,
+            start,
+            stop: Some(stop),
+            coflow: None,
+        }
+    }
+
+    /// A flow `id` of `size_bytes` payload bytes from `src` to `dst`, starting at `start`.
+    pub fn sized(id: FlowId, src: NodeId, dst: NodeId, start: SimTime, size_bytes: u64) -> Self {
+        FlowSpec {
+            id,
+            src,
+            dst,
+            size_bytes: Some(size_bytes),
+            start,
+            stop: None,
+            coflow: None,
+        }
+    }
+}

@@ -12,6 +12,28 @@
 //! bottleneck structure, within a work budget) and the cut-based re-solve
 //! ([`IncMaxMin::reallocate_cut`]: every flow above the level at which the events can first
 //! change the water-filling).
+//!
+//! **The flow policies' incremental re-solves.** Four policies keep rates across events
+//! without solving from scratch; they are three algorithms, not four:
+//!
+//! - Water-filling from a cut (the lemma at [`IncMaxMin::reallocate`], threshold
+//!   [`above_cut`], full-link test [`TIGHT`]): this solver (`maxmin`) and Baraat's per-class
+//!   re-solve (`policy/baraat.rs`), which applies the same lemma to each priority class on the
+//!   capacity the classes ahead of it leave. Same algorithm, two states: this one keeps the
+//!   loop's per-link lists of every flow and exact loads on fixed capacities, and knows only
+//!   arrivals and completions; a Baraat class sees its capacity move at every event ahead of
+//!   it and classes merge when a coflow turns heavy, so Baraat keeps per-class records of its
+//!   links instead. Serving Baraat from here needs capacity-change events (a fall cuts as an
+//!   arrival does, a rise on a full link as a completion does) and per-class flow lists.
+//! - The strict-priority greedy's re-run (`policy/priority.rs`, `PriorityGreedy::remove`:
+//!   `fastpass-f`, `fastpass-c`): a different algorithm. No common level is raised; a flow
+//!   gets what the flows ranked before it leave, so a completion moves only later flows, and a
+//!   flow that gains takes from those after it.
+//! - Varys's back-fill hand-on (`policy/madd.rs`, `Madd::after_skipped_completion`): not a
+//!   re-solve. The back-fill pass is a priority greedy over ports, but between coflow events
+//!   Varys hands a finished flow's bandwidth (its MADD share and its back-fill) to the
+//!   leftover of that pass, never lowering a rate; the greedy's re-run would take from later
+//!   flows and, for flows through the core, need the fabric's max-min the hand-on skips.
 
 use crate::alloc::WaterFill;
 use crate::net::{Hop, Net};
@@ -51,7 +73,15 @@ const BN_TIE: f64 = 1e-12;
 const LOCAL_TRIES: usize = 6;
 
 /// A link with less than this fraction of its capacity free counts as full.
-const TIGHT: f64 = 1e-9;
+pub(crate) const TIGHT: f64 = 1e-9;
+
+/// The rates at or above which a re-solve from `cut` re-solves a flow (the lemma at
+/// [`IncMaxMin::reallocate`]): ties at the cut belong above it, and a margin for rounding only
+/// adds flows, which is always exact.
+#[inline]
+pub(crate) fn above_cut(cut: f64) -> f64 {
+    cut * (1.0 - 1e-9)
+}
 
 /// A link load in fixed point (exact integer sums, so the load never drifts however many
 /// times rates change).
@@ -432,9 +462,8 @@ impl IncMaxMin {
         seed_links: &[u32],
     ) -> (usize, bool) {
         let mut work = 0;
-        // Ties at the cut belong above it; a margin for rounding only adds flows, which is
-        // always exact. New flows (never allocated) are always in.
-        let thr = self.cut * (1.0 - 1e-9);
+        // New flows (never allocated) are always in.
+        let thr = above_cut(self.cut);
         self.round = self.round.wrapping_add(1);
         if cx.active.len() > 2 * cx.live + 1024 {
             // Finished flows leave the list only when it is compacted.

@@ -19,6 +19,8 @@
 //!   candidate solution, behind every `converged` / `solved` status.
 //! - [`reference`](mod@reference): an independent interior-point solver giving reference optima.
 //! - [`normalize`]: U-NORM, F-NORM and the update threshold.
+//! - [`objective`]: one objective for every scheme: a run's per-interval rates against the NUM
+//!   optimum for the same flows (efficiency, utility gap, Flowtune's fairness score).
 //! - [`spec`]: the JSON problem format of `dctc num solve` (see the crate README).
 //! - [`churn`]: Flowtune §6.6, an allocator under flowlet churn (over-allocation, F-NORM and
 //!   U-NORM throughput against the optimum).
@@ -40,6 +42,7 @@ pub mod kkt;
 mod lp;
 pub mod maxmin;
 pub mod normalize;
+pub mod objective;
 pub mod problem;
 pub mod reference;
 pub mod settings;

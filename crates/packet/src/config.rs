@@ -28,7 +28,16 @@
 //! [output]
 //! queue_sample_us = 100          # switch-port backlog samples (0: none)
 //! throughput_bin_us = 100        # per-flow throughput bins of long-lived flows (0: none)
+//! objective_sample_us = 100      # the objective report's interval (absent: no report)
+//! objective_utility = "log"      # its optimum: "log" (default), "alpha-fair", "max-min"
+//! objective_alpha = 2            # the alpha of "alpha-fair" (positive, not 1)
 //! ```
+//!
+//! The objective report (`dctc_num::objective`; README "The objective report") compares,
+//! every `objective_sample_us`, the rates the open-loop flows got with the NUM optimum for the
+//! same flows: `objective.csv`, `schemes.<label>.objective` and `objective_difference` in
+//! `summary.json`, a report section. It does not follow incast blocks (refused with an incast
+//! workload) and changes no other output.
 //!
 //! `incast-sweep` (`senders = [4, 8, ...]`, `block_bytes`, `rounds`, `receiver`) runs one
 //! simulation per sender count and must be the only workload; the other kinds combine, and

@@ -289,6 +289,9 @@ pub struct PacketRun {
     pub churn: Option<dctc_num::churn::ChurnSummary>,
     /// One file per capture point of `[output] pcap`, in the order the points were given.
     pub captures: Vec<crate::capture::CaptureFile>,
+    /// The objective report's trace (`RunOptions::objective`): each open-loop flow's paths,
+    /// start and end, and the bits it got in order per interval.
+    pub objective: Option<dctc_num::objective::Trace>,
 }
 
 #[cfg(test)]

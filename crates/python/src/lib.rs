@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 create_exception!(
     _dctc,
@@ -47,6 +48,44 @@ fn py_err(py: Python<'_>, e: &anyhow::Error) -> PyErr {
             err
         }
         None => DctcError::new_err(message),
+    }
+}
+
+/// A Python progress callback, `callback(label, done, total)`, called from the threads that
+/// run the engines with the GIL taken for the call only. The first exception it raises is
+/// kept and stops further calls (the work goes on: the engines cannot be stopped midway);
+/// [`Progress::finish`] raises it once the work is done.
+struct Progress {
+    callback: Option<Py<PyAny>>,
+    error: Mutex<Option<PyErr>>,
+}
+
+impl Progress {
+    fn new(callback: Option<Py<PyAny>>) -> Progress {
+        Progress {
+            callback,
+            error: Mutex::new(None),
+        }
+    }
+
+    fn call(&self, label: &str, done: u64, total: u64) {
+        let Some(f) = &self.callback else { return };
+        let mut error = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        if error.is_none() {
+            Python::attach(|py| {
+                if let Err(e) = f.call1(py, (label, done, total)) {
+                    *error = Some(e);
+                }
+            });
+        }
+    }
+
+    /// The callback's exception, if it raised one.
+    fn finish(self) -> PyResult<()> {
+        match self.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -194,11 +233,16 @@ impl Table {
 type RunTuple = (String, Vec<(String, Table)>, String);
 
 /// Runs `scenario` with the GIL released; returns `(summary JSON, [(table name, table)],
-/// report HTML)`.
+/// report HTML)`. `progress(label, simulated us done, us to run)`, if given, is called at the
+/// start of each phase (a scheme, or a scheme at one load) and at most once per percent of it.
 #[pyfunction]
-fn run(py: Python<'_>, scenario: &Scenario) -> PyResult<RunTuple> {
+#[pyo3(signature = (scenario, progress=None))]
+fn run(py: Python<'_>, scenario: &Scenario, progress: Option<Py<PyAny>>) -> PyResult<RunTuple> {
     let s = &scenario.inner;
-    let run = py.detach(|| api::run(s)).map_err(|e| py_err(py, &e))?;
+    let progress = Progress::new(progress);
+    let run = py.detach(|| api::run_with_progress(s, &|l, d, t| progress.call(l, d, t)));
+    progress.finish()?;
+    let run = run.map_err(|e| py_err(py, &e))?;
     let tables = run
         .tables
         .into_iter()
@@ -273,16 +317,26 @@ impl Plan {
     }
 
     /// Runs every point over `jobs` threads (default: all cores) with the GIL released, and
-    /// returns the sweep table.
-    #[pyo3(signature = (jobs=None))]
-    fn run_local<'py>(&self, py: Python<'py>, jobs: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
+    /// returns the sweep table. `progress("points", finished, total)`, if given, is called
+    /// once before the first point and after each point.
+    #[pyo3(signature = (jobs=None, progress=None))]
+    fn run_local<'py>(
+        &self,
+        py: Python<'py>,
+        jobs: Option<usize>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let jobs = match jobs {
             Some(0) => return Err(DctcError::new_err("jobs=0: at least one worker is needed")),
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
         let plan = &self.inner;
+        let progress = Progress::new(progress);
+        let total = plan.len() as u64;
         let table = py.detach(|| {
+            progress.call("points", 0, total);
+            let finished = AtomicUsize::new(0);
             let next = AtomicUsize::new(0);
             let slots: Vec<std::sync::Mutex<Option<anyhow::Result<_>>>> = (0..plan.len())
                 .map(|_| std::sync::Mutex::new(None))
@@ -296,6 +350,10 @@ impl Plan {
                         };
                         let result = point_batch(plan.point(i));
                         let failed = result.is_err();
+                        if !failed {
+                            let done = finished.fetch_add(1, Ordering::SeqCst) + 1;
+                            progress.call("points", done as u64, total);
+                        }
                         *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
                         if failed {
                             // Later points are not worth running: skip them.
@@ -316,6 +374,7 @@ impl Plan {
             }
             arrow::sweep_table(plan, &batches)
         });
+        progress.finish()?;
         let table = table.map_err(|e| py_err(py, &e))?;
         arrow::to_py(py, &table)
     }

@@ -11,27 +11,9 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import dctc
+from common import SCENARIO
 
 REPO = Path(__file__).resolve().parents[3]
-
-# 1 ms of two schemes on the 144-host fabric, with queue samples: a second or so in all.
-SCENARIO = """
-name = "t"
-engine = "packet"
-duration_ms = 1.0
-seed = 1
-[fabric]
-kind = "preset"
-name = "flowtune-144"
-[[workload]]
-kind = "poisson"
-cdf = "websearch"
-load = 0.3
-[[schemes]]
-name = "dctcp"
-[[schemes]]
-name = "newreno"
-"""
 
 GRID = {"workload[0].load": [0.2, 0.5], "seed": range(1, 3)}
 CLI_GRID = ["--set", "workload[0].load=0.2,0.5", "--set", "seed=1..2"]
@@ -183,8 +165,11 @@ def test_ray_backend_returns_the_local_table(scenario):
     import ray
     local = dctc.sweep(scenario, grid=GRID, backend="local")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    calls = []
     try:
-        remote = dctc.sweep(scenario, grid=GRID, backend="ray")
+        remote = dctc.sweep(scenario, grid=GRID, backend="ray", progress=lambda *a: calls.append(a))
     finally:
         ray.shutdown()
     assert_frame_equal(remote, local, check_exact=True)
+    # Progress on the Ray backend: every point, once, in the order they finished.
+    assert calls == [("points", i, 4) for i in range(5)], calls

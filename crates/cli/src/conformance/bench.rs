@@ -145,15 +145,9 @@ pub(crate) fn long_flow(
     start_us: f64,
     stop_us: f64,
 ) -> FlowSpec {
-    FlowSpec {
-        id: FlowId(id),
-        src: topo.hosts()[src],
-        dst: topo.hosts()[dst],
-        size_bytes: None,
-        start: SimTime::from_delta(Delta::from_us_f64(start_us)),
-        stop: Some(SimTime::from_delta(Delta::from_us_f64(stop_us))),
-        coflow: None,
-    }
+    let at = |us| SimTime::from_delta(Delta::from_us_f64(us));
+    let h = topo.hosts();
+    FlowSpec::long_lived(FlowId(id), h[src], h[dst], at(start_us), at(stop_us))
 }
 
 /// A flow `id` of `size` bytes from host `src` to host `dst` starting at `start_us`.
@@ -165,15 +159,9 @@ pub(crate) fn sized_flow(
     start_us: f64,
     size: u64,
 ) -> FlowSpec {
-    FlowSpec {
-        id: FlowId(id),
-        src: topo.hosts()[src],
-        dst: topo.hosts()[dst],
-        size_bytes: Some(size),
-        start: SimTime::from_delta(Delta::from_us_f64(start_us)),
-        stop: None,
-        coflow: None,
-    }
+    let start = SimTime::from_delta(Delta::from_us_f64(start_us));
+    let h = topo.hosts();
+    FlowSpec::sized(FlowId(id), h[src], h[dst], start, size)
 }
 
 /// What to record besides the flow records.

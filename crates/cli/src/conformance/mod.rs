@@ -131,10 +131,15 @@ impl Case {
 ///   marks them and the queue grows to the buffer instead of DCTCP's band around K.
 /// - pFabric serving FIFO: pFabric's hosts over DropTail ports (`queue = "droptail"`),
 ///   which finish flows in arrival order, not shortest-remaining first.
+/// - Every flow policy's first case under a policy, or keys, that break its definition
+///   (`flow_policies::sabotaged`: max-min served by the log-utility NUM, Varys serving FIFO,
+///   Baraat never multiplexing, DBA with eq. (12) as printed, ...).
+/// - HOLNET CC deaf to its flows' utilities (`holnet::sabotaged`: its `flows` table dropped),
+///   which splits the CC-CoS link evenly instead of at the NUM optimum.
 pub fn sabotaged() -> Vec<Case> {
     let dctcp = fill::Path::dumbbell(10.0, 1.0, 8);
     let pfabric = fill::Path::star(10.0, 1.0, 12);
-    vec![
+    let mut v = vec![
         Case::new(
             "dctcp",
             "queue in DCTCP's band",
@@ -155,7 +160,10 @@ pub fn sabotaged() -> Vec<Case> {
             true,
             move || queueing::srpt_with(pfabric, "queue = \"droptail\""),
         ),
-    ]
+    ];
+    v.extend(flow_policies::sabotaged());
+    v.extend(holnet::sabotaged());
+    v
 }
 
 /// Every case of the suite, family by family.

@@ -69,6 +69,8 @@ pub(crate) struct Plan {
     rate_from: Option<SimTime>,
     /// `output.size_classes_bytes`: the byte classes of the slowdown tables.
     classes: ByteClasses,
+    /// `output.objective_*`: the objective report, when on.
+    objective: Option<crate::objective::ObjectivePlan>,
 }
 
 /// The `[output]` keys this engine reads.
@@ -78,6 +80,9 @@ const OUTPUT_KEYS: &[&str] = &[
     "rate_average_from_ms",
     "size_classes_bytes",
     "pcap",
+    "objective_sample_us",
+    "objective_utility",
+    "objective_alpha",
 ];
 
 /// The span from the start of a run to `until`.
@@ -223,6 +228,15 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         let capture = super::pcap::plan(s, spec, &topo, schemes.len(), sweep.is_some())?;
         opts.capture = Some(capture);
     }
+    let objective = crate::objective::plan(s, &output, span_of(until))?;
+    if objective.is_some() && (!workload.incasts.is_empty() || sweep.is_some()) {
+        return Err(s.error(
+            "output.objective_sample_us",
+            "the objective report covers open-loop flows (poisson, flows, csv), and this \
+             scenario has an incast workload, whose blocks it does not follow",
+        ));
+    }
+    opts.objective = objective.map(|o| o.interval);
     let classes = match output.size_classes_bytes {
         None => ByteClasses::default(),
         Some(bounds) => ByteClasses::new(bounds)
@@ -279,6 +293,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         sweep,
         rate_from,
         classes,
+        objective,
     })
 }
 
@@ -786,13 +801,18 @@ fn flows_table<'a>(
 }
 
 fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
+    let evals = objective_evals(p, results);
     let mut schemes = Map::new();
-    for (scheme, r) in p.schemes.iter().zip(results) {
-        schemes.insert(scheme.label.clone(), scheme_summary(p, scheme, r));
+    for (k, (scheme, r)) in p.schemes.iter().zip(results).enumerate() {
+        let mut summary = scheme_summary(p, scheme, r);
+        if let (Some(o), Some(e)) = (&p.objective, evals.get(k)) {
+            summary["objective"] = crate::objective::summary_json(o, e);
+        }
+        schemes.insert(scheme.label.clone(), summary);
     }
     // The longest run's span: a run with no event left ends before `until`.
     let simulated_ps = results.iter().map(|r| r.simulated_ps).max().unwrap_or(0);
-    let summary = json!({
+    let mut summary = json!({
         "engine": "packet",
         "fabric": p.topo.name,
         "hosts": p.topo.hosts().len(),
@@ -802,6 +822,9 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
         "schemes": Value::Object(schemes.clone()),
         "relative": relative(&schemes),
     });
+    if p.objective.is_some() {
+        summary["objective_difference"] = crate::objective::differences(&evals);
+    }
     let (mut console, main) = comparison_section(s, p, results, &schemes, simulated_ps);
     let mut sections = vec![main];
     sections.extend(size_section(p, results));
@@ -814,6 +837,13 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
         sections.push(sec);
     }
     sections.extend(port_section(results));
+    let mut tables = tables(results);
+    if let Some(o) = &p.objective {
+        console.push('\n');
+        console.push_str(&crate::objective::console(o, &evals));
+        sections.push(crate::objective::section(o, &evals));
+        tables.push(("objective.csv".to_string(), crate::objective::table(&evals)));
+    }
     let mut report = Report::new(format!("dctc: {}", s.name), s.description.clone());
     for sec in sections {
         report.push_section(sec);
@@ -825,11 +855,38 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
     }
     RunOutput {
         summary,
-        tables: tables(results),
+        tables,
         report,
         console,
         files,
     }
+}
+
+/// The objective report of each scheme's run (empty when off). Capacities are in payload
+/// bits: a link's rate times MSS / (MSS + headers), the most goodput full-size packets carry,
+/// so that a scheme that fills a link with them scores an efficiency of 1.
+fn objective_evals(p: &Plan, results: &[PacketRun]) -> Vec<crate::objective::Evaluated> {
+    let Some(o) = &p.objective else {
+        return Vec::new();
+    };
+    p.schemes
+        .iter()
+        .zip(results)
+        .filter_map(|(scheme, r)| {
+            let trace = r.objective.as_ref()?;
+            let payload = scheme.tcp.mss as f64 / (scheme.tcp.mss + scheme.tcp.header) as f64;
+            let capacity: Vec<f64> = (p.topo.links().iter())
+                .map(|l| l.rate.0 as f64 * payload)
+                .collect();
+            Some(crate::objective::evaluate_run(
+                o,
+                &scheme.label,
+                trace,
+                &capacity,
+                r.wall_seconds,
+            ))
+        })
+        .collect()
 }
 
 /// `flows.csv`, `ports.csv`, and `queues.csv` and `throughput.csv` when the runs sampled
@@ -1540,6 +1597,8 @@ fn render_sweep(
         let mut by_n = Map::new();
         let mut series = Vec::new();
         let mut events = 0u64;
+        // Stalled flows (issue 25's invariant), summed over the sweep's points.
+        let mut stalled = 0u64;
         for (n, r) in points {
             let inc = &r.incasts[0];
             let maxq = r
@@ -1550,8 +1609,10 @@ fn render_sweep(
                 .max()
                 .unwrap_or(0);
             events += r.counters.events;
+            stalled += r.counters.stalled_flows;
             rows.push(json!({ "senders": n, "rounds_completed": inc.rounds_completed, "goodput_gbps": inc.goodput_gbps,
-                "timeouts": inc.timeouts, "drops": r.counters.dropped_packets, "max_queue_bytes": maxq }));
+                "timeouts": inc.timeouts, "drops": r.counters.dropped_packets, "max_queue_bytes": maxq,
+                "stalled_flows": r.counters.stalled_flows }));
             by_n.insert(format!("n{n}"), json!(inc.goodput_gbps));
             series.push((*n as f64, inc.goodput_gbps));
             table.push_row(vec![
@@ -1571,7 +1632,7 @@ fn render_sweep(
             scheme.label.clone(),
             json!({
                 "incast_sweep": rows, "incast_goodput_gbps": Value::Object(by_n),
-                "events": events,
+                "events": events, "stalled_flows": stalled,
             }),
         );
     }

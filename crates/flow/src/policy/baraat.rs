@@ -11,6 +11,7 @@
 use super::{BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
 use crate::error::FlowError;
+use crate::maxmin_inc::{above_cut, TIGHT};
 use dctc_core::stats::percentile_sorted;
 use serde::Deserialize;
 
@@ -122,9 +123,6 @@ struct ClassLink {
     /// Sum of its flows' shares of their rates on it.
     shares: f64,
 }
-
-/// A link with less than this fraction of its capacity left counts as full.
-const TIGHT: f64 = 1e-9;
 
 impl Baraat {
     /// From a scheme config and the workload's coflow sizes.
@@ -298,6 +296,11 @@ impl Baraat {
     /// or whose routes moved (rerouting) is re-solved whole. A class with no finished flow
     /// and no such change on its links keeps every rate, checked on the links and loads kept
     /// from the last allocation without looking at its flows.
+    ///
+    /// This is the engine's cut-based re-solve (`IncMaxMin`, same lemma and threshold) per
+    /// class; it keeps its own per-class records because that solver knows only arrivals and
+    /// completions on fixed capacities (`maxmin_inc.rs`, "The flow policies' incremental
+    /// re-solves").
     fn allocate_incremental(&mut self, v: &View<'_>, comp: &[u32], rates: &mut [f64]) {
         let links = v.net.links();
         let n = v.flows.len();
@@ -405,7 +408,7 @@ impl Baraat {
                 }
                 // Flows below the cut keep their rates; the rest are water-filled on what the
                 // kept ones leave (the class's load less the re-solved and finished flows').
-                let thr = if cut > 0.0 { cut * (1.0 - 1e-9) } else { cut };
+                let thr = above_cut(cut);
                 for cl in &st.class_links[s..e] {
                     let l = cl.link as usize;
                     st.mark[l] = stamp;

@@ -91,7 +91,7 @@
 use super::{coflow_remaining_times, BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
 use crate::error::FlowError;
-use crate::net::Net;
+use crate::net::{Hop, Net};
 use dctc_core::error::unknown_name;
 use dctc_core::units::Delta;
 use dctc_num::dba::{deviation, marginal, Acceleration, Gamma, Momentum};
@@ -430,6 +430,17 @@ impl Dba {
     }
 }
 
+/// `|L(i)|` of eq. (11): the links one packet of the flow crosses, over which the deviation
+/// of its path price `P_i` is split (each adds `e_i` to its price, so `P_i` moves by the
+/// whole deviation). On one path that is its hop count. A sprayed route (DRILL) lists every
+/// link of every equal-cost path with the fraction of the paths through it, and `P_i` sums
+/// the prices in those fractions, so the fractions' sum (the path length) is the count:
+/// the number of hops would split the deviation over every path's links at once and move
+/// `P_i` by a fraction of it (half, on a leaf-spine).
+fn path_links(hops: &[Hop]) -> usize {
+    hops.iter().map(|h| h.coef).sum::<f64>().round() as usize
+}
+
 impl RatePolicy for Dba {
     fn name(&self) -> &str {
         "dba"
@@ -640,8 +651,8 @@ impl RatePolicy for Dba {
             self.weight[fu] = eq10_weight(t[k], p, self.eps, self.w_init);
             let valid = self.iters[fu] >= 1 && self.bbar[fu] > 0.0;
             let e = if valid {
-                deviation(marginal(self.bbar[fu], t[k], self.eps), p, hops.len())
-            // eq. (11)
+                // eq. (11)
+                deviation(marginal(self.bbar[fu], t[k], self.eps), p, path_links(hops))
             } else {
                 f64::NAN
             };

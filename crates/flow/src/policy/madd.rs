@@ -316,6 +316,13 @@ impl RatePolicy for Madd {
     /// Back-filling: the bandwidth `flow` held on its two ports goes, in the service order of
     /// the last re-solve, to the flows on those ports with room on their other port (what a
     /// re-run of the back-fill pass would hand out from those ports, the rest unchanged).
+    ///
+    /// Not the priority greedy's re-run (`PriorityGreedy::remove`), though the back-fill pass
+    /// is a greedy over ports in service order: a flow here takes only what the last pass
+    /// left on its other port, so no rate falls until the next coflow event, where the
+    /// re-run would let it take from flows served after it; and only flows through their two
+    /// ports alone take any, since a flow through the core would need the fabric's max-min
+    /// this skips (`maxmin_inc.rs`, "The flow policies' incremental re-solves").
     fn after_skipped_completion(
         &mut self,
         v: &View<'_>,

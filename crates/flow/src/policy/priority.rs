@@ -14,6 +14,9 @@
 //!
 //! With more load above, only flows with a rate can lose (a flow at 0 stays at 0), so such a
 //! cursor walks the link's busy list; with less, every later flow on the link may gain.
+//!
+//! A different algorithm from the water-filling re-solves (`maxmin_inc.rs`, "The flow
+//! policies' incremental re-solves"): no common level, so no cut below which rates hold.
 
 use super::{Coupling, RatePolicy, View};
 use crate::net::Hop;

@@ -279,4 +279,49 @@ mod tests {
         assert_eq!(run(11), run(11));
         assert_ne!(run(11), run(12));
     }
+
+    /// p99 of (largest - smallest) backlog, in packets, over four FIFO ports of one packet a
+    /// time unit fed by this balancer: arrivals every 1/3.9 unit (load 0.975, as the
+    /// conformance suite's 2:1 oversubscribed uplinks under DCTCP), backlogs read as unfinished
+    /// work (the fabric's FIFO backlog: the packet in service counted by what is left of it),
+    /// sampled once a unit after a warm-up.
+    fn p99_spread(params: DrillParams) -> f64 {
+        let links: Vec<LinkId> = (0..4).map(LinkId).collect();
+        let mut d = Drill::new(1, params, 5);
+        // Work ends, in 1/1000 of a packet time.
+        let mut busy = [0u64; 4];
+        let (step, mut next_sample) = (1000 * 10 / 39, 100_000u64);
+        let mut spreads = Vec::new();
+        for k in 0..400_000u64 {
+            let now = k * step;
+            while next_sample < now {
+                let q = busy.map(|b| b.saturating_sub(next_sample));
+                spreads.push((q.iter().max().unwrap() - q.iter().min().unwrap()) as f64 / 1000.0);
+                next_sample += 1000;
+            }
+            let i = d.pick(NodeId(0), &pkt(), &links, &|l| busy[l.index()].saturating_sub(now));
+            busy[i] = busy[i].max(now) + 1000;
+        }
+        spreads.sort_by(f64::total_cmp);
+        spreads[spreads.len() * 99 / 100]
+    }
+
+    #[test]
+    fn drill_2_1_keeps_four_uplinks_about_three_packets_apart_at_p99_and_sampling_all_one() {
+        // Issue 25's conformance suite measured DRILL's sending-leaf uplinks 3.0 packets apart
+        // at p99, against a band of 2. Fed at a steady 97.5% load, with no transport and no
+        // fabric, DRILL(2, 1) itself gives more than the band (a Python model of the same
+        // queues: 2.6 with these evenly spaced arrivals, 3.1 with Poisson ones, 2.6 with eight
+        // paced hosts): the least-loaded port goes
+        // unsampled for runs of decisions (half of them miss it, and memory keeps the port last
+        // chosen). Sampling every port keeps the spread within the one packet a decision can
+        // add. So the 3.0 is DRILL(2, 1)'s, not the fabric's backlog reading.
+        let two_one = p99_spread(DrillParams::default());
+        assert!(two_one > 2.0 && two_one <= 3.5, "DRILL(2,1) p99 spread {two_one}");
+        let all = p99_spread(DrillParams {
+            samples: 4,
+            memory: 0,
+        });
+        assert!(all <= 1.0, "DRILL(4,0) p99 spread {all}");
+    }
 }

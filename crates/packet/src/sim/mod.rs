@@ -7,6 +7,7 @@
 //! - [`app`]: applications (open-loop flows, closed-loop incasts) that give flows their
 //!   data and hear when a block is delivered.
 //! - `results`: records and series assembled at the end.
+//! - `objective`: per-interval delivered bytes for the objective report (issue 30).
 //!
 //! The loop pops an event and hands it to the part it names; what one part produces (a
 //! delivery, packets to send, a completed block) it passes to the next. Events at the same
@@ -15,6 +16,7 @@
 pub mod app;
 pub(crate) mod fabric;
 pub(crate) mod host;
+pub(crate) mod objective;
 mod pipe;
 pub(crate) mod results;
 mod scheme;
@@ -101,6 +103,9 @@ pub struct RunOptions {
     pub sample_links: Vec<u32>,
     /// Packet captures to record (`[output] pcap`); `None` records none.
     pub capture: Option<crate::capture::CaptureSpec>,
+    /// Interval of the objective report's samples (each open-loop flow's bytes delivered in
+    /// order per interval; `dctc_num::objective`); `None` records none.
+    pub objective: Option<Delta>,
 }
 
 impl RunOptions {
@@ -113,6 +118,7 @@ impl RunOptions {
             throughput_bin: None,
             sample_links: Vec::new(),
             capture: None,
+            objective: None,
         }
     }
 }
@@ -182,6 +188,10 @@ pub struct Simulation<'a> {
     update_buf: Vec<(u32, Rate)>,
     /// Whether the loop warms the next events' ports and packets ([`LOOKAHEAD_PORTS`]).
     lookahead: bool,
+    /// The objective report's recording, when asked for.
+    objective: Option<objective::ObjectiveRec>,
+    /// Its next interval boundary (`NEVER` without it): the loop's one test per event.
+    objective_at: SimTime,
 }
 
 /// Ports from which the event loop looks ahead: a fabric this large no longer keeps its ports
@@ -335,9 +345,43 @@ impl<'a> Simulation<'a> {
         }
         // Long-lived flows are indexed by position in `arrivals`, which is their flow index.
         let n_flows = flows.len();
+        let pinned = if opts.objective.is_some() {
+            pins.clone()
+        } else {
+            Vec::new()
+        };
         fabric.pin_paths(topo, n_flows, pins);
         fabric.hop_signal(scheme.cc.hop_signal(), n_flows);
         long_lived.resize(n_flows, false);
+        let objective = opts.objective.map(|interval| {
+            // The objective's flows are the open-loop ones, in start order, with their
+            // subflows; each on the path ECMP hashes it to, or its pinned paths.
+            let members: Vec<Vec<u32>> = arrivals
+                .iter()
+                .map(|&a| match flows[a as usize].conn {
+                    host::NONE => vec![a],
+                    c => conns[c as usize].clone(),
+                })
+                .collect();
+            let paths = members
+                .iter()
+                .map(|m| {
+                    m.iter()
+                        .map(|&e| {
+                            let ep = &flows[e as usize];
+                            let path = match pinned.iter().find(|(f, _)| *f == e) {
+                                Some((_, p)) => p.clone(),
+                                None => routing.ecmp_path(topo, ep.src, ep.dst, ep.hash),
+                            };
+                            path.iter().map(|l| l.index()).collect()
+                        })
+                        .collect()
+                })
+                .collect();
+            let ll = arrivals.iter().map(|&a| long_lived[a as usize]).collect();
+            objective::ObjectiveRec::new(interval, members, paths, ll, stops.clone())
+        });
+        let objective_at = objective.as_ref().map_or(SimTime::NEVER, |o| o.next);
         let apps = Apps {
             open: OpenLoop::new(arrivals, long_lived, stops),
             incasts: Incasts::new(incasts, n_flows),
@@ -403,6 +447,8 @@ impl<'a> Simulation<'a> {
             ctrl,
             update_buf: Vec::new(),
             lookahead: topo.links().len() >= LOOKAHEAD_PORTS,
+            objective,
+            objective_at,
         })
     }
 
@@ -452,6 +498,9 @@ impl<'a> Simulation<'a> {
             if self.all_done {
                 until = self.now;
                 break;
+            }
+            if t >= self.objective_at {
+                self.objective_sample(t);
             }
             self.now = t;
             if self.lookahead {
@@ -520,6 +569,16 @@ impl<'a> Simulation<'a> {
         }
         self.now = until;
         progress(until);
+    }
+
+    /// Closes the objective report's intervals that end at or before `t` (out of line: only
+    /// runs with the report get here).
+    #[inline(never)]
+    fn objective_sample(&mut self, t: SimTime) {
+        if let Some(o) = self.objective.as_mut() {
+            o.sample(t, &self.hosts);
+            self.objective_at = o.next;
+        }
     }
 
     /// A first-hop switch's signal (`word`: flow and flags, [`crate::signal::pack`]) reaches
@@ -622,6 +681,7 @@ impl<'a> Simulation<'a> {
         } else {
             (Vec::new(), Vec::new())
         };
+        let objective = self.objective.take().map(|o| o.finish(end, &self.hosts));
         PacketRun {
             label: self.scheme.label.clone(),
             records,
@@ -638,6 +698,7 @@ impl<'a> Simulation<'a> {
             peak_packets: self.fabric.pool.capacity_used(),
             churn: self.ctrl.as_ref().and_then(|cp| cp.allocator.churn()),
             captures,
+            objective,
         }
     }
 }

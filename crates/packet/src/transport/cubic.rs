@@ -276,6 +276,7 @@ mod tests {
         let loss = LossEvent {
             now: SimTime::ZERO,
             flight: w.cwnd,
+            in_recovery: false,
         };
         c.on_loss(&mut w, &loss);
         assert_eq!(w.ssthresh, w_max_pkts * MSS * 7 / 10);
@@ -337,6 +338,7 @@ mod tests {
         let loss = LossEvent {
             now: SimTime::ZERO,
             flight: 0,
+            in_recovery: false,
         };
         c.on_loss(&mut w, &loss);
         assert_eq!(c.w_max(), 100.0);

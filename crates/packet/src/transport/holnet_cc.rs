@@ -144,13 +144,19 @@ impl HolnetCc {
     }
 
     /// The measured rate of window `cwnd` bytes over the smoothed RTT, b/s (`None` before
-    /// the first RTT sample: the marginal is then taken as large, no congestion term).
+    /// the first RTT sample: see [`HolnetCc::terms`]).
     fn rate_bps(cwnd: u64, rtt: Option<Delta>) -> Option<f64> {
         rtt.filter(|d| d.0 > 0)
             .map(|d| cwnd as f64 * 8.0 / d.as_secs_f64())
     }
 
-    /// `(z, e^-U', r)` at the current window: z in segments per RTT.
+    /// `(z, e^-U', r)` at the current window: z in segments per RTT. Before the first RTT
+    /// sample the rate, and so `U'`, is unknown: the terms are those of a flow well above its
+    /// optimum (`e^-U'` = 1, r = 1), which holds the window and cuts the full `z` on a loss.
+    /// (Taking `U'` as large instead, no congestion term, let a flow whose first timeout
+    /// fired before its first ACK, under a standing queue longer than the initial RTO, grow
+    /// by half a window a round and never cut: Karn's rule withholds samples from the ACKs of
+    /// its go-back-N resends, so the backoff never ended and the flow starved.)
     fn terms(&self, w: &Window, srtt: Option<Delta>) -> (f64, f64, f64) {
         let segs = w.cwnd as f64 / w.mss as f64;
         let z = self.gamma * segs.powf(self.alpha()); // HOLNET eq. (19): z = gamma x^alpha
@@ -159,7 +165,7 @@ impl HolnetCc {
                 let marginal = self.utility.marginal(x / self.rate_unit_bps);
                 (z, (-marginal).exp(), self.cos.r(x))
             }
-            None => (z, 0.0, self.cos.r(0.0)),
+            None => (z, 1.0, 1.0),
         }
     }
 
@@ -206,9 +212,16 @@ impl CongestionControl for HolnetCc {
         self.carry = 0.0;
     }
 
-    fn on_timeout(&mut self, w: &mut Window, _ev: &LossEvent) {
-        // §IV-A: the same adjustment as for three duplicate ACKs.
-        let next = self.congestion_event(w, w.cwnd);
+    fn on_timeout(&mut self, w: &mut Window, ev: &LossEvent) {
+        // §IV-A: the same adjustment as for three duplicate ACKs. A timeout that ends a failed
+        // fast recovery belongs to the event the fast retransmit answered (one cut per event):
+        // the window is the one that cut set, not `cwnd`, which the duplicate ACKs inflated
+        // (RFC 6582 step 4).
+        let next = if ev.in_recovery {
+            w.ssthresh
+        } else {
+            self.congestion_event(w, w.cwnd)
+        };
         w.ssthresh = next;
         w.cwnd = next;
         self.carry = 0.0;
@@ -255,6 +268,7 @@ mod tests {
             &LossEvent {
                 now: SimTime::ZERO,
                 flight: 100_000,
+                in_recovery: false,
             },
         );
         let cut = (100_000 - w.ssthresh) as f64 / 1000.0;
@@ -273,10 +287,42 @@ mod tests {
             &LossEvent {
                 now: SimTime::ZERO,
                 flight: 100_000,
+                in_recovery: false,
             },
         );
         assert_eq!(w.cwnd, 100_000 - (100_000 - after_one));
         assert_eq!(w.ssthresh, w.cwnd);
+    }
+
+    #[test]
+    fn before_the_first_rtt_sample_the_window_holds_and_a_loss_cuts_the_full_z() {
+        // Without an RTT the rate, and U', are unknown: the terms of a flow far above its
+        // optimum (e^-U' = 1). Taking U' as large instead (no congestion term) let a flow
+        // whose ACKs all covered go-back-N resends (Karn's rule: no sample) grow by half a
+        // window a round and never cut (the suite's `fair` family, 8 flows at 1 Gb/s: one
+        // flow held 102 segments and starved in backoff).
+        let cfg = TcpConfig::linux_like();
+        let rtt = RttEstimator::new(&cfg);
+        assert!(rtt.srtt().is_none());
+        let mut c = HolnetCc::default();
+        let mut w = Window {
+            cwnd: 40_000,
+            ssthresh: u64::MAX,
+            mss: 1000,
+            pacing: None,
+        };
+        for _ in 0..40 {
+            c.on_ack(&mut w, &AckEvent::acking(1000), &rtt);
+        }
+        assert_eq!(w.cwnd, 40_000);
+        let loss = LossEvent {
+            now: SimTime::ZERO,
+            flight: 40_000,
+            in_recovery: false,
+        };
+        // log utility: z = gamma W = 20 segments, all of it.
+        c.on_timeout(&mut w, &loss);
+        assert_eq!((w.cwnd, w.ssthresh), (20_000, 20_000));
     }
 
     /// Which flows a congestion interval reaches, in [`two_flows_on_one_link`].
@@ -316,6 +362,7 @@ mod tests {
         let loss = LossEvent {
             now: SimTime::ZERO,
             flight: 0,
+            in_recovery: false,
         };
         for step in 0..steps {
             let x = [mbps(&w[0]), mbps(&w[1])];

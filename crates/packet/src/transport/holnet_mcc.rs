@@ -99,7 +99,15 @@ impl CongestionControl for HolnetMcc {
         self.congested(w);
     }
 
-    fn on_timeout(&mut self, w: &mut Window, _ev: &LossEvent) {
+    fn on_timeout(&mut self, w: &mut Window, ev: &LossEvent) {
+        if ev.in_recovery {
+            // The recovery this timeout ends answered the congestion event already (one cut
+            // per event, the fast retransmit's); the window is the one it set, not `cwnd`,
+            // which the duplicate ACKs inflated (RFC 6582 step 4).
+            w.cwnd = w.ssthresh;
+            self.carry = 0.0;
+            return;
+        }
         // The same adjustment as for three duplicate ACKs (as CC, §IV-A).
         self.congested(w);
     }
@@ -155,6 +163,7 @@ mod tests {
             &LossEvent {
                 now: SimTime::ZERO,
                 flight: 20_000,
+                in_recovery: false,
             },
         );
         let want = 20.0 - 0.5 * 20.0 * (-2.0f64 / 40.0).exp();

@@ -257,6 +257,7 @@ mod tests {
         let loss = LossEvent {
             now: SimTime::ZERO,
             flight: cw,
+            in_recovery: false,
         };
         c.on_timeout(&mut w, &loss);
         c.on_loss(&mut w, &loss);

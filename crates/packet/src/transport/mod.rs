@@ -242,6 +242,10 @@ pub struct LossEvent {
     pub now: SimTime,
     /// FlightSize at detection (RFC 5681 eq. (4)), bytes, without limited-transmit segments.
     pub flight: u64,
+    /// A timeout that fired during fast recovery (the recovery failed): the congestion event
+    /// `on_loss` already answered, and `cwnd` is inflated by the duplicate ACKs (RFC 6582
+    /// step 4). Always false for `on_loss`.
+    pub in_recovery: bool,
 }
 
 /// What a controller that writes header fields learns about a data packet it may stamp.

@@ -96,6 +96,7 @@ mod tests {
             &LossEvent {
                 now: SimTime::ZERO,
                 flight: 8_000,
+                in_recovery: false,
             },
         );
         assert_eq!((w.cwnd, w.ssthresh), (1_000, 4_000));

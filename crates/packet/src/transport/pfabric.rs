@@ -104,6 +104,7 @@ mod tests {
             &LossEvent {
                 now: SimTime::ZERO,
                 flight: 3 * 1460,
+                in_recovery: false,
             },
         );
         assert_eq!((w.cwnd, w.ssthresh), (1460, 6 * 1460));

@@ -486,7 +486,14 @@ impl TcpSender {
                 // retransmit instead of waiting for an RTO.
                 // RFC 5681 eq. (4), FlightSize without limited-transmit segments (§3.2).
                 let flight = self.flight() - self.limited_bytes.min(self.flight());
-                self.cc.on_loss(&mut self.win, &LossEvent { now, flight });
+                self.cc.on_loss(
+                    &mut self.win,
+                    &LossEvent {
+                        now,
+                        flight,
+                        in_recovery: false,
+                    },
+                );
                 self.limited_bytes = 0;
                 self.recover = Some(self.snd_max);
                 self.in_recovery = true;
@@ -544,9 +551,12 @@ impl TcpSender {
         }
         // RFC 5681 §3.1 eq. (4) (the controller) and RFC 6298 §5.5-5.6.
         self.timeouts += 1;
-        let flight = self.flight();
-        self.cc
-            .on_timeout(&mut self.win, &LossEvent { now, flight });
+        let ev = LossEvent {
+            now,
+            flight: self.flight(),
+            in_recovery: self.in_recovery,
+        };
+        self.cc.on_timeout(&mut self.win, &ev);
         self.in_recovery = false;
         self.dupacks = 0;
         self.limited_bytes = 0;

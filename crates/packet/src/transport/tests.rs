@@ -840,3 +840,49 @@ fn a_sender_is_stalled_only_with_data_no_legitimate_wait_and_silence_past_its_rt
         "paced, the next send is due at 12 ms"
     );
 }
+
+/// Drives a sender of `cc` into fast recovery and then a timeout: 12 segments out, the first
+/// acknowledged (an RTT sample), segment 1 lost, three duplicates (fast retransmit), eight
+/// more (each inflating cwnd by one SMSS, RFC 6582 step 4), then the retransmission's RTO.
+/// Returns ssthresh after the fast retransmit and (cwnd, ssthresh) after the timeout.
+fn timeout_after_a_failed_recovery(cc: Cc) -> (u64, (u64, u64)) {
+    let c = cfg();
+    let mut s = TcpSender::new(&c, cc);
+    s.supply(1000 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    s.on_ack(&c, t(10), &ack(c.mss, false, t(0)), &mut out);
+    for _ in 0..3 {
+        s.on_ack(&c, t(11), &ack(c.mss, false, t(1)), &mut out);
+    }
+    let after_fr = s.window().ssthresh;
+    assert!(
+        s.window().cwnd > after_fr,
+        "fast recovery inflates by 3 SMSS"
+    );
+    for _ in 0..8 {
+        s.on_ack(&c, t(12), &ack(c.mss, false, t(1)), &mut out);
+    }
+    assert!(s.window().cwnd >= after_fr + 11 * c.mss);
+    let before = s.timeouts;
+    s.on_timer(&c, t(100_000), &mut out);
+    assert_eq!(s.timeouts, before + 1);
+    (after_fr, (s.window().cwnd, s.window().ssthresh))
+}
+
+#[test]
+fn holnet_timeout_ending_a_failed_recovery_keeps_the_fast_retransmits_window() {
+    // HOLNET CC and MCC cut once per congestion event (eq. 19, 20: one RTT of cg = 1). A
+    // timeout that ends the recovery is that event; cutting again from cwnd, which the
+    // duplicates inflated past the window before the loss, raised the window instead (the
+    // suite's `fair` family: 8 MCC flows at 1 Gb/s split into four at 0.23 Gb/s and four at
+    // 0.005, each timeout resending a burst of that window into the full queue).
+    for cc in [
+        Cc::HolnetMcc(HolnetMcc::default()),
+        Cc::HolnetCc(HolnetCc::default()),
+    ] {
+        let (after_fr, (cwnd, ssthresh)) = timeout_after_a_failed_recovery(cc.clone());
+        assert!(after_fr < 13 * cfg().mss, "{cc:?}: the fast retransmit cut");
+        assert_eq!((cwnd, ssthresh), (after_fr, after_fr), "{cc:?}");
+    }
+}

@@ -35,15 +35,9 @@ pub fn long_flow(
     start_us: u64,
     stop_us: u64,
 ) -> FlowSpec {
-    FlowSpec {
-        id: FlowId(id),
-        src: topo.hosts()[src],
-        dst: topo.hosts()[dst],
-        size_bytes: None,
-        start: SimTime::from_delta(Delta::from_us(start_us)),
-        stop: Some(SimTime::from_delta(Delta::from_us(stop_us))),
-        coflow: None,
-    }
+    let at = |us| SimTime::from_delta(Delta::from_us(us));
+    let h = topo.hosts();
+    FlowSpec::long_lived(FlowId(id), h[src], h[dst], at(start_us), at(stop_us))
 }
 
 pub fn sized_flow(
@@ -54,15 +48,9 @@ pub fn sized_flow(
     start_us: u64,
     size: u64,
 ) -> FlowSpec {
-    FlowSpec {
-        id: FlowId(id),
-        src: topo.hosts()[src],
-        dst: topo.hosts()[dst],
-        size_bytes: Some(size),
-        start: SimTime::from_delta(Delta::from_us(start_us)),
-        stop: None,
-        coflow: None,
-    }
+    let start = SimTime::from_delta(Delta::from_us(start_us));
+    let h = topo.hosts();
+    FlowSpec::sized(FlowId(id), h[src], h[dst], start, size)
 }
 
 pub fn tuned(topo: &Topology) -> TcpConfig {

@@ -9,14 +9,16 @@
 Scenarios are read and checked by the same code as the ``dctc`` command line, so a bad key
 raises :class:`ScenarioError` with the same file, key path and reason as ``dctc run`` prints.
 Runs and sweeps release the GIL; the same scenario and seed give the same tables, byte for
-byte, whatever the backend or the number of workers.
+byte, whatever the backend or the number of workers. Both show a progress bar (tqdm) in a
+terminal or a notebook, or report to a callback: see ``progress=``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Iterable, Mapping, Optional, Union
+import sys
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple, Union
 
 import pyarrow as pa
 
@@ -28,6 +30,67 @@ __all__ = ["run", "sweep", "load", "RunResult", "DctcError", "ScenarioError"]
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any], "_dctc.Scenario"]
 
 _FRAMES = ("pandas", "polars", "arrow")
+
+#: ``progress=``: ``"auto"`` (a bar when stderr is a terminal or in a notebook), ``True`` (a
+#: bar), ``False`` (nothing), or a callable ``f(label, done, total)``.
+Progress = Union[bool, str, Callable[[str, int, int], object]]
+
+
+def _interactive() -> bool:
+    """Whether a person is likely watching: stderr is a terminal, or this is a notebook."""
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
+
+
+class _Bars:
+    """A tqdm bar per phase: ``(label, done, total)`` calls as the native code makes them."""
+
+    def __init__(self, unit: str) -> None:
+        try:
+            import ipywidgets  # noqa: F401  (tqdm.auto draws widgets only with it)
+            from tqdm.auto import tqdm
+        except ImportError:
+            from tqdm import tqdm
+        self._tqdm = tqdm
+        self._unit = unit
+        self._label: Optional[str] = None
+        self._bar: Any = None
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        if label != self._label or self._bar is None:
+            self.close()
+            self._label = label
+            self._bar = self._tqdm(
+                total=total, desc=label, unit=self._unit, unit_scale=self._unit != "point",
+                leave=False, file=sys.stderr,
+            )
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def _reporter(
+    progress: Progress, unit: str
+) -> Tuple[Optional[Callable[[str, int, int], object]], Callable[[], None]]:
+    """The callback for the native code and what to call when the work ends, for
+    ``progress=`` (``unit``: what the bar counts)."""
+    if callable(progress) and not isinstance(progress, bool):
+        return progress, lambda: None
+    if progress is False or (progress == "auto" and not _interactive()):
+        return None, lambda: None
+    if progress is not True and progress != "auto":
+        raise ValueError(
+            f'progress={progress!r}: choose "auto", True, False or a function f(label, done, total)'
+        )
+    bars = _Bars(unit)
+    return bars, bars.close
 
 
 def load(scenario: ScenarioLike, *, seed: Optional[int] = None) -> "_dctc.Scenario":
@@ -137,18 +200,30 @@ class RunResult:
 
 
 def run(
-    scenario: ScenarioLike, *, seed: Optional[int] = None, dataframe: str = "pandas"
+    scenario: ScenarioLike,
+    *,
+    seed: Optional[int] = None,
+    dataframe: str = "pandas",
+    progress: Progress = "auto",
 ) -> RunResult:
     """Runs a scenario, as ``dctc run`` does, and returns its results in memory.
 
     ``scenario``: see :func:`load`. ``seed`` overrides the scenario's seed. ``dataframe``:
     ``"pandas"`` (default), ``"polars"`` or ``"arrow"`` (pyarrow Tables) for the tables.
-    Nothing is written to disk.
+    ``progress``: ``"auto"`` (default) draws a bar of simulated time per scheme when stderr
+    is a terminal or in a notebook; ``True`` always, ``False`` never; a callable is called as
+    ``f(label, done, total)`` (the scheme, simulated microseconds done and to run) at the start
+    of each scheme and at most once per percent of it. An exception it raises is raised when
+    the run ends (the run itself cannot be stopped midway). Nothing is written to disk.
     """
     if dataframe not in _FRAMES:
         raise ValueError(f"dataframe={dataframe!r}: choose one of {', '.join(_FRAMES)}")
     s = load(scenario, seed=seed)
-    summary, tables, html = _dctc.run(s)
+    report, close = _reporter(progress, "us")
+    try:
+        summary, tables, html = _dctc.run(s, report)
+    finally:
+        close()
     return RunResult(summary, tables, html, dataframe)
 
 
@@ -165,6 +240,7 @@ def sweep(
     jobs: Optional[int] = None,
     address: Optional[str] = None,
     dataframe: str = "pandas",
+    progress: Progress = "auto",
 ) -> Any:
     """Runs ``scenario`` for every combination of ``grid``'s values and returns the sweep
     table, the same as ``dctc sweep``'s ``sweep.csv``: one row per point and scheme, the swept
@@ -179,6 +255,10 @@ def sweep(
     ``backend="ray"`` runs each point as a Ray task and gathers the tasks' Arrow tables; it
     connects to ``address`` (e.g. ``"ray://head:10001"`` or ``"auto"``) or starts a local Ray
     when ``address`` is None and Ray is not initialized yet. Both give the same table.
+
+    ``progress``: a bar over the points (``"auto"``: when stderr is a terminal or in a
+    notebook; ``True``, ``False``), or a callable called as ``f("points", finished, total)``
+    before the first point and after each one.
     """
     if dataframe not in _FRAMES:
         raise ValueError(f"dataframe={dataframe!r}: choose one of {', '.join(_FRAMES)}")
@@ -189,14 +269,18 @@ def sweep(
         if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
             raise ValueError(f'grid["{key}"]: give a list of values, not {values!r}')
         axes.append((key, [_scalar(v) for v in values]))
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend={backend!r}: choose \"local\" or \"ray\"")
     s = load(scenario)
     plan = _dctc.plan(s, axes)
-    if backend == "local":
-        batch = plan.run_local(jobs)
-    elif backend == "ray":
-        from ._ray import run_plan
+    report, close = _reporter(progress, "point")
+    try:
+        if backend == "local":
+            batch = plan.run_local(jobs, report)
+        else:
+            from ._ray import run_plan
 
-        batch = run_plan(plan, address)
-    else:
-        raise ValueError(f"backend={backend!r}: choose \"local\" or \"ray\"")
+            batch = run_plan(plan, address, report)
+    finally:
+        close()
     return _frame(pa.Table.from_batches([batch]), dataframe)

@@ -1,7 +1,7 @@
 """Type hints of ``dctc``: run traffic-control scenarios and sweeps, get DataFrames back."""
 
 import os
-from typing import Any, Dict, Iterable, Literal, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Literal, Mapping, Optional, Union
 
 import pyarrow as pa
 
@@ -41,8 +41,14 @@ class RunResult:
     def queues(self) -> Any:
         """``queues.csv`` as a DataFrame, or None."""
 
+Progress = Union[bool, Literal["auto"], Callable[[str, int, int], object]]
+
 def run(
-    scenario: ScenarioLike, *, seed: Optional[int] = None, dataframe: Frame = "pandas"
+    scenario: ScenarioLike,
+    *,
+    seed: Optional[int] = None,
+    dataframe: Frame = "pandas",
+    progress: Progress = "auto",
 ) -> RunResult:
     """Runs a scenario as ``dctc run`` does, in memory."""
 
@@ -54,5 +60,6 @@ def sweep(
     jobs: Optional[int] = None,
     address: Optional[str] = None,
     dataframe: Frame = "pandas",
+    progress: Progress = "auto",
 ) -> Any:
     """Runs every combination of ``grid``'s values; returns the sweep table (as sweep.csv)."""
