@@ -144,3 +144,31 @@ pub(crate) fn check_samples(
     }
     Ok(())
 }
+
+/// Most packets the captures of a run may hold (`[output] pcap`: files times `max_packets`):
+/// 10,000,000, about 700 MB of pcap files (70 bytes a packet) and as much memory while the
+/// run records them.
+pub(crate) const MAX_CAPTURED_PACKETS: u64 = 10_000_000;
+
+/// Refuses a `max_packets` (at `key`) of 0, or one that over `files` capture files (points
+/// times schemes) could hold more than [`MAX_CAPTURED_PACKETS`].
+pub(crate) fn check_captures(
+    s: &Scenario,
+    key: &str,
+    max_packets: u64,
+    files: u64,
+) -> Result<(), ScenarioError> {
+    if max_packets == 0 {
+        return Err(s.error(key, "must be at least 1"));
+    }
+    let total = max_packets.saturating_mul(files);
+    if total > MAX_CAPTURED_PACKETS {
+        return Err(s.error(
+            key,
+            format!(
+                "{max_packets} packets in each of {files} files (capture points times schemes) is {total}, more than the {MAX_CAPTURED_PACKETS} dctc captures in a run; capture fewer points or packets"
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -60,6 +60,8 @@ pub(crate) struct RunOutput {
     pub(crate) report: Report,
     /// Printed to stdout after the run (a comparison table).
     pub(crate) console: String,
+    /// Other files by path in the output directory (the packet engine's `pcap/`).
+    pub(crate) files: Vec<(String, Vec<u8>)>,
 }
 
 /// The finished summary: the engine's, plus the scenario echo and the paper comparison.
@@ -135,6 +137,7 @@ pub(crate) fn write_run(
     for (name, svg) in dctc_report::write_svg_files(&report) {
         files.push((format!("charts/{name}"), svg.into_bytes()));
     }
+    files.extend(out.files.iter().cloned());
     write_atomically(dir, &files, force)?;
     Ok(dir.to_path_buf())
 }

@@ -96,6 +96,10 @@ pub struct OutputSpec {
     /// (0, 100 KB], (100 KB, 10 MB], > 10 MB).
     #[serde(default)]
     pub size_classes_bytes: Option<Vec<u64>>,
+    /// Packet engine: packet captures, one pcap file per host or switch port named (see
+    /// [`PcapSpec`]).
+    #[serde(default)]
+    pub pcap: Option<PcapSpec>,
     /// Flow engine: write `flows.csv` (default true; the full trace has 706,397 flows per
     /// run).
     #[serde(default)]
@@ -123,12 +127,30 @@ impl OutputSpec {
         "throughput_bin_us",
         "rate_average_from_ms",
         "size_classes_bytes",
+        "pcap",
         "flows_csv",
         "cdf_points",
         "objective_sample_us",
         "objective_utility",
         "objective_alpha",
     ];
+}
+
+/// `[output] pcap = { hosts = [...], ports = [...], max_packets = N }`: the packet engine
+/// writes one pcap file per point under `pcap/<scheme>/`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// Hosts by name (`"h0"`): every packet leaving or reaching each.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// Switch ports as `[from, to]` node names (`["leaf0", "spine1"]`, the `from` and `to` of
+    /// `ports.csv`): every packet the port sends.
+    #[serde(default)]
+    pub ports: Vec<Vec<String>>,
+    /// Most packets in one file, its first ones in time (default 100,000).
+    #[serde(default)]
+    pub max_packets: Option<u64>,
 }
 
 #[cfg(test)]

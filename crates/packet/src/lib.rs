@@ -17,6 +17,7 @@
 //! - [`control`]: the control plane: Flowtune's allocator as a node of the fabric and its
 //!   control connections.
 //! - [`multipath`]: flows run as subflows on source-pinned paths (MPTCP, HOLNET MCC).
+//! - [`capture`]: packet captures at hosts and switch ports, written as pcap files.
 //! - [`mod@bench`]: the standard speed workload behind `dctc bench`.
 
 #![forbid(unsafe_code)]
@@ -31,6 +32,7 @@ extern crate self as dctc_packet;
 pub(crate) mod toml_table;
 
 pub mod bench;
+pub mod capture;
 pub mod config;
 pub mod control;
 pub mod engine;

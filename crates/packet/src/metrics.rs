@@ -287,6 +287,8 @@ pub struct PacketRun {
     pub peak_packets: usize,
     /// Flowtune §6.6 measured on the allocator node's iterations, when its scheme asked.
     pub churn: Option<dctc_num::churn::ChurnSummary>,
+    /// One file per capture point of `[output] pcap`, in the order the points were given.
+    pub captures: Vec<crate::capture::CaptureFile>,
     /// The objective report's trace (`RunOptions::objective`): each open-loop flow's paths,
     /// start and end, and the bits it got in order per interval.
     pub objective: Option<dctc_num::objective::Trace>,

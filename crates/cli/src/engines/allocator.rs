@@ -364,6 +364,7 @@ fn render_churn(
         tables: vec![("steps.csv".into(), steps_csv(p, &results))],
         report,
         console: table.to_text(),
+        files: Vec::new(),
     }
 }
 
@@ -579,6 +580,7 @@ fn render_convergence(
         tables: Vec::new(),
         report: Report::new(s.name.clone(), s.description.clone()).with_section(section),
         console: table.to_text(),
+        files: Vec::new(),
     }
 }
 

@@ -678,6 +678,7 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
         tables: tables(p, runs),
         report,
         console,
+        files: Vec::new(),
     }
 }
 
@@ -980,6 +981,7 @@ fn render_convergence(s: &Scenario, p: &Plan, runs: &[Convergence]) -> RunOutput
         tables: vec![("convergence.csv".to_string(), convergence_csv(p, runs))],
         report,
         console,
+        files: Vec::new(),
     }
 }
 

@@ -7,6 +7,7 @@ pub(crate) mod fct;
 pub(crate) mod flow;
 pub(crate) mod packet;
 pub(crate) mod packet_scale;
+mod pcap;
 
 pub(crate) use engine::Engine;
 

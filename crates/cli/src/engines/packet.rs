@@ -79,6 +79,7 @@ pub(crate) const OUTPUT_KEYS: &[&str] = &[
     "throughput_bin_us",
     "rate_average_from_ms",
     "size_classes_bytes",
+    "pcap",
     "objective_sample_us",
     "objective_utility",
     "objective_alpha",
@@ -223,6 +224,10 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             ))
         }
     };
+    if let Some(spec) = &output.pcap {
+        let capture = super::pcap::plan(s, spec, &topo, schemes.len(), sweep.is_some())?;
+        opts.capture = Some(capture);
+    }
     let objective = crate::objective::plan(s, &output, span_of(until))?;
     if objective.is_some() && (!workload.incasts.is_empty() || sweep.is_some()) {
         return Err(s.error(
@@ -843,11 +848,17 @@ fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
     for sec in sections {
         report.push_section(sec);
     }
+    let (files, written) = super::pcap::files(&p.topo, results);
+    if !written.is_empty() {
+        console.push('\n');
+        console.push_str(&written);
+    }
     RunOutput {
         summary,
         tables,
         report,
         console,
+        files,
     }
 }
 
@@ -1654,6 +1665,7 @@ fn render_sweep(
         ],
         report,
         console,
+        files: Vec::new(),
     }
 }
 

@@ -77,6 +77,8 @@ pub(crate) struct Port {
     /// queue whose discipline has no timers ([`Stored::TIMERLESS`]), on a link without
     /// send jitter.
     defer: bool,
+    /// A capture point watches the link ([`crate::capture`]): each arrival is recorded.
+    capture: bool,
 }
 
 /// A port's statistics and the state only timed disciplines use: one cache line beside the
@@ -230,6 +232,8 @@ pub(crate) struct Fabric {
     settle_on_pick: bool,
     /// Payload of each flow's dropped data packets (the per-flow byte ledger).
     pub(crate) flow_drops: FlowDrops,
+    /// The packets captured links saw, when the run captures.
+    pub(crate) capture: Option<Box<crate::capture::Recorder>>,
 }
 
 /// Payload bytes of dropped data packets, by flow index (grown as flows drop).
@@ -364,6 +368,7 @@ impl Fabric {
                     queue,
                     pipe: Default::default(),
                     switch: !from_host,
+                    capture: false,
                 }
             })
             .collect();
@@ -401,6 +406,7 @@ impl Fabric {
             settle_on_pick: deferred && lb.reads_backlog(),
             lb,
             flow_drops: FlowDrops::default(),
+            capture: None,
         })
     }
 
@@ -440,6 +446,74 @@ impl Fabric {
                         .saturating_mul(p.ps_per_byte as u64)
                 })
                 .collect();
+        }
+    }
+
+    /// Records what the links of `spec`'s capture points carry.
+    pub(crate) fn capture(&mut self, spec: &crate::capture::CaptureSpec) {
+        let rec = crate::capture::Recorder::new(spec, self.ports.len());
+        for l in rec.captured_links() {
+            self.ports[l.index()].capture = spec.max_packets > 0;
+        }
+        self.capture = Some(Box::new(rec));
+    }
+
+    /// Whether a capture point watches link `l` (and it has not recorded its limit yet).
+    #[inline(always)]
+    pub(crate) fn captures(&self, l: u32) -> bool {
+        self.ports[l as usize].capture
+    }
+
+    /// Records the head packet on link `l`, which reaches the far end now (before
+    /// [`Fabric::on_arrive`] takes it). Out of line: only captured links come here.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn capture_head(&mut self, l: u32) {
+        let hop = *self.ports[l as usize]
+            .pipe
+            .front()
+            .expect("an Arrive event has a packet");
+        self.capture_hop(l, &hop);
+    }
+
+    /// Records `hop`, which reaches the far end of link `l`; the link records no more
+    /// once it holds its capture's limit.
+    fn capture_hop(&mut self, l: u32, hop: &InFlight) {
+        let port = &self.ports[l as usize];
+        let on_link = port.delay + port.tx_time(hop.offer.wire_bytes as u64);
+        let p = &self.pool[hop.offer.pkt];
+        let raw = crate::capture::Raw {
+            sent: SimTime(hop.at.0.saturating_sub(on_link.0)),
+            arrived: hop.at,
+            seq: p.seq,
+            flow: p.flow,
+            payload: p.payload,
+            src: p.src,
+            dst: p.dst,
+            kind: p.kind,
+            ecn: hop.offer.ecn,
+        };
+        if let Some(rec) = &mut self.capture {
+            if !rec.record(l, raw) {
+                self.ports[l as usize].capture = false;
+            }
+        }
+    }
+
+    /// At the end of the run: records the packets still on captured links (those that
+    /// started to leave by `end` belong to their sender's capture).
+    fn capture_in_flight(&mut self) {
+        for l in 0..self.ports.len() {
+            if !self.ports[l].capture {
+                continue;
+            }
+            let hops: Vec<InFlight> = self.ports[l].pipe.iter().copied().collect();
+            for hop in hops {
+                if !self.ports[l].capture {
+                    break;
+                }
+                self.capture_hop(l as u32, &hop);
+            }
         }
     }
 
@@ -1108,6 +1182,7 @@ impl Fabric {
     ) -> (u64, u64, Vec<PortStats>) {
         // Departures due by the end happen, as their events would have.
         self.settle_all(end, ev, c);
+        self.capture_in_flight();
         let span = end.0.max(1);
         // In flight at the end: every packet still in a queue or on a link.
         let mut in_pkts = 0u64;
@@ -1169,6 +1244,7 @@ mod tests {
             offset_of!(Port, switch),
             offset_of!(Port, pending),
             offset_of!(Port, defer),
+            offset_of!(Port, capture),
         ] {
             assert_eq!(line(off), 1, "offset {off}");
         }

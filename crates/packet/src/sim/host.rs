@@ -479,6 +479,17 @@ impl Hosts {
         self.flows[f as usize].sender.cc_mut().couple(&cp);
     }
 
+    /// The TCP ports of flow index `f`'s packets in a capture: its id and subflow; `None`
+    /// for the control plane's connections (indices past the flows).
+    pub(crate) fn flow_ports(&self, f: u32) -> Option<crate::capture::FlowPorts> {
+        let ep = self.flows.get(f as usize)?;
+        let subflow = match self.conns.get(ep.conn as usize) {
+            Some(members) => members.iter().position(|&m| m == f).unwrap_or(0) as u32,
+            None => 0,
+        };
+        Some(crate::capture::FlowPorts { id: ep.id, subflow })
+    }
+
     /// Schedules flow `f`'s earliest timer if it moved earlier.
     #[inline]
     pub(crate) fn rearm(&mut self, f: u32, ev: &mut EventQueue) {

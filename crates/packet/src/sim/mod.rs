@@ -101,6 +101,8 @@ pub struct RunOptions {
     pub throughput_bin: Option<Delta>,
     /// Whether to sample only this port set (link indices); empty = every switch port.
     pub sample_links: Vec<u32>,
+    /// Packet captures to record (`[output] pcap`); `None` records none.
+    pub capture: Option<crate::capture::CaptureSpec>,
     /// Interval of the objective report's samples (each open-loop flow's bytes delivered in
     /// order per interval; `dctc_num::objective`); `None` records none.
     pub objective: Option<Delta>,
@@ -115,6 +117,7 @@ impl RunOptions {
             queue_sample: None,
             throughput_bin: None,
             sample_links: Vec::new(),
+            capture: None,
             objective: None,
         }
     }
@@ -153,6 +156,9 @@ pub enum SimError {
     /// The load balancer does not fit the fabric.
     #[error("packet.percentage_lb.initial: {0}")]
     BadBalancer(String),
+    /// A capture point names a link the fabric does not have.
+    #[error("capture point `{0}` names a link the fabric does not have")]
+    BadCapture(String),
     /// Flowtune's allocator cannot take the fabric's links as NUM capacities (a link of rate
     /// 0: the fabric's builders refuse one, a hand-built topology may not).
     #[error("Flowtune's allocator: {0}")]
@@ -227,6 +233,15 @@ impl<'a> Simulation<'a> {
     ) -> Result<Simulation<'a>, SimError> {
         let n_nodes = topo.nodes().len();
         let mut fabric = Fabric::new(topo, routing, scheme, opts.seed)?;
+        if let Some(spec) = &opts.capture {
+            let n_links = topo.links().len();
+            if let Some(p) =
+                (spec.points.iter()).find(|p| p.taps.iter().any(|t| t.link.index() >= n_links))
+            {
+                return Err(SimError::BadCapture(p.name.clone()));
+            }
+            fabric.capture(spec);
+        }
         let salt: u64 = component_rng(opts.seed, streams::ROUTING).random();
         let tcp = &scheme.tcp;
         let mut flows = Vec::with_capacity(workload.flows.len());
@@ -506,6 +521,10 @@ impl<'a> Simulation<'a> {
             let (ev_q, c) = (&mut self.events, &mut self.counters);
             match ev {
                 Event::Arrive(l) => {
+                    // Out of `on_arrive`, whose inlining the per-hop cost depends on.
+                    if self.fabric.captures(l) {
+                        self.fabric.capture_head(l);
+                    }
                     if let Some(pkt) = self.fabric.on_arrive(l, t, ev_q, c) {
                         self.deliver(pkt);
                     }
@@ -646,6 +665,14 @@ impl<'a> Simulation<'a> {
         let mut records = std::mem::take(&mut self.records);
         self.apps.final_records(&self.hosts, &rec, &mut records);
         records.sort_by_key(|r| r.id);
+        let captures = match (&self.opts.capture, &self.fabric.capture) {
+            (Some(spec), Some(rec)) => {
+                let topo = self.topo;
+                let ends = |l: LinkId| (topo.link(l).from, topo.link(l).to);
+                rec.files(spec, end, &|f| self.hosts.flow_ports(f), &ends)
+            }
+            _ => Vec::new(),
+        };
         let (throughput, subflow_throughput) = if self.opts.throughput_bin.is_some() {
             (
                 results::throughput(&self.hosts),
@@ -670,6 +697,7 @@ impl<'a> Simulation<'a> {
             wall_seconds: wall.elapsed().as_secs_f64(),
             peak_packets: self.fabric.pool.capacity_used(),
             churn: self.ctrl.as_ref().and_then(|cp| cp.allocator.churn()),
+            captures,
             objective,
         }
     }
