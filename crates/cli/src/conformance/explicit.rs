@@ -2,7 +2,7 @@
 //! a round or two over a few packets of queue, Flowtune's rates are NED's optimum.
 
 use super::bench::*;
-use super::fill::{Path, TFC_UNDERFILLS};
+use super::fill::Path;
 use super::{Case, Measured};
 use dctc_core::topology::{NodeKind, Topology};
 use dctc_core::units::Delta;
@@ -36,8 +36,8 @@ pub(crate) fn cases() -> Vec<Case> {
             quick_rate,
             move || tfc_join(p),
         );
-        v.push(if rate > 1.0 {
-            case.known(TFC_UNDERFILLS)
+        v.push(if rate >= 40.0 {
+            case.known(TFC_JOIN_QUEUE)
         } else {
             case
         });
@@ -97,6 +97,12 @@ fn xcp_queue(p: Path) -> Measured {
         mean <= bound && u >= 0.95,
     )
 }
+
+/// A finding of this suite, left to the TFC work of issue 25.
+const TFC_JOIN_QUEUE: &str = "TFC: four flows joining a 40 or 100 Gb/s switch get their shares \
+    within two rounds (largest deviation 4-5%) but the port's p99 queue is 18 and 16.5 KB, \
+    against the 9 KB the paper measured at 1 Gb/s (§6.1.2; 3-4.5 KB here at 1 and 10 Gb/s); \
+    not yet traced (issue 25, TFC)";
 
 const TFC_WHY: &str = "TFC §4 (Zhang et al. 2016): each port counts the effective flows E by \
     their round marks and hands every flow W = T / E of the tokens T = rho0 c rtt_b, so a flow \

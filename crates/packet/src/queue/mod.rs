@@ -16,7 +16,7 @@ pub use fq_codel::{FqCodel, FqCodelParams};
 pub use holnet::{HolnetMark, HolnetParams};
 pub use pfabric::{PFabric, PFabricParams};
 pub use sfq_codel::{SfqCodel, SfqCodelParams};
-pub use tfc::{Tfc, TfcParams};
+pub use tfc::{Tfc, TfcParams, TokenFeed};
 pub use xcp::{XcpParams, XcpRouter};
 
 use crate::engine::{PacketId, PacketPool};

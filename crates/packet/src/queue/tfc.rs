@@ -23,9 +23,13 @@
 //! Where the arbiter sits: in the paper at a switch port and acts on the ACKs that arrive
 //! on it, i.e. the ACKs of the flows this port's data direction carries. Here queues are per
 //! link direction, so the arbiter runs on the port those ACKs leave by (the reverse link,
-//! a host NIC when the bottleneck faces a host), and its counter grows at `rho0 x c` of that
-//! link: the two directions of every link have the same rate. The counter is capped at one
-//! token (`max(T, one packet)`) so an idle spell does not bank an unbounded burst.
+//! a host NIC when the bottleneck faces a host), paired by the engine with the data
+//! direction's port ([`Tfc::meter`]): its counter grows at that port's token rate `T / rtt_b`
+//! (eq. (7): `rho0 c / rho`, smoothed) and is capped at one token (`max(T, one packet)`) so an
+//! idle spell does not bank an unbounded burst. A port whose data direction allocates nothing
+//! (a sender's NIC) meters its own initial token: `rho0 x c`. Growing at `rho0 x c` everywhere,
+//! as this port once did, cut the very windows eq. (7) had raised to fill an underused link:
+//! one flow got 92% of 10 Gb/s at a 10 us round trip (issue 25).
 //!
 //! One departure from §5.2: the window written into packets is `T / max(E_last, E_now)`, where
 //! `E_now` is the count so far in the current slot, not only `T / E_last`. The paper relies on
@@ -47,6 +51,20 @@ use crate::packet::PacketKind;
 use dctc_core::error::KeyError;
 use dctc_core::units::{Delta, Rate, SimTime};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// A port's token, handed to the delay arbiter of the link's other direction ([`Tfc::meter`]).
+#[derive(Clone, Debug)]
+pub struct TokenFeed(Arc<PublishedToken>);
+
+/// A port's token T and its rate `T / rtt_b` (f64 bits, wire bytes and bytes per second),
+/// read by the delay arbiter on the other direction of its link.
+#[derive(Debug, Default)]
+struct PublishedToken {
+    token: AtomicU64,
+    rate: AtomicU64,
+}
 
 /// RM (Round Mark): the first data packet a sender sends in each round (TFC §5.1).
 pub const RM: u32 = 1 << 0;
@@ -181,6 +199,11 @@ pub struct Tfc {
     /// Delay arbiter counter, wire bytes (may go negative after large windows).
     counter: f64,
     counter_at: SimTime,
+    /// What this port publishes of its token for the arbiter on the link's other direction.
+    published: Arc<PublishedToken>,
+    /// The token of the port whose data this port's RMA ACKs answer (the other direction of
+    /// the link, see [`Tfc::meter`]); `None`: this port's own.
+    peer: Option<Arc<PublishedToken>>,
     /// Slots completed (delimiter rounds).
     slots: u64,
 }
@@ -211,6 +234,8 @@ impl Tfc {
             last_slot: None,
             counter: 0.0,
             counter_at: SimTime::ZERO,
+            published: Arc::default(),
+            peer: None,
             slots: 0,
         };
         q.set_rate(rate);
@@ -222,7 +247,39 @@ impl Tfc {
         // §5.2 Init: rtt_b = 160 us, E = 1; the token before any slot is rho0 x c x rtt_b.
         self.token = self.params.rho0 * self.rate_bytes_per_s * self.rtt_b.as_secs_f64();
         self.window = self.window_of(self.token, self.effective);
+        self.publish();
         self.counter = self.counter_cap();
+    }
+
+    /// Lets this port's delay arbiter meter the windows of the port `data` (the other direction
+    /// of the same link, whose data packets the RMA ACKs leaving here answer): its counter
+    /// grows at that port's token rate and holds at most that port's token. The engine pairs
+    /// the two directions of every link whose ports are both TFC's (`data.token_feed()`).
+    pub fn meter(&mut self, data: TokenFeed) {
+        self.peer = Some(data.0);
+    }
+
+    /// This port's token as the arbiter on the other direction of its link reads it
+    /// ([`Tfc::meter`]).
+    pub fn token_feed(&self) -> TokenFeed {
+        TokenFeed(Arc::clone(&self.published))
+    }
+
+    /// Publishes the token and its rate `T / rtt_b` for the arbiter of the paired port.
+    fn publish(&self) {
+        let rate = self.token / self.rtt_b.as_secs_f64();
+        self.published.token.store(self.token.to_bits(), Ordering::Relaxed);
+        self.published.rate.store(rate.to_bits(), Ordering::Relaxed);
+    }
+
+    /// The token T (wire bytes) and its rate (wire bytes per second) the arbiter meters:
+    /// the paired data port's, else this port's own.
+    fn metered(&self) -> (f64, f64) {
+        let p = self.peer.as_ref().unwrap_or(&self.published);
+        (
+            f64::from_bits(p.token.load(Ordering::Relaxed)),
+            f64::from_bits(p.rate.load(Ordering::Relaxed)),
+        )
     }
 
     /// The port's parameters.
@@ -283,7 +340,7 @@ impl Tfc {
     }
 
     fn counter_cap(&self) -> f64 {
-        self.token.max(self.wire_per_packet())
+        self.metered().0.max(self.wire_per_packet())
     }
 
     /// Arms the re-pick timer: `2^(k+1) x rtt_last` from now (§5.2: 2x at the first miss,
@@ -359,6 +416,7 @@ impl Tfc {
     fn finish_slot(&mut self, now: SimTime, rtt_m: Delta, full: bool, rho: f64) {
         // TFC eq. (5): W[n+1] = T[n] / E[n].
         self.window = self.window_of(self.token, self.effective);
+        self.publish();
         self.last_slot = Some(TfcSlot {
             effective_flows: self.effective,
             rtt_m,
@@ -389,9 +447,10 @@ impl Tfc {
     fn accrue(&mut self, now: SimTime) {
         let dt = now.saturating_since(self.counter_at).as_secs_f64();
         self.counter_at = now;
-        let cap = self.counter_cap();
+        let (token, rate) = self.metered();
+        let cap = token.max(self.wire_per_packet());
         if self.counter < cap {
-            self.counter = (self.counter + self.params.rho0 * self.rate_bytes_per_s * dt).min(cap);
+            self.counter = (self.counter + rate * dt).min(cap);
         }
     }
 
@@ -413,7 +472,7 @@ impl Tfc {
             return SimTime::NEVER;
         }
         let short = (self.wire_per_packet() - self.counter).max(0.0);
-        let rate = self.params.rho0 * self.rate_bytes_per_s;
+        let rate = self.metered().1;
         // Round up to the next picosecond so the counter has grown enough when it fires.
         let wait_ps = (short / rate * 1e12).ceil() as u64;
         self.counter_at + Delta(wait_ps.max(1))

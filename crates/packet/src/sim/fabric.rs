@@ -305,6 +305,24 @@ macro_rules! with_stored {
 /// A flow whose data is routed (no pinned path).
 const NO_PIN: u32 = u32::MAX;
 
+/// TFC's delay arbiter sits, in the paper, at the switch port whose data the arriving RMA
+/// ACKs answer; here each link direction is its own queue, so the arbiter runs where those
+/// ACKs leave (the other direction of the link) and meters the data direction's token.
+fn pair_tfc_arbiters(topo: &Topology, ports: &mut [Port]) {
+    for (li, l) in topo.links().iter().enumerate() {
+        let Some(back) = topo.link_between(l.to, l.from) else {
+            continue;
+        };
+        let Queue::Tfc(data) = &ports[li].queue else {
+            continue;
+        };
+        let feed = data.token_feed();
+        if let Queue::Tfc(acks) = &mut ports[back.index()].queue {
+            acks.meter(feed);
+        }
+    }
+}
+
 impl Fabric {
     /// The ports of `topo` with `scheme`'s disciplines (host NICs get the host queue);
     /// `seed` keys the hashed-bucket queues per port.
@@ -372,6 +390,8 @@ impl Fabric {
                 }
             })
             .collect();
+        let mut ports = ports;
+        pair_tfc_arbiters(topo, &mut ports);
         let built = crate::lb::Build {
             topo,
             routing,

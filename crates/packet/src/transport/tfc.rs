@@ -11,6 +11,9 @@
 //!   of them is given a window.)
 //! - The first data packet, and the first one sent after each RMA ACK, carries RM (§5.1); every
 //!   packet's window field starts at the maximum (the paper's `0xffff`) for the ports to lower.
+//!   A retransmission never carries RM (the next new segment does): ports time rounds between
+//!   marks, and in loss recovery retransmissions leave a few hundred nanoseconds apart, which
+//!   ports took for rtt_b (Karn's rule for the switches' RTT).
 //! - On an RMA ACK `cwnd` becomes the window it carries (§5.1). The engine's receiver echoes
 //!   the RM packet's header on its ACK, i.e. the window copied and the mark kept (§5.3); the
 //!   first TFC port on the way back sets RMA on it.
@@ -100,7 +103,7 @@ impl CongestionControl for Tfc {
             }
             return;
         }
-        if self.mark_next {
+        if self.mark_next && !ev.retransmit {
             ext.flags |= RM;
             self.mark_next = false;
             self.rm_end = Some(ev.seq + ev.len);
@@ -161,6 +164,10 @@ mod tests {
     use dctc_core::units::SimTime;
 
     fn stamp(c: &mut Tfc, seq: u64, len: u64, remaining: u64) -> HeaderExt {
+        stamp_sent(c, seq, len, remaining, false)
+    }
+
+    fn stamp_sent(c: &mut Tfc, seq: u64, len: u64, remaining: u64, retransmit: bool) -> HeaderExt {
         let mut ext = HeaderExt::default();
         let w = Window::new(0, u64::MAX, 1460);
         c.stamp(
@@ -169,7 +176,7 @@ mod tests {
                 now: SimTime::ZERO,
                 seq,
                 len,
-                retransmit: false,
+                retransmit,
                 remaining,
                 snd_una: 0,
             },
@@ -252,6 +259,23 @@ mod tests {
         assert_eq!(stamp(&mut c, 2920, 1460, 100_000).flags, 0);
         ack(&mut c, &mut w, 2920);
         assert_eq!(stamp(&mut c, 4380, 1460, 100_000).flags, RM);
+    }
+
+    /// Issue 25: in loss recovery every partial ACK passed the RM packet and the next
+    /// retransmission was marked, so ports timed "rounds" between retransmissions sent a few
+    /// hundred nanoseconds apart and took them for rtt_b (0.05 us on an 8 us path: the token
+    /// and every window collapsed). A retransmission's timing says nothing of the round trip
+    /// (Karn's rule); the mark waits for the next new segment.
+    #[test]
+    fn a_retransmission_is_never_the_round_mark_the_next_new_segment_is() {
+        let mut c = Tfc::default();
+        let mut w = Window::new(14_600, u64::MAX, 1460);
+        assert_eq!(stamp(&mut c, 0, 1460, 100_000).flags, RM);
+        ack(&mut c, &mut w, 1460);
+        assert_eq!(stamp_sent(&mut c, 1460, 1460, 100_000, true).flags, 0);
+        assert_eq!(stamp_sent(&mut c, 2920, 1460, 100_000, true).flags, 0);
+        assert_eq!(stamp(&mut c, 4380, 1460, 100_000).flags, RM);
+        assert_eq!(stamp(&mut c, 5840, 1460, 100_000).flags, 0);
     }
 
     #[test]
