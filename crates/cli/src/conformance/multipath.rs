@@ -22,10 +22,10 @@ pub(crate) fn cases() -> Vec<Case> {
                 quick_rate && quick_s,
                 move || shared_bottleneck(name, rate),
             );
-            v.push(if name == "mptcp" && rate <= 10.0 {
-                case.known(MPTCP_BELOW_TCP)
-            } else {
-                case
+            v.push(match name {
+                "mptcp" if rate <= 10.0 => case.known(MPTCP_BELOW_TCP),
+                _ if rate == 40.0 => case.known(ABOVE_TCP_AT_40),
+                _ => case,
             });
         }
     }
@@ -68,6 +68,13 @@ pub(crate) fn cases() -> Vec<Case> {
     }
     v
 }
+
+/// A finding of this suite, not yet explained: both multipath schemes above one TCP at 40 Gb/s.
+const ABOVE_TCP_AT_40: &str = "At a 40 Gb/s shared bottleneck both multipath schemes take more \
+    than the single-path NewReno flow: MPTCP (LIA) 1.34x (22.3 vs 16.7 Gb/s), HOLNET MCC 1.55x \
+    (23.6 vs 15.3 Gb/s; 1.66x before issue 25's CC/MCC recovery fix), where RFC 6356 goal 2 \
+    allows at most one TCP's share; at 1, 10 and 100 Gb/s MCC is within the band (0.99x, 1.18x, \
+    1.12x); not investigated (issue 25)";
 
 /// A finding of this suite, explained (issue 25, MPTCP): the case measures LIA before its
 /// loss equilibrium, where RFC 6356's shares hold.
