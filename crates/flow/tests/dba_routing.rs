@@ -8,11 +8,16 @@ use dctc_flow::{
 
 /// Two racks of 8 hosts at 10 Gb/s under 3 spines at 40 Gb/s.
 fn two_racks() -> Net {
+    racks_of(8, 10.0)
+}
+
+/// Two racks of `hosts_per_rack` hosts at `host_rate_gbps` under 3 spines at 40 Gb/s.
+fn racks_of(hosts_per_rack: usize, host_rate_gbps: f64) -> Net {
     let t = leaf_spine(&LeafSpineSpec {
         racks: 2,
-        hosts_per_rack: 8,
+        hosts_per_rack,
         spines: 3,
-        host_rate_gbps: 10.0,
+        host_rate_gbps,
         fabric_rate_gbps: 40.0,
         oversubscription: None,
         host_link_delay_us: 1.0,
@@ -155,21 +160,7 @@ fn ecmp_loses_less_to_spraying_the_more_flows_share_the_uplinks() {
     // at 40 Gb/s: n equal flows from rack 0 to rack 1 share 120 Gb/s of uplinks. Spraying
     // gives each 120 / n; ECMP gives the flows on the fullest spine 40 / k_max, so the slowest
     // flow, which sets the makespan, runs at n / (3 k_max) of the sprayed rate.
-    let t = leaf_spine(&LeafSpineSpec {
-        racks: 2,
-        hosts_per_rack: 16,
-        spines: 3,
-        host_rate_gbps: 40.0,
-        fabric_rate_gbps: 40.0,
-        oversubscription: None,
-        host_link_delay_us: 1.0,
-        fabric_link_delay_us: 1.0,
-        host_delay_us: 0.0,
-        buffer_bytes: 100_000,
-        spine_buffer_bytes: None,
-    })
-    .unwrap();
-    let net = Net::new(t).unwrap();
+    let net = racks_of(16, 40.0);
     let slowest = |n: u32, routing: RoutingMode| {
         let w = vec![CoflowInput {
             id: 0,
