@@ -2,7 +2,7 @@
 //! the key and the reason, and leaves no output behind.
 
 mod common;
-use common::{dctc, stderr};
+use common::{dctc, files_under, stderr};
 
 use std::path::Path;
 use std::process::Command;
@@ -104,11 +104,7 @@ fn same_seed_gives_byte_identical_outputs() {
         let o = dctc(&["run", "s.toml", "--quiet", "--out", out], dir.path());
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    let read_dir = |d: &str| {
-        let mut files: Vec<_> = walk(&dir.path().join(d));
-        files.sort();
-        files
-    };
+    let read_dir = |d: &str| -> Vec<_> { files_under(&dir.path().join(d)).into_iter().collect() };
     let (a, b) = (read_dir("a"), read_dir("b"));
     assert_eq!(
         a.iter().map(|f| &f.0).collect::<Vec<_>>(),
@@ -118,24 +114,6 @@ fn same_seed_gives_byte_identical_outputs() {
     for ((name, x), (_, y)) in a.iter().zip(&b) {
         assert!(x == y, "{name} differs between two runs with one seed");
     }
-}
-
-/// Every file below `root` as (relative path, bytes).
-fn walk(root: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                out.push((rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out
 }
 
 #[test]

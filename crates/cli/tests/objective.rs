@@ -3,7 +3,7 @@
 //! optimum, pFabric far from it under log utility), and its keys are checked.
 
 mod common;
-use common::{assert_key_error, dctc, stderr, validate_in};
+use common::{assert_key_error, dctc, files_under, stderr, validate_in};
 use serde_json::Value;
 use std::path::Path;
 
@@ -58,25 +58,7 @@ fn run(dir: &Path, name: &str, toml: &str) -> Value {
 }
 
 fn files(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    for e in walk(dir) {
-        out.push(e.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
-    }
-    out.sort();
-    out
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
+    files_under(dir).into_keys().collect()
 }
 
 /// The summary without what the report adds (and the echo of its keys).

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_refused, dctc, run_in, stderr};
+use common::{assert_refused, dctc, files_under, run_in, stderr};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -140,24 +140,6 @@ fn csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
                 .collect()
         })
         .collect()
-}
-
-/// Every file under `dir`, by path relative to it.
-fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
 }
 
 #[test]

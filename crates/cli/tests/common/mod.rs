@@ -2,6 +2,7 @@
 // Each test file compiles this module on its own and uses a different part of it.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -73,4 +74,22 @@ pub(crate) fn assert_refused(o: &Output, want: &str, dir: &Path, case: &str) {
     assert_eq!(o.status.code(), Some(2), "{case}: {err}");
     assert!(err.contains(want), "{case}: wanted {want} in {err}");
     assert!(!dir.join("out").exists(), "{case}: no output");
+}
+
+/// Every file under `dir` (its subdirectories too), by path relative to it, with its bytes.
+pub(crate) fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
 }
