@@ -216,24 +216,36 @@ pub fn bench_scheme(simulated: Delta, seed: u64, name: &str) -> BenchReport {
         RunOptions::new(seed, until),
     )
     .expect("valid workload");
+    timed_run(sim, simulated, n, None)
+}
+
+/// Runs `sim` (of `flows` flows, for `simulated`) and reports it: CPU of the event loop, and
+/// of the setup since `setup_started` (a [`thread_cpu_ns`] reading) when given.
+fn timed_run(
+    sim: Simulation<'_>,
+    simulated: Delta,
+    flows: usize,
+    setup_started: Option<u64>,
+) -> BenchReport {
     let cpu0 = thread_cpu_ns();
     let result = sim.run(&mut |_| {});
-    let cpu = match (cpu0, thread_cpu_ns()) {
+    let cpu1 = thread_cpu_ns();
+    let secs = |a: Option<u64>, b: Option<u64>| match (a, b) {
         (Some(a), Some(b)) => Some((b - a) as f64 * 1e-9),
         _ => None,
     };
     let wall = result.wall_seconds.max(1e-9);
     BenchReport {
         simulated,
-        flows: n,
+        flows,
         events: result.counters.events,
         packet_hops: result.counters.packet_hops,
         wall_seconds: result.wall_seconds,
         events_per_sec: result.counters.events as f64 / wall,
         packet_hops_per_sec: result.counters.packet_hops as f64 / wall,
-        cpu_seconds: cpu,
+        cpu_seconds: secs(cpu0, cpu1),
         peak_rss_bytes: peak_rss_bytes(),
-        setup_cpu_seconds: None,
+        setup_cpu_seconds: secs(setup_started, cpu0),
         result,
     }
 }
@@ -316,27 +328,7 @@ pub fn scale_bench(k: usize, simulated: Delta, seed: u64) -> BenchReport {
         RunOptions::new(seed, until),
     )
     .expect("valid workload");
-    let cpu0 = thread_cpu_ns();
-    let result = sim.run(&mut |_| {});
-    let cpu1 = thread_cpu_ns();
-    let secs = |a: Option<u64>, b: Option<u64>| match (a, b) {
-        (Some(a), Some(b)) => Some((b - a) as f64 * 1e-9),
-        _ => None,
-    };
-    let wall = result.wall_seconds.max(1e-9);
-    BenchReport {
-        simulated,
-        flows: n,
-        events: result.counters.events,
-        packet_hops: result.counters.packet_hops,
-        wall_seconds: result.wall_seconds,
-        events_per_sec: result.counters.events as f64 / wall,
-        packet_hops_per_sec: result.counters.packet_hops as f64 / wall,
-        cpu_seconds: secs(cpu0, cpu1),
-        peak_rss_bytes: peak_rss_bytes(),
-        setup_cpu_seconds: secs(cpu_start, cpu0),
-        result,
-    }
+    timed_run(sim, simulated, n, cpu_start)
 }
 
 #[cfg(test)]
