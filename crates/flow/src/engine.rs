@@ -13,11 +13,13 @@ use crate::heap::IndexedHeap;
 use crate::maxmin_inc::{Ctx, IncMaxMin};
 use crate::metrics::{CoflowRecord, FlowRecordOut, RunResult};
 use crate::net::{Hop, Net};
+use crate::objective::ObjectiveRec;
 use crate::policy::{Coupling, RatePolicy, View};
 use crate::routing::{self, Reroute, RoutingMode};
 pub use crate::state::{CoflowInput, Coflows, FlowInput, Flows};
 use dctc_core::event::EventQueue;
 use dctc_core::units::{Delta, SimTime};
+use dctc_num::objective::Trace;
 use std::collections::HashMap;
 
 /// Run options.
@@ -117,6 +119,10 @@ pub struct Simulator<'n> {
     skipped_links: Vec<u32>,
     /// Rate changes a policy makes after a completion that did not re-solve.
     changes: Vec<(u32, f64)>,
+    /// The objective report's recording, when asked for ([`Simulator::record_objective`]).
+    objective: Option<ObjectiveRec>,
+    /// Its next interval boundary, ps (`u64::MAX` when off): one comparison per instant.
+    objective_at: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -182,6 +188,8 @@ impl<'n> Simulator<'n> {
             skip_completions: true,
             skipped_links: Vec::new(),
             changes: Vec::new(),
+            objective: None,
+            objective_at: u64::MAX,
             net,
             cfg,
             policy,
@@ -250,6 +258,41 @@ impl<'n> Simulator<'n> {
         self.skip_completions = false;
     }
 
+    /// Records the objective report (`dctc_num::objective`): every `interval`, the bytes each
+    /// flow delivered, for at most `max_intervals` intervals (recording stops there). Call
+    /// before running; recording changes nothing else of the run.
+    pub fn record_objective(&mut self, interval: Delta, max_intervals: u64) {
+        let rec = ObjectiveRec::new(interval, max_intervals, self.flows.len());
+        self.objective_at = rec.next;
+        self.objective = Some(rec);
+    }
+
+    /// The objective report's trace up to now (the end of the run), and whether recording
+    /// stopped at its interval limit before it; `None` when not recorded. Takes the recording.
+    pub fn take_objective(&mut self) -> Option<(Trace, bool)> {
+        let rec = self.objective.take()?;
+        self.objective_at = u64::MAX;
+        let moved = self.reroute.is_some();
+        Some(rec.finish(
+            self.now,
+            self.net,
+            moved,
+            &self.flows,
+            &self.coflows,
+            &self.active_list,
+        ))
+    }
+
+    /// Closes the objective report's intervals that end at or before `t` (out of line: only
+    /// when one does).
+    #[cold]
+    fn objective_sample(&mut self, t: u64) {
+        if let Some(rec) = self.objective.as_mut() {
+            rec.sample(t, &self.flows, &self.active_list);
+            self.objective_at = rec.next;
+        }
+    }
+
     /// Time of the next event of any kind (for tests stepping event by event).
     #[cfg(test)]
     pub(crate) fn next_event_ps(&mut self) -> Option<u64> {
@@ -286,6 +329,9 @@ impl<'n> Simulator<'n> {
             let t = te.min(td).min(tw);
             if t == u64::MAX || t >= until.ps() {
                 break;
+            }
+            if t >= self.objective_at {
+                self.objective_sample(t);
             }
             let wake = tw == t;
             if wake {
@@ -531,6 +577,9 @@ impl<'n> Simulator<'n> {
             d.on[f] = false;
         }
         self.flows.finish[f] = self.now;
+        if let Some(rec) = self.objective.as_mut() {
+            rec.finished.push(f as u32);
+        }
         let c = self.flows.coflow[f] as usize;
         self.coflows.left[c] -= 1;
         if self.coflows.left[c] == 0 {
