@@ -482,3 +482,48 @@ fn flow_engine_objective_keys_are_checked() {
         "the objective report scores a run's flows; mode = \"convergence\" runs DBA's iterations without a run",
     );
 }
+
+#[test]
+fn a_sprayed_packet_flow_is_scored_over_every_path_it_can_take() {
+    // Hosts at 10 Gb/s, two spines at 5: one long flow from rack 0 to rack 1. Hashed to one
+    // spine (ECMP) its optimum is 5 Gb/s (of payload); sprayed per packet over both, 10: one
+    // doubling more in the optimum's fairness score, and the sprayed flow is scored against
+    // that (on its ECMP path alone it would score an efficiency near 2).
+    let dir = tempfile::tempdir().unwrap();
+    let toml = r#"
+name = "objective-spray"
+engine = "packet"
+duration_ms = 4
+[fabric]
+kind = "leaf-spine"
+racks = 2
+spines = 2
+hosts_per_rack = 2
+host_rate_gbps = 10
+fabric_rate_gbps = 5
+buffer_bytes = 200000
+fabric_link_delay_us = 1
+host_link_delay_us = 1
+[[workload]]
+kind = "flows"
+flows = [ { src = 0, dst = 2, stop_us = 4000 } ]
+[[schemes]]
+name = "dctcp"
+label = "ecmp"
+[[schemes]]
+name = "dctcp"
+label = "spray"
+load_balancer = "spray"
+[output]
+objective_sample_us = 500
+"#;
+    let v = run(dir.path(), "s", toml);
+    let o = |s: &str, k: &str| v["schemes"][s]["objective"][k].as_f64().unwrap();
+    let doubling = o("spray", "optimal_fairness_score_per_flow")
+        - o("ecmp", "optimal_fairness_score_per_flow");
+    assert!((doubling - 1.0).abs() < 1e-6, "{doubling}");
+    for s in ["ecmp", "spray"] {
+        let eff = o(s, "efficiency");
+        assert!((0.95..=1.0 + 1e-6).contains(&eff), "{s}: {eff}");
+    }
+}

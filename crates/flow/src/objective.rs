@@ -8,9 +8,9 @@
 //! is spread over several paths (DRILL) enters as a multipath flow over those paths, the split
 //! left to the optimum; a flow that Hedera may move enters with every equal-cost path of its
 //! host pair (the best any of its placements could reach, split allowed: an upper bound on
-//! what moving whole flows achieves). On a fabric whose equal-cost paths have equal capacities
-//! (every preset), the free split reaches exactly the rates of DRILL's even split (see
-//! `crates/flow/README.md`, "The objective report").
+//! what moving whole flows achieves). In a leaf-spine with equal fabric links the free split
+//! reaches exactly the rates of DRILL's even split (see `crates/flow/README.md`, "The objective
+//! report"); elsewhere it bounds them from above.
 
 use crate::net::Net;
 use crate::routing::PATH_LIMIT;

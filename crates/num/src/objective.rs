@@ -57,8 +57,18 @@
 //! A flow with several paths (an MPTCP connection's subflows, a flow a per-packet balancer
 //! sprays, a fluid flow spread over its equal-cost paths) takes its rate as the sum over its
 //! paths, split as the optimum chooses: the best its balancer could reach. Where the balancer
-//! splits evenly (DRILL's fluid model) on paths of equal capacities, the two agree: any split's
-//! load on the paths' links sums to the even split's (see `crates/flow/README.md`).
+//! splits evenly (DRILL's fluid model) in a leaf-spine with equal fabric links, the two agree:
+//! the even split fits wherever some split does (see `crates/flow/README.md`); elsewhere the
+//! free split's optimum bounds the even split's from above.
+//!
+//! # What no objective here scores
+//! SRPT (pFabric's target; a priority or FIFO coflow scheduler's too) is not a NUM problem: it
+//! minimizes the sum of completion times, a property of the whole schedule, and at an instant
+//! gives the link to one flow, a corner of the capacity region that no strictly concave utility
+//! picks (every utility of [`crate::utility`] is strictly concave, which NED and the reference
+//! need). Its nearest NUM, a linear utility weighted by 1 / remaining bytes, is a linear
+//! program whose optimal rates are not unique where weights tie, so per-flow comparisons with
+//! "the" optimum are undefined. Such schemes show here as a full link with a large log gap.
 
 use crate::csr::Csr;
 use crate::problem::{NumFlow, Problem};

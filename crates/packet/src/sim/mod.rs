@@ -17,6 +17,10 @@ pub mod app;
 pub(crate) mod fabric;
 pub(crate) mod host;
 pub(crate) mod objective;
+
+/// Most equal-cost paths a flow of a per-packet balancer enters the objective report's optimum
+/// with (the flow engine's limit, `dctc_flow::routing::PATH_LIMIT`).
+const OBJECTIVE_PATH_LIMIT: usize = 256;
 mod pipe;
 pub(crate) mod results;
 mod scheme;
@@ -363,19 +367,31 @@ impl<'a> Simulation<'a> {
                     c => conns[c as usize].clone(),
                 })
                 .collect();
+            // A per-packet (or per-flowlet) balancer may put a flow's packets on any of its
+            // equal-cost paths: the flow enters the optimum with all of them, the split left
+            // to the optimum (on paths of equal capacities, what an even spray reaches).
+            let per_packet = scheme.lb != crate::lb::LbKind::Ecmp;
             let paths = members
                 .iter()
                 .map(|m| {
-                    m.iter()
-                        .map(|&e| {
-                            let ep = &flows[e as usize];
-                            let path = match pinned.iter().find(|(f, _)| *f == e) {
-                                Some((_, p)) => p.clone(),
-                                None => routing.ecmp_path(topo, ep.src, ep.dst, ep.hash),
-                            };
-                            path.iter().map(|l| l.index()).collect()
-                        })
-                        .collect()
+                    let mut paths: Vec<Vec<usize>> = Vec::new();
+                    for &e in m {
+                        let ep = &flows[e as usize];
+                        let options = match pinned.iter().find(|(f, _)| *f == e) {
+                            Some((_, p)) => vec![p.clone()],
+                            None if per_packet => {
+                                routing.all_paths(topo, ep.src, ep.dst, OBJECTIVE_PATH_LIMIT)
+                            }
+                            None => vec![routing.ecmp_path(topo, ep.src, ep.dst, ep.hash)],
+                        };
+                        for p in options {
+                            let p: Vec<usize> = p.iter().map(|l| l.index()).collect();
+                            if !paths.contains(&p) {
+                                paths.push(p);
+                            }
+                        }
+                    }
+                    paths
                 })
                 .collect();
             let ll = arrivals.iter().map(|&a| long_lived[a as usize]).collect();

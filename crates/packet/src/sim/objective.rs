@@ -2,7 +2,8 @@
 //! interval boundary, the bytes each open-loop flow's receiver got in order since the last
 //! one. The loop calls [`ObjectiveRec::sample`] before the first event at or after a
 //! boundary, so nothing enters the event queue and a run with the report off differs only by
-//! one comparison per event.
+//! one comparison per event. A flow's paths (set up in `sim/mod.rs`): its ECMP path, its
+//! pinned subflow paths, or under a per-packet balancer every equal-cost path.
 
 use super::host::Hosts;
 use dctc_core::units::{Delta, SimTime};
