@@ -8,8 +8,12 @@
 //! estimate `W_est` grows by `alpha_cubic = 3 (1 - beta) / (1 + beta)` segments per window
 //! (eq. (4); alpha = 1 once `W_est >= W_max`), and when `W_cubic(t) < W_est` cwnd follows
 //! `W_est` (§4.3). On loss `ssthresh = max(beta cwnd, 2 SMSS)` (eq. (5)), `W_max = cwnd`, or
-//! `cwnd (1 + beta) / 2` with fast convergence when below the previous `W_max` (§4.7); a
-//! timeout does the same and sets the loss window of one segment (§4.8). Defaults:
+//! `cwnd (1 + beta) / 2` with fast convergence when below the previous `W_max` (§4.7). A
+//! timeout sets ssthresh the same way and the loss window of one segment (§4.8), but only
+//! when it is a new congestion event: one that ends a failed fast recovery keeps the fast
+//! retransmit's ssthresh (cwnd is then inflated by the duplicate ACKs, RFC 6582 step 4), and
+//! one that fires again before any new data was acknowledged holds it (RFC 5681 §3.1: the
+//! segment was already resent by the timer), as Linux's `tcp_enter_loss` does. Defaults:
 //! beta = 0.7, C = 0.4, fast convergence on.
 //!
 //! Slow start is NewReno's, with HyStart++ (on by default, as in Linux): per round of data,
@@ -46,6 +50,8 @@ pub struct Cubic {
     cwnd_bytes: u64,
     /// W_est, segments.
     w_est: f64,
+    /// A timeout fired and no new data has been acknowledged since.
+    timed_out: bool,
     reno: NewReno,
     hs: HyStart,
 }
@@ -88,6 +94,7 @@ impl Cubic {
             cwnd_seg: 0.0,
             cwnd_bytes: 0,
             w_est: 0.0,
+            timed_out: false,
             reno: NewReno::default(),
             hs: HyStart::default(),
         }
@@ -218,6 +225,7 @@ impl Cubic {
 
 impl CongestionControl for Cubic {
     fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, rtt: &RttEstimator) {
+        self.timed_out = false;
         if ev.in_recovery {
             return;
         }
@@ -233,9 +241,16 @@ impl CongestionControl for Cubic {
         self.hs.done = true;
     }
 
-    fn on_timeout(&mut self, w: &mut Window, _ev: &LossEvent) {
-        // RFC 9438 §4.8: ssthresh as on loss, cwnd = 1 SMSS (RFC 5681's loss window).
-        w.ssthresh = self.reduce(w);
+    fn on_timeout(&mut self, w: &mut Window, ev: &LossEvent) {
+        // RFC 9438 §4.8: ssthresh as on loss, cwnd = 1 SMSS (RFC 5681's loss window). Not
+        // for a timeout ending a failed fast recovery, whose event the fast retransmit already
+        // answered (cutting from cwnd there, which the duplicates inflated past the pre-loss
+        // window, raised ssthresh), nor for a repeated timeout (RFC 5681 §3.1: ssthresh held
+        // constant; cutting from the one-segment loss window would leave 2 SMSS).
+        if !ev.in_recovery && !self.timed_out {
+            w.ssthresh = self.reduce(w);
+        }
+        self.timed_out = true;
         w.cwnd = w.mss;
         self.reno.reset();
         self.hs.done = true;
