@@ -150,10 +150,18 @@ fn known(name: &str, p: &Path) -> Option<&'static str> {
     }
 }
 
-/// A finding of this suite: XCP's shares even out over thousands of rounds.
-const XCP_SLOW: &str = "XCP: 8 flows at 10 Gb/s, 10 us RTT reach Jain 0.986 after 1000 \
-    rounds (0.999 after 2000), though its fairness controller reshuffles 10% of the traffic a \
-    round (XCP §3.2), which should even shares out within tens of rounds";
+/// A finding of this suite, explained (not a defect): XCP's windows of about one packet.
+const XCP_SLOW: &str = "XCP: 8 flows at 10 Gb/s, 10 us RTT reach Jain 0.986 over the second \
+    half of 1000 rounds (0.998-0.999 over 2000), explained, not slow convergence: the path holds \
+    8.3 packets, a fair window of 1.04 packets, and a window sender sends whole packets, so \
+    every window in [1, 2) packets sends one a round and the spare 0.3 packets go to whichever \
+    window reaches 2 first until throughput-proportional negative feedback takes them back. \
+    Per 0.5 ms most flows sit at one packet a round (1.0-1.2 Gb/s) and one or two at 1.4-2.1, \
+    a different flow each time, Jain 0.93-0.99 with no trend from 2 to 40 ms; the long-run \
+    mean evens out (schemes::xcp::tests::eight_flows_of_about_one_packet_share_by_turns\
+    _and_evenly_in_the_long_run). XCP's formulas (per-packet p_i, n_i, d = mean RTT, \
+    cwnd = max(cwnd + H_feedback, s)) check out; at 1.5 packets a flow (1 Gb/s, 140 us) \
+    Jain is 0.997, at 3.3 (40 Gb/s, 8 us) 1.000";
 
 pub(crate) fn cases() -> Vec<Case> {
     let mut v = Vec::new();

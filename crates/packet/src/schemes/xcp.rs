@@ -5,6 +5,11 @@
 //! stability bound; each sender asks for its NIC's line rate. Receivers acknowledge every
 //! segment (`delayed_ack_us = 0` below `[packet].tcp`): XCP's feedback is per packet and a
 //! delayed ACK would echo only the latest data packet's header, losing the others' feedback.
+//! Windows send whole packets: where a flow's fair window is near one packet (8 flows on a
+//! path of 8.3 packets), windows in [1, 2) packets all send one a round and the spare
+//! capacity goes to one flow at a time by turns, so shares are even only over many rounds
+//! (the conformance suite's `fair` case at 10 Gb/s, 10 us RTT, 8 flows: Jain 0.986 over 500
+//! rounds, 0.998 over 2000).
 
 use super::{Context, Parts};
 use crate::queue::Discipline;

@@ -8,8 +8,13 @@
 //! estimate `W_est` grows by `alpha_cubic = 3 (1 - beta) / (1 + beta)` segments per window
 //! (eq. (4); alpha = 1 once `W_est >= W_max`), and when `W_cubic(t) < W_est` cwnd follows
 //! `W_est` (§4.3). On loss `ssthresh = max(beta cwnd, 2 SMSS)` (eq. (5)), `W_max = cwnd`, or
-//! `cwnd (1 + beta) / 2` with fast convergence when below the previous `W_max` (§4.7); a
-//! timeout does the same and sets the loss window of one segment (§4.8). Defaults:
+//! `cwnd (1 + beta) / 2` with fast convergence when below the previous `W_max` (§4.7). A
+//! timeout sets the loss window of one segment, and the first congestion avoidance after it
+//! follows a curve with `K = 0` and `W_max` = the window at its start (§4.8); it sets
+//! ssthresh as a loss does, but only when it is a new congestion event: one that ends a failed fast recovery keeps the fast
+//! retransmit's ssthresh (cwnd is then inflated by the duplicate ACKs, RFC 6582 step 4), and
+//! one that fires again before any new data was acknowledged holds it (RFC 5681 §3.1: the
+//! segment was already resent by the timer), as Linux's `tcp_enter_loss` does. Defaults:
 //! beta = 0.7, C = 0.4, fast convergence on.
 //!
 //! Slow start is NewReno's, with HyStart++ (on by default, as in Linux): per round of data,
@@ -46,6 +51,8 @@ pub struct Cubic {
     cwnd_bytes: u64,
     /// W_est, segments.
     w_est: f64,
+    /// A timeout fired and no new data has been acknowledged since.
+    timed_out: bool,
     reno: NewReno,
     hs: HyStart,
 }
@@ -88,6 +95,7 @@ impl Cubic {
             cwnd_seg: 0.0,
             cwnd_bytes: 0,
             w_est: 0.0,
+            timed_out: false,
             reno: NewReno::default(),
             hs: HyStart::default(),
         }
@@ -218,6 +226,7 @@ impl Cubic {
 
 impl CongestionControl for Cubic {
     fn on_ack(&mut self, w: &mut Window, ev: &AckEvent, rtt: &RttEstimator) {
+        self.timed_out = false;
         if ev.in_recovery {
             return;
         }
@@ -233,9 +242,21 @@ impl CongestionControl for Cubic {
         self.hs.done = true;
     }
 
-    fn on_timeout(&mut self, w: &mut Window, _ev: &LossEvent) {
-        // RFC 9438 §4.8: ssthresh as on loss, cwnd = 1 SMSS (RFC 5681's loss window).
-        w.ssthresh = self.reduce(w);
+    fn on_timeout(&mut self, w: &mut Window, ev: &LossEvent) {
+        // RFC 9438 §4.8: ssthresh as on loss, cwnd = 1 SMSS (RFC 5681's loss window). Not
+        // for a timeout ending a failed fast recovery, whose event the fast retransmit already
+        // answered (cutting from cwnd there, which the duplicates inflated past the pre-loss
+        // window, raised ssthresh), nor for a repeated timeout (RFC 5681 §3.1: ssthresh held
+        // constant; cutting from the one-segment loss window would leave 2 SMSS).
+        if !ev.in_recovery && !self.timed_out {
+            w.ssthresh = self.reduce(w);
+        }
+        // §4.8: the first congestion avoidance after a timeout takes K = 0 and W_max = its
+        // starting window (W_max = 0 makes `avoid` start the epoch so), not the window the
+        // timeout cut from.
+        self.w_max = 0.0;
+        self.epoch_start = None;
+        self.timed_out = true;
         w.cwnd = w.mss;
         self.reno.reset();
         self.hs.done = true;
@@ -354,6 +375,47 @@ mod tests {
         w.cwnd = 40 * MSS;
         c.on_timeout(&mut w, &loss);
         assert_eq!((w.cwnd, w.ssthresh), (MSS, 28 * MSS));
+    }
+
+    #[test]
+    fn after_a_timeout_the_first_epoch_starts_at_its_own_window_with_k_zero() {
+        // RFC 9438 §4.8: after a timeout at 100 segments, slow start regrows to ssthresh = 70
+        // and congestion avoidance then follows W(t) = C t^3 + 70 (K = 0, W_max = the window
+        // at its start), not a concave approach to the 100 the timeout cut from (K = 4.2 s).
+        let rtt = Delta::from_ms(100);
+        let cfg = TcpConfig::linux_like();
+        let mut est = RttEstimator::new(&cfg);
+        est.sample(&cfg, rtt);
+        let mut c = Cubic::default();
+        let mut w = Window::new(100 * MSS, u64::MAX, MSS);
+        let loss = LossEvent {
+            now: SimTime::ZERO,
+            flight: w.cwnd,
+            in_recovery: false,
+        };
+        c.on_timeout(&mut w, &loss);
+        assert_eq!((w.cwnd, w.ssthresh), (MSS, 70 * MSS));
+        let mut t = SimTime::ZERO;
+        // Slow start: 1, 2, 4, ..., 64, then 70 six ACKs into the next round, whose other
+        // ACKs start the epoch.
+        while w.cwnd <= w.ssthresh {
+            t = round(&mut c, &mut w, &est, t, rtt);
+        }
+        assert_eq!(c.k(), 0.0);
+        assert_eq!(c.w_max(), 70.0);
+        // From 70, W_est >= W_max at once, so the Reno-friendly estimate grows one segment a
+        // round (eq. (4), alpha = 1), above C t^3 + 70 for the first 5 s at this RTT: cwnd is
+        // 70 + 57/70 after the crossing round, then one more a round. (From W_max = 100 the
+        // concave curve would reach 86.6 by round 10.)
+        for r in 1..=30 {
+            t = round(&mut c, &mut w, &est, t, rtt);
+            let expect = 70.0 + 57.0 / 70.0 + r as f64;
+            let got = w.cwnd as f64 / MSS as f64;
+            assert!(
+                (got - expect).abs() <= 0.5,
+                "round {r}: cwnd {got:.2} vs {expect:.2}"
+            );
+        }
     }
 
     #[test]

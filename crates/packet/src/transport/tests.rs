@@ -886,3 +886,57 @@ fn holnet_timeout_ending_a_failed_recovery_keeps_the_fast_retransmits_window() {
         assert_eq!((cwnd, ssthresh), (after_fr, after_fr), "{cc:?}");
     }
 }
+
+#[test]
+fn cubic_timeout_ending_a_failed_recovery_keeps_the_fast_retransmits_ssthresh() {
+    // RFC 9438 §4.6-4.8 with RFC 6582: one reduction per congestion event. The fast
+    // retransmit set ssthresh = 0.7 cwnd; the timeout that ends the failed recovery keeps it
+    // and sets the one-segment loss window. Cutting again from cwnd, which eleven duplicates
+    // had inflated past the pre-loss window, raised ssthresh to 0.7 (ssthresh + 11 SMSS).
+    let mss = cfg().mss;
+    let (after_fr, (cwnd, ssthresh)) = timeout_after_a_failed_recovery(Cc::Cubic(Cubic::default()));
+    assert_eq!(
+        after_fr,
+        ((13 * mss) as f64 * 0.7) as u64,
+        "0.7 x 13 segments"
+    );
+    assert_eq!((cwnd, ssthresh), (mss, after_fr));
+}
+
+#[test]
+fn cubic_repeated_timeout_holds_ssthresh() {
+    // RFC 5681 §3.1: a timeout of a segment the timer already resent holds ssthresh; cutting
+    // again from the one-segment loss window would leave ssthresh at 2 SMSS.
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::Cubic(Cubic::default()));
+    s.supply(1000 * c.mss);
+    let mut out = Vec::new();
+    s.send(&c, t(0), &mut out);
+    s.on_ack(&c, t(10), &ack(c.mss, false, t(0)), &mut out);
+    s.on_timer(&c, t(100_000), &mut out);
+    assert_eq!(s.timeouts, 1);
+    let first = s.window().ssthresh;
+    assert_eq!(
+        first,
+        ((13 * c.mss) as f64 * 0.7) as u64,
+        "0.7 x 13 segments"
+    );
+    s.on_timer(&c, t(10_000_000), &mut out);
+    assert_eq!(s.timeouts, 2);
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (c.mss, first));
+    // New data acknowledged ends the episode: the next timeout is a new event and cuts.
+    // The go-back-N resend of segment 1 (the first was acknowledged before the timeouts).
+    s.on_ack(
+        &c,
+        t(10_000_100),
+        &ack(2 * c.mss, false, t(10_000_000)),
+        &mut out,
+    );
+    s.on_timer(&c, t(100_000_000), &mut out);
+    assert_eq!(s.timeouts, 3);
+    assert_eq!(
+        s.window().ssthresh,
+        2 * c.mss,
+        "0.7 x 2 segments, at least 2"
+    );
+}
