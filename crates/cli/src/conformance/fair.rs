@@ -121,8 +121,8 @@ const HOLNET_CC_MANY: &str = "HOLNET CC (log utility each, the link 100 units): 
     f = 1 - e^-U' = 47% of its round trips, each cutting gamma e^-U' = 26% of the window \
     (NewReno: an event every 2-3 rounds at these 4-5 packet windows, halving). On the case's \
     drop-tail port that is 12.9% of packets dropped at 1 Gb/s, 1 us links (NewReno 6.2%); \
-    windows of 4-5 packets cannot gather three duplicate ACKs, so 1,851 losses end in a \
-    timeout, and without timestamps Karn's rule (RFC 6298 §3) takes no RTT sample from the \
+    windows of 4-5 packets cannot gather three duplicate ACKs: 1,851 timeouts (874 spurious), \
+    and without timestamps Karn's rule (RFC 6298 §3) takes no RTT sample from the \
     go-back-N resends, so a flow whose resends lose again doubles its RTO over and over: the \
     starved flows' arrival traces are empty for 100-300 ms at a time (78 us minimum RTO). \
     With RTT samples from timestamps (RFC 7323, the only change) the same runs give Jain \
