@@ -131,6 +131,9 @@ impl Case {
 ///   marks them and the queue grows to the buffer instead of DCTCP's band around K.
 /// - pFabric serving FIFO: pFabric's hosts over DropTail ports (`queue = "droptail"`),
 ///   which finish flows in arrival order, not shortest-remaining first.
+/// - MPTCP without its coupling: the `mptcp` scheme with NewReno's controller on each
+///   subflow (`transport = "newreno"`), two independent TCPs that take about twice the
+///   single-path flow's share.
 /// - Every flow policy's first case under a policy, or keys, that break its definition
 ///   (`flow_policies::sabotaged`: max-min served by the log-utility NUM, Varys serving FIFO,
 ///   Baraat never multiplexing, DBA with eq. (12) as printed, ...).
@@ -159,6 +162,16 @@ pub fn sabotaged() -> Vec<Case> {
             "sabotaged",
             true,
             move || queueing::srpt_with(pfabric, "queue = \"droptail\""),
+        ),
+        Case::new(
+            "multipath",
+            "no more than one TCP on a shared bottleneck",
+            "mptcp with uncoupled NewReno subflows",
+            "1 Gb/s bottleneck, 2 subflows over 2 spines vs 1 single-path flow",
+            "fails: the connection takes about two TCPs",
+            "sabotaged",
+            true,
+            || multipath::shared_bottleneck_with("mptcp", 1.0, "transport = \"newreno\""),
         ),
     ];
     v.extend(flow_policies::sabotaged());
