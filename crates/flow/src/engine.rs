@@ -1,8 +1,9 @@
 //! The event loop of the fluid model.
 //!
 //! Events: coflow arrivals (all flows of a coflow arrive together, DBA §3.1), flow
-//! completions, policy ticks (once per `tick_period`, while the policy asks for more) and
-//! Hedera rescheduling rounds. All events at one instant are applied, then rates are
+//! completions, policy ticks (once per `tick_period`, while the policy asks for more),
+//! policy wake-ups (the instant a policy's decision changes with no event, as it computes it
+//! from the current rates: [`RatePolicy::next_wake`]) and Hedera rescheduling rounds. All events at one instant are applied, then rates are
 //! recomputed once for the connected component they touch. Between events every rate is
 //! constant, so a flow's completion time is exactly `now + remaining * 8 / rate` (rounded up
 //! to the picosecond).
@@ -89,6 +90,10 @@ pub struct Simulator<'n> {
     defer: Option<Deferred>,
     /// While a tick applies its rates: the next tick's time, if one will follow.
     tick_horizon: Option<u64>,
+    /// The policy's next wake-up ([`RatePolicy::next_wake`]), asked anew after every instant;
+    /// kept here rather than in `events` so that a wake-up the next instant moves leaves no
+    /// stale event behind.
+    wake_at: Option<u64>,
     /// The routing mode's rerouting hook (Hedera's), run every period while flows are active.
     reroute: Option<Box<dyn Reroute>>,
     reroute_pending: bool,
@@ -198,6 +203,7 @@ impl<'n> Simulator<'n> {
                 at: vec![0; n],
             }),
             tick_horizon: None,
+            wake_at: None,
             reroute: cfg_reroute,
             reroute_pending: false,
             arrivals_left: coflows.len(),
@@ -249,7 +255,8 @@ impl<'n> Simulator<'n> {
     pub(crate) fn next_event_ps(&mut self) -> Option<u64> {
         let te = self.events.peek_time().map_or(u64::MAX, |t| t.ps());
         let td = self.done.peek().map(|e| e.0).unwrap_or(u64::MAX);
-        Some(te.min(td)).filter(|&t| t != u64::MAX)
+        let tw = self.wake_at.unwrap_or(u64::MAX);
+        Some(te.min(td).min(tw)).filter(|&t| t != u64::MAX)
     }
 
     /// The policy (for inspection after a run).
@@ -275,9 +282,15 @@ impl<'n> Simulator<'n> {
         loop {
             let te = self.events.peek_time().map_or(u64::MAX, |t| t.ps());
             let td = self.done.peek().map(|e| e.0).unwrap_or(u64::MAX);
-            let t = te.min(td);
+            let tw = self.wake_at.unwrap_or(u64::MAX);
+            let t = te.min(td).min(tw);
             if t == u64::MAX || t >= until.ps() {
                 break;
+            }
+            let wake = tw == t;
+            if wake {
+                self.wake_at = None;
+                self.stats.events += 1;
             }
             self.now = SimTime(t);
             if let Some(inc) = self.inc.as_mut() {
@@ -334,6 +347,12 @@ impl<'n> Simulator<'n> {
                     inc.arrival_cut(&cx, &new_flows);
                 }
             }
+            if wake {
+                // The policy's decision moved with no event: re-solve from every active flow,
+                // as an arrival would.
+                self.compact_active();
+                seeds.extend_from_slice(&self.active_list);
+            }
             if !seeds.is_empty() || !seed_links.is_empty() {
                 seed_links.append(&mut self.skipped_links);
                 self.reallocate(&seeds, &seed_links);
@@ -352,8 +371,21 @@ impl<'n> Simulator<'n> {
 
     fn schedule_timers(&mut self) {
         if self.active_list.is_empty() {
+            self.wake_at = None;
             return;
         }
+        // Asked after every instant: whatever happened in it (an allocation, a tick) may have
+        // moved the policy's next decision. At least 1 ps ahead, so time always advances.
+        let v = View {
+            now: self.now,
+            net: self.net,
+            flows: &self.flows,
+            coflows: &self.coflows,
+        };
+        self.wake_at = self
+            .policy
+            .next_wake(&v, &self.active_list)
+            .map(|t| t.ps().max(self.now.ps() + 1));
         if !self.tick_pending {
             if let Some(next) = self.next_tick_time() {
                 self.events.push(SimTime(next), FlowEvent::Tick);

@@ -419,7 +419,7 @@ fn build_coflows(
                 format!(
                     "draws a flow of {:e} bytes, more than the {} a flow may carry",
                     f.bytes,
-                    dctc_core::fabric::human_bytes(MAX_FLOW_BYTES)
+                    dctc_core::units::human_bytes(MAX_FLOW_BYTES)
                 ),
             ));
         }
