@@ -104,8 +104,30 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `event` at `time`, which must not be earlier than the last popped time.
-    #[inline]
+    ///
+    /// Inlined into the engines' hot paths: nearly every push lands in a future slot of the
+    /// wheel (an append), and a call with its register saves cost more than that append. The
+    /// current slot and the far heap take the out-of-line [`EventQueue::push_rare`].
+    #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: E) {
+        let abs = time.0 >> SLOT_BITS;
+        // `cur_abs < abs < cur_abs + SLOTS` in one comparison (wrapping below `cur_abs`).
+        if abs.wrapping_sub(self.cur_abs + 1) < SLOTS - 1 {
+            self.len += 1;
+            self.slots[(abs & MASK) as usize].push(Timed {
+                time: time.0,
+                event,
+            });
+            self.in_wheel += 1;
+        } else {
+            self.push_rare(time, event);
+        }
+    }
+
+    /// [`EventQueue::push`] into the current slot (inserted in place) or beyond the wheel's
+    /// span (the far heap).
+    #[inline(never)]
+    fn push_rare(&mut self, time: SimTime, event: E) {
         self.len += 1;
         let e = Timed {
             time: time.0,
@@ -122,10 +144,8 @@ impl<E: Copy> EventQueue<E> {
             // too: before everything still pending.)
             let pos = self.head + self.cur[self.head..].partition_point(|x| x.time <= e.time);
             self.cur.insert(pos, e);
-        } else if abs < self.cur_abs + SLOTS {
-            self.slots[(abs & MASK) as usize].push(e);
-            self.in_wheel += 1;
         } else {
+            debug_assert!(abs >= self.cur_abs + SLOTS);
             self.seq += 1;
             self.far.push(Reverse(Entry {
                 key: Key {
@@ -436,6 +456,41 @@ mod tests {
                 (SimTime(t + 1), Ev::Arrive(1)),
             ]
         );
+    }
+
+    #[test]
+    fn pushes_at_the_wheels_edges_go_where_they_belong() {
+        // With the cursor at slot 5: a push into slot 5 is inserted in place, slots 6 to
+        // 5 + SLOTS - 1 are appended to, slot 5 + SLOTS and beyond wait in the far heap
+        // (the inlined push decides this with one wrapping comparison).
+        let mut q = EventQueue::default();
+        let mut h = HeapEventQueue::default();
+        let slot = 1u64 << SLOT_BITS;
+        let base = 5 * slot + 100;
+        q.push(SimTime(base), Ev::Sample);
+        h.push(SimTime(base), Ev::Sample);
+        assert_eq!(q.pop(), h.pop());
+        let times = [
+            (5 + SLOTS + 1) * slot,
+            (5 + SLOTS) * slot,
+            (5 + SLOTS) * slot - 1,
+            (4 + SLOTS) * slot,
+            6 * slot,
+            6 * slot - 1,
+            base + 1,
+            base,
+        ];
+        for (i, &t) in times.iter().enumerate() {
+            q.push(SimTime(t), Ev::Arrive(i as u32));
+            h.push(SimTime(t), Ev::Arrive(i as u32));
+        }
+        assert_eq!(q.cur.len() - q.head, 3, "slot 5: the cursor's own");
+        assert_eq!(q.in_wheel, 3, "slots 6 and 5 + SLOTS - 1");
+        assert_eq!(q.far.len(), 2, "slot 5 + SLOTS and beyond");
+        let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let want: Vec<_> = std::iter::from_fn(|| h.pop()).collect();
+        assert_eq!(got.len(), times.len());
+        assert_eq!(got, want);
     }
 
     #[test]

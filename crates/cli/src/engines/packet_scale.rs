@@ -64,6 +64,18 @@ fn parse_row(spec: &str) -> Result<(usize, u64)> {
     }
 }
 
+/// The least event-loop CPU a row's figures are printed from: the thread CPU clock
+/// (`/proc/thread-self/schedstat`) advances when the scheduler looks, every few milliseconds
+/// of a running thread, so a shorter run's reading is mostly that granularity.
+const MIN_TIMED_CPU_S: f64 = 0.01;
+
+/// CPU microseconds per delivered packet of a row that ran `cpu` seconds and delivered
+/// `delivered` packets; `None` when the row is too short to say (nothing delivered, or CPU
+/// under [`MIN_TIMED_CPU_S`]).
+fn cpu_per_packet(cpu: f64, delivered: f64) -> Option<f64> {
+    (delivered >= 1.0 && cpu >= MIN_TIMED_CPU_S).then(|| cpu * 1e6 / delivered)
+}
+
 /// One child's line, as key -> value.
 type Fields = BTreeMap<String, String>;
 
@@ -203,6 +215,8 @@ pub(crate) fn table(ks: &[usize], us: Option<u64>, valgrind: Option<Option<u64>>
     // CPU per delivered packet of each row so far, for the ratio to the first row of the
     // same span (the flatness figure: the largest fabric against the smallest).
     let mut per_pkt: Vec<(u64, f64)> = Vec::new();
+    // Rows too short to time.
+    let mut short = 0;
     for &(k, us) in &rows {
         let f = run_child(
             &exe,
@@ -214,24 +228,42 @@ pub(crate) fn table(ks: &[usize], us: Option<u64>, valgrind: Option<Option<u64>>
             ],
         )?;
         let (events, delivered, cpu) = (num(&f, "events"), num(&f, "delivered"), num(&f, "cpu_s"));
-        let us_pkt = cpu * 1e6 / delivered;
-        let first = per_pkt.iter().find(|r| r.0 == us).map_or(us_pkt, |r| r.1);
-        per_pkt.push((us, us_pkt));
-        outln!(
-            "{k:>4} {:>6} {:>7} {:>12} {:>11} {:>7.2} {:>9.1} {:>10.3} {:>7.2}x {:>8.3} {:>9.1}",
+        let lead = format!(
+            "{k:>4} {:>6} {:>7} {:>12} {:>11}",
             num(&f, "hosts"),
             us as f64 / 1e3,
             events,
-            delivered,
+            delivered
+        );
+        let tail = format!("{:>8.3} {:>9.1}", num(&f, "setup_s"), num(&f, "rss") / 1e6);
+        let Some(us_pkt) = cpu_per_packet(cpu, delivered) else {
+            short += 1;
+            outln!(
+                "{lead} {:>7} {:>9} {:>10} {:>8} {tail}  too short to time",
+                "-",
+                "-",
+                "-",
+                "-"
+            );
+            continue;
+        };
+        let first = per_pkt.iter().find(|r| r.0 == us).map_or(us_pkt, |r| r.1);
+        per_pkt.push((us, us_pkt));
+        outln!(
+            "{lead} {:>7.2} {:>9.1} {:>10.3} {:>7.2}x {tail}",
             events / delivered,
             cpu * 1e9 / events,
             us_pkt,
             us_pkt / first,
-            num(&f, "setup_s"),
-            num(&f, "rss") / 1e6,
         );
     }
     outln!("(vs first: CPU per delivered packet over that of the first row with the same span)");
+    if short > 0 {
+        outln!(
+            "(too short to time: no packet delivered, or under {} ms of CPU, which the thread CPU clock does not resolve (it advances by scheduler ticks): a longer --us)",
+            MIN_TIMED_CPU_S * 1e3
+        );
+    }
     let Some(vus) = valgrind else {
         return Ok(());
     };
@@ -261,6 +293,14 @@ pub(crate) fn table(ks: &[usize], us: Option<u64>, valgrind: Option<Option<u64>>
         let us = vus.unwrap_or(valgrind_us(k));
         let (c, f) = valgrind_row(&exe, k, us)?;
         let d = num(&f, "delivered");
+        if d.is_nan() || d < 1.0 {
+            outln!(
+                "{k:>4} {:>6} {us:>7} {:>11}  no packet delivered: a longer --valgrind-us",
+                num(&f, "hosts"),
+                d
+            );
+            continue;
+        }
         outln!(
             "{k:>4} {:>6} {us:>7} {:>11} {:>12.0} {:>10.1} {:>10.1}",
             num(&f, "hosts"),
@@ -283,6 +323,17 @@ mod tests {
         for bad in ["7:1000", "8:0", "8", "x:1", "0:5"] {
             assert!(parse_row(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_row_too_short_to_time_has_no_cpu_per_packet() {
+        assert_eq!(cpu_per_packet(0.5, 1000.0), Some(500.0));
+        // Nothing delivered, a zero or unresolved CPU reading, a missing field.
+        assert_eq!(cpu_per_packet(0.5, 0.0), None);
+        assert_eq!(cpu_per_packet(0.0, 413.0), None);
+        assert_eq!(cpu_per_packet(0.002, 413.0), None);
+        assert_eq!(cpu_per_packet(f64::NAN, 413.0), None);
+        assert_eq!(cpu_per_packet(0.5, f64::NAN), None);
     }
 
     #[test]
