@@ -98,11 +98,18 @@ fn xcp_queue(p: Path) -> Measured {
     )
 }
 
-/// A finding of this suite, left to the TFC work of issue 25.
+/// A finding of this suite: the paper's eq. (7)-(8) after a join, not a fault.
 const TFC_JOIN_QUEUE: &str = "TFC: four flows joining a 40 or 100 Gb/s switch get their shares \
     within two rounds (largest deviation 4-5%) but the port's p99 queue is 18 and 16.5 KB, \
-    against the 9 KB the paper measured at 1 Gb/s (§6.1.2; 3-4.5 KB here at 1 and 10 Gb/s); \
-    not yet traced (issue 25, TFC)";
+    against the 9 KB the paper measured at 1 Gb/s (§6.1.2; 3-4.5 KB here at 1 and 10 Gb/s). \
+    Cause, traced per slot: a join's slots run below the link (a window cut pauses the \
+    delimiter, stretching its round to 62 us of 43; the newcomer's two marked probes fall in \
+    one slot, E = 3 for 2 flows), eq. (7) answers the low rho by raising T to 1.06-1.18 \
+    c rtt_b, and once the windows are used the excess stands in the queue until eq. (8) \
+    (alpha = 7/8) brings T back over about ten rounds. The excess is a share of the pipe, so \
+    in bytes it grows with c x RTT (40 Gb/s: 21 KB of a 213 KB pipe; 1 Gb/s: 3 KB of 8 KB); in \
+    time it is 4 us at 40 Gb/s against the paper's 9 KB = 72 us at 1 Gb/s. The paper's \
+    design (scenarios/tfc/README.md, 'The conformance suite's findings')";
 
 const TFC_WHY: &str = "TFC §4 (Zhang et al. 2016): each port counts the effective flows E by \
     their round marks and hands every flow W = T / E of the tokens T = rho0 c rtt_b, so a flow \

@@ -371,7 +371,8 @@ impl Hosts {
                 self.nic_drain(f, now);
                 let fl = &mut self.flows[f as usize];
                 if self.header {
-                    fl.sender.on_feedback(now, ext, FeedbackSource::Ack);
+                    fl.sender
+                        .on_feedback(now, ext, FeedbackSource::Ack, Some(ack));
                 }
                 self.couple(f);
                 let fl = &mut self.flows[f as usize];
@@ -392,7 +393,8 @@ impl Hosts {
                 } else {
                     self.nic_drain(f, now);
                     let fl = &mut self.flows[f as usize];
-                    fl.sender.on_feedback(now, ext, FeedbackSource::Control);
+                    fl.sender
+                        .on_feedback(now, ext, FeedbackSource::Control, None);
                     fl.sender.send(&self.tcp, now, &mut self.seg_buf);
                     self.flush_segments(f, now, out, c);
                 }
@@ -442,7 +444,8 @@ impl Hosts {
         };
         self.nic_drain(f, now);
         let fl = &mut self.flows[f as usize];
-        fl.sender.on_feedback(now, &ext, FeedbackSource::Switch);
+        fl.sender
+            .on_feedback(now, &ext, FeedbackSource::Switch, None);
         fl.sender.send(&self.tcp, now, &mut self.seg_buf);
         self.flush_segments(f, now, out, c);
     }

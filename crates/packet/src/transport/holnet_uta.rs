@@ -175,6 +175,7 @@ mod tests {
                 ..Default::default()
             },
             source,
+            ack: None,
         }
     }
 

@@ -288,6 +288,9 @@ pub struct FeedbackEvent {
     pub ext: HeaderExt,
     /// An ACK, a control packet or the first-hop switch.
     pub source: FeedbackSource,
+    /// The ACK that carried the fields (its cumulative ACK and timestamp echo); `None` for
+    /// control packets and switch signals.
+    pub ack: Option<AckOut>,
 }
 
 /// Congestion control owns the window (smoltcp's `Controller` habit): the sender tells it of

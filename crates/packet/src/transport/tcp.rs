@@ -67,6 +67,8 @@ pub struct TcpSender {
     paced_wait: bool,
     /// A probe is out ([`CongestionControl::probe_first`]); data waits for its answer.
     awaiting_probe: bool,
+    /// When the probe now out was first sent.
+    probe_sent: SimTime,
     /// The connection's probe went out (a connection probes once, before its first byte).
     probed: bool,
     cc: Cc,
@@ -113,6 +115,7 @@ impl TcpSender {
             next_send: SimTime::ZERO,
             paced_wait: false,
             awaiting_probe: false,
+            probe_sent: SimTime::ZERO,
             // A controller that does not probe starts as if its probe were answered, so
             // `send` asks the controller once, here, not per call.
             probed: !cc.probe_first(),
@@ -269,14 +272,29 @@ impl TcpSender {
         self.cc.stamp(&self.win, &ev, ext);
     }
 
-    /// Header feedback arrived (on an ACK, before [`TcpSender::on_ack`], or on a control
+    /// Header feedback arrived (on `ack`, before [`TcpSender::on_ack`], or on a control
     /// packet): the controller acts on it, and a pending probe counts as answered. The caller
     /// then calls [`TcpSender::on_ack`] or [`TcpSender::send`].
-    pub fn on_feedback(&mut self, now: SimTime, ext: &HeaderExt, source: FeedbackSource) {
+    ///
+    /// While a probe is out, an ACK echoing a time before the probe was first sent answers an
+    /// earlier packet (the previous probe, when its answer came late and a retransmission's
+    /// answer moved the sender on): it is neither the probe's answer nor news for the
+    /// controller, as a duplicate SYN-ACK is none to an established connection.
+    pub fn on_feedback(
+        &mut self,
+        now: SimTime,
+        ext: &HeaderExt,
+        source: FeedbackSource,
+        ack: Option<AckOut>,
+    ) {
+        if self.awaiting_probe && ack.is_some_and(|a| a.ts_echo < self.probe_sent) {
+            return;
+        }
         let ev = FeedbackEvent {
             now,
             ext: *ext,
             source,
+            ack,
         };
         self.cc.on_feedback(&mut self.win, &ev, &self.rtt);
         if self.awaiting_probe {
@@ -373,6 +391,10 @@ impl TcpSender {
 
     /// Sends a probe (an empty segment) and arms the retransmission timer for it.
     fn send_probe(&mut self, cfg: &TcpConfig, now: SimTime, out: &mut Vec<Segment>) {
+        if !self.awaiting_probe {
+            // Its first transmission (a retransmission's answer may echo the original).
+            self.probe_sent = now;
+        }
         self.awaiting_probe = true;
         self.probed = true;
         self.last_activity = now;

@@ -690,7 +690,7 @@ fn a_probing_controller_sends_one_probe_holds_data_until_answered_and_reprobes_o
     // The answer releases data, paced at the rate the controller set (2.5 Gb/s): one segment
     // now, the next one wire time at 2.5 Gb/s later.
     let now = t(200);
-    s.on_feedback(now, &HeaderExt::default(), FeedbackSource::Ack);
+    s.on_feedback(now, &HeaderExt::default(), FeedbackSource::Ack, None);
     s.send(&c, now, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].len, c.mss);
@@ -705,6 +705,66 @@ fn a_probing_controller_sends_one_probe_holds_data_until_answered_and_reprobes_o
     s.on_timer(&c, now + gap, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].seq, c.mss);
+}
+
+/// Issue 25: a TFC flow whose handshake probe was resent took the late answer of its first
+/// transmission as the SYN's and the retransmission's answer as the window fetch's, then the
+/// fetch's own answer as a second round: two marked packets within a round trip, which ports
+/// time as a round and keep as rtt_b. An answer echoing a time before the probe now out was
+/// first sent is not its answer.
+#[test]
+fn a_late_answer_to_an_earlier_probe_does_not_answer_the_probe_now_out() {
+    use crate::queue::tfc::{RM, RMA};
+    let c = cfg();
+    let mut s = TcpSender::new(&c, Cc::Tfc(Tfc::default()));
+    s.supply(10 * c.mss);
+    let mut out = Vec::new();
+    let mut ext = HeaderExt::default();
+    let rma = HeaderExt {
+        flags: RM | RMA,
+        window: 2 * c.mss,
+        ..Default::default()
+    };
+    // The SYN stand-in, sent again by the retransmission timer.
+    s.send(&c, t(0), &mut out);
+    s.stamp(t(0), &out[0], &mut ext);
+    out.clear();
+    let rto = s.poll_at();
+    s.on_timer(&c, rto, &mut out);
+    assert_eq!(out[0].len, 0);
+    s.stamp(rto, &out[0], &mut ext);
+    out.clear();
+    // The first transmission's answer: the window fetch goes out.
+    let fetch = rto + Delta::from_us(1);
+    s.on_feedback(fetch, &rma, FeedbackSource::Ack, Some(ack(0, false, t(0))));
+    s.send(&c, fetch, &mut out);
+    assert_eq!((out.len(), out[0].len), (1, 0), "the window fetch");
+    s.stamp(fetch, &out[0], &mut ext);
+    out.clear();
+    // The retransmission's answer: the SYN's again, not the fetch's.
+    let late = fetch + Delta::from_us(1);
+    s.on_feedback(late, &rma, FeedbackSource::Ack, Some(ack(0, false, rto)));
+    s.send(&c, late, &mut out);
+    assert!(out.is_empty(), "data waits for the fetch's own answer");
+    // The fetch's answer: its window, one round, one mark.
+    let answer = late + Delta::from_us(1);
+    s.on_feedback(
+        answer,
+        &rma,
+        FeedbackSource::Ack,
+        Some(ack(0, false, fetch)),
+    );
+    s.send(&c, answer, &mut out);
+    assert_eq!(out.len(), 2, "the fetched window: two segments");
+    let marks: Vec<u32> = out
+        .iter()
+        .map(|seg| {
+            let mut e = HeaderExt::default();
+            s.stamp(answer, seg, &mut e);
+            e.flags & RM
+        })
+        .collect();
+    assert_eq!(marks, [RM, 0]);
 }
 
 #[test]

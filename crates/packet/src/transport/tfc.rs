@@ -37,7 +37,9 @@ use crate::queue::tfc::{LAST, RM, RMA};
 pub struct Tfc {
     /// The round is over: the next data packet carries RM.
     mark_next: bool,
-    /// The end of the RM packet sent in this round, until its ACK arrives.
+    /// The cumulative ACK that covers this round's RM packet (its end; a probe's: its
+    /// sequence number), until the round ends. Only an ACK that reaches it is this round's
+    /// RMA.
     rm_end: Option<u64>,
     /// The part of a segment the allocated windows gave but whole segments could not use.
     carry: u64,
@@ -69,7 +71,8 @@ impl Default for Tfc {
 impl CongestionControl for Tfc {
     fn on_ack(&mut self, _w: &mut Window, ev: &AckEvent, _rtt: &RttEstimator) {
         // The window only changes on RMA ACKs (`on_feedback`); an ACK past the RM packet that
-        // was not its RMA (merged by a delayed ACK) still ends the round.
+        // was not its RMA (its RMA lost, or held by a delay arbiter while this ACK passed)
+        // still ends the round.
         if let Some(end) = self.rm_end {
             if ev.snd_una >= end {
                 self.rm_end = None;
@@ -101,6 +104,7 @@ impl CongestionControl for Tfc {
             if self.probes_answered >= 1 {
                 self.probes_sent = 2;
             }
+            self.rm_end = Some(ev.seq);
             return;
         }
         if self.mark_next && !ev.retransmit {
@@ -130,9 +134,20 @@ impl CongestionControl for Tfc {
         if ev.source != FeedbackSource::Ack || ev.ext.flags & (RM | RMA) == 0 {
             return;
         }
+        // §5.1: the RMA that ends a round is the ACK of that round's RM packet. An ACK that
+        // does not reach it echoes an earlier round's mark (a duplicate, or an RMA ACK the
+        // delay arbiter held while a later ACK ended its round); taking it would mark a second
+        // packet within one round trip, and the ports would time that gap as a round and take
+        // it for rtt_b, a minimum that never comes back up (40 Gb/s, 8 us path: rtt_b 3.3 us,
+        // the link 56% used).
+        match (self.rm_end, ev.ack) {
+            (Some(end), Some(ack)) if ack.ack >= end => {}
+            _ => return,
+        }
         if self.probes_sent == 1 && self.probes_answered == 0 {
             // The SYN's answer: counted, no window yet (§4.6).
             self.probes_answered = 1;
+            self.rm_end = None;
             return;
         }
         if self.probes_sent == 2 {
@@ -160,7 +175,7 @@ impl CongestionControl for Tfc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::FeedbackSource;
+    use crate::transport::{AckOut, FeedbackSource};
     use dctc_core::units::SimTime;
 
     fn stamp(c: &mut Tfc, seq: u64, len: u64, remaining: u64) -> HeaderExt {
@@ -185,7 +200,8 @@ mod tests {
         ext
     }
 
-    fn feedback(c: &mut Tfc, w: &mut Window, flags: u32, window: u64) {
+    /// An ACK up to `ack` carrying `flags` and `window` in its echoed header.
+    fn feedback(c: &mut Tfc, w: &mut Window, flags: u32, window: u64, ack: u64) {
         let ev = FeedbackEvent {
             now: SimTime::ZERO,
             ext: HeaderExt {
@@ -194,6 +210,11 @@ mod tests {
                 ..Default::default()
             },
             source: FeedbackSource::Ack,
+            ack: Some(AckOut {
+                ack,
+                ece: false,
+                ts_echo: SimTime::ZERO,
+            }),
         };
         c.on_feedback(w, &ev, &RttEstimator::new(&crate::transport::TcpConfig::linux_like()));
     }
@@ -216,37 +237,77 @@ mod tests {
         let mut w = Window::new(14_600, u64::MAX, 1460);
         let syn = stamp(&mut c, 0, 0, 10 * 1460);
         assert_eq!((syn.flags, syn.window), (RM, u64::MAX));
-        feedback(&mut c, &mut w, RM, 2920);
+        feedback(&mut c, &mut w, RM, 2920, 0);
         assert_eq!(w.cwnd, 14_600, "the SYN stand-in's answer brings no window");
         assert!(c.probe_again(), "a second probe fetches the window");
         let fetch = stamp(&mut c, 0, 0, 10 * 1460);
         assert_eq!(fetch.flags, RM);
-        feedback(&mut c, &mut w, RM, 2920);
+        feedback(&mut c, &mut w, RM, 2920, 0);
         assert!(!c.probe_again());
         assert_eq!(w.cwnd, 2920, "the second probe's answer brings the first window");
         // 1.5 segments a round: 1, then 2 (with the half carried), then 1, 2, ...
         let mut got = Vec::new();
+        let mut seq = 0;
         for _ in 0..4 {
-            feedback(&mut c, &mut w, RM, 2190);
+            assert_eq!(stamp(&mut c, seq, 1460, 100_000).flags, RM);
+            seq += 1460;
+            feedback(&mut c, &mut w, RM, 2190, seq);
             got.push(w.cwnd / 1460);
         }
         assert_eq!(got, [1, 2, 1, 2], "windows average the allocation");
-        feedback(&mut c, &mut w, RM, 300);
+        stamp(&mut c, seq, 1460, 100_000);
+        seq += 1460;
+        feedback(&mut c, &mut w, RM, 300, seq);
         assert_eq!(w.cwnd, 1460, "never below one segment");
-        feedback(&mut c, &mut w, RM, 2920);
-        let a = stamp(&mut c, 0, 1460, 10 * 1460);
-        let b = stamp(&mut c, 1460, 1460, 9 * 1460);
+        stamp(&mut c, seq, 1460, 100_000);
+        seq += 1460;
+        feedback(&mut c, &mut w, RM, 2920, seq);
+        let a = stamp(&mut c, seq, 1460, 10 * 1460);
+        let b = stamp(&mut c, seq + 1460, 1460, 9 * 1460);
         assert_eq!(a.flags, RM, "the first packet of the round");
         assert_eq!(a.window, u64::MAX);
         assert_eq!(b.flags, 0, "one mark per round");
         // A plain ACK (echoing the unmarked packet) leaves the window alone.
-        feedback(&mut c, &mut w, 0, 100);
+        feedback(&mut c, &mut w, 0, 100, seq + 2920);
         assert_eq!(w.cwnd, 2920);
         // The RMA ACK sets the window and the next packet starts a new round.
-        feedback(&mut c, &mut w, RM | RMA, 4380);
+        feedback(&mut c, &mut w, RM | RMA, 4380, seq + 1460);
         assert_eq!(w.cwnd, 4380);
-        assert_eq!(stamp(&mut c, 2920, 1460, 8 * 1460).flags, RM);
+        assert_eq!(stamp(&mut c, seq + 2920, 1460, 8 * 1460).flags, RM);
         assert_eq!(c.windows_received, 8);
+    }
+
+    /// Issue 25: an ACK echoing an earlier round's mark (a second ACK of the same RM packet, or
+    /// an RMA ACK a delay arbiter held while a later, unmarked ACK ended its round) once
+    /// counted as this round's RMA: the sender marked a second packet within one round trip,
+    /// the ports timed the gap as a round, and rtt_b (a minimum) stayed at that gap for good.
+    #[test]
+    fn only_the_ack_of_this_rounds_rm_packet_ends_the_round_with_a_window() {
+        let mut c = Tfc::default();
+        let mut w = Window::new(14_600, u64::MAX, 1460);
+        for _ in 0..2 {
+            stamp(&mut c, 0, 0, 100_000);
+            feedback(&mut c, &mut w, RM, 5840, 0);
+        }
+        assert_eq!(stamp(&mut c, 0, 1460, 100_000).flags, RM);
+        assert_eq!(stamp(&mut c, 1460, 1460, 100_000).flags, 0);
+        feedback(&mut c, &mut w, RM | RMA, 4380, 1460);
+        assert_eq!(w.cwnd, 4380);
+        assert_eq!(stamp(&mut c, 2920, 1460, 100_000).flags, RM);
+        // A second ACK echoing the first round's RM packet: not this round's RMA.
+        feedback(&mut c, &mut w, RM | RMA, 8760, 2920);
+        assert_eq!(w.cwnd, 4380, "a stale RMA brings no window");
+        assert_eq!(stamp(&mut c, 4380, 1460, 100_000).flags, 0, "nor a mark");
+        // The round's RMA is held; a later ACK passes it and ends the round.
+        ack(&mut c, &mut w, 5840);
+        assert_eq!(stamp(&mut c, 5840, 1460, 100_000).flags, RM);
+        feedback(&mut c, &mut w, RM | RMA, 2920, 4380);
+        assert_eq!(w.cwnd, 4380, "the held RMA arrives a round late");
+        assert_eq!(stamp(&mut c, 7300, 1460, 100_000).flags, 0);
+        // This round's RMA.
+        feedback(&mut c, &mut w, RM | RMA, 2920, 7300);
+        assert_eq!(w.cwnd, 2920);
+        assert_eq!(stamp(&mut c, 8760, 1460, 100_000).flags, RM);
     }
 
     #[test]

@@ -115,6 +115,7 @@ mod tests {
                 ..HeaderExt::default()
             },
             source: FeedbackSource::Ack,
+            ack: None,
         }
     }
 
