@@ -6,8 +6,9 @@
 //! `dctc_core::workload`.
 
 use crate::scenario::{Scenario, ScenarioError};
-use dctc_core::fabric::{human_bytes, FabricSize};
+use dctc_core::fabric::FabricSize;
 use dctc_core::units::checked::human_span;
+use dctc_core::units::human_bytes;
 use dctc_core::units::Delta;
 
 /// Most memory a run may be estimated to need: 16 GB. Above this a run does not fit a

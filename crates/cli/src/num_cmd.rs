@@ -79,7 +79,7 @@ fn solve(a: &SolveArgs) -> Result<()> {
             a.solver
         );
     }
-    let text = dctc_core::workload::read_input_file(&a.problem)
+    let text = dctc_core::input::read_input_file(&a.problem)
         .with_context(|| format!("cannot read {}", a.problem.display()))?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let spec: ProblemSpec = serde_path_to_error::deserialize(de)

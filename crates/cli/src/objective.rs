@@ -23,11 +23,12 @@ pub(crate) struct ObjectivePlan {
 
 /// Reads the keys; `None` when the report is off (`objective_sample_us` absent). `span` is the
 /// run's simulated length, which bounds the number of solves
-/// ([`crate::limits::MAX_OBJECTIVE_SOLVES`]).
+/// ([`crate::limits::MAX_OBJECTIVE_SOLVES`]); `None` when the engine knows it only per run
+/// (the flow engine checks each load's estimate with [`check_span`]).
 pub(crate) fn plan(
     s: &Scenario,
     output: &OutputSpec,
-    span: Delta,
+    span: Option<Delta>,
 ) -> Result<Option<ObjectivePlan>, ScenarioError> {
     let Some(us) = output.objective_sample_us else {
         for (key, set) in [
@@ -46,7 +47,9 @@ pub(crate) fn plan(
     let key = "output.objective_sample_us";
     let interval = checked::span_us(key, us, SpanRule::positive(Delta::MAX_SCENARIO))
         .map_err(|e| s.key_error(e))?;
-    crate::limits::check_periodic(s, key, interval, span, crate::limits::MAX_OBJECTIVE_SOLVES)?;
+    if let Some(span) = span {
+        check_span(s, interval, span)?;
+    }
     let alpha_key = "output.objective_alpha";
     let kind = match output.objective_utility.as_deref().unwrap_or("log") {
         "log" => ObjectiveKind::Log,
@@ -87,10 +90,27 @@ pub(crate) fn plan(
     Ok(Some(ObjectivePlan { interval, kind }))
 }
 
+/// Refuses an interval that gives more than [`crate::limits::MAX_OBJECTIVE_SOLVES`] solves
+/// over `span`.
+pub(crate) fn check_span(s: &Scenario, interval: Delta, span: Delta) -> Result<(), ScenarioError> {
+    crate::limits::check_periodic(
+        s,
+        "output.objective_sample_us",
+        interval,
+        span,
+        crate::limits::MAX_OBJECTIVE_SOLVES,
+    )
+}
+
 /// One scheme's evaluated trace.
 pub(crate) struct Evaluated {
     /// The scheme's label.
     pub(crate) label: String,
+    /// The load of a flow-engine sweep's run (`None`: the scenario's own load).
+    pub(crate) load: Option<f64>,
+    /// Whether recording stopped at the interval limit before the run ended (the flow
+    /// engine's runs, whose length is only estimated before they run).
+    pub(crate) truncated: bool,
     /// Scores and totals.
     pub(crate) eval: Evaluation,
     /// Wall-clock seconds the evaluation took, and the simulation's (console only: wall time
@@ -111,6 +131,8 @@ pub(crate) fn evaluate_run(
     let eval = evaluate(trace, capacity_bps, plan.kind);
     Evaluated {
         label: label.to_string(),
+        load: None,
+        truncated: false,
         eval,
         wall_s: wall.elapsed().as_secs_f64(),
         run_wall_s,
@@ -146,12 +168,23 @@ pub(crate) fn summary_json(plan: &ObjectivePlan, e: &Evaluated) -> Value {
     if let ObjectiveKind::AlphaFair { alpha } = plan.kind {
         v["alpha"] = json!(alpha);
     }
+    if e.truncated {
+        v["truncated"] = json!(true);
+    }
     v
+}
+
+/// How the console and the report name a run: its label, and its load in a sweep.
+fn run_name(e: &Evaluated) -> String {
+    match e.load {
+        Some(l) => format!("{} @ {:.0}%", e.label, l * 100.0),
+        None => e.label.clone(),
+    }
 }
 
 /// `objective_difference.<a>_vs_<b>.fairness_score_per_flow`: scheme a's score per flow minus
 /// b's, for every ordered pair (Flowtune §6.5 Fig. 11 states its results as these points).
-pub(crate) fn differences(evals: &[Evaluated]) -> Value {
+pub(crate) fn differences(evals: &[&Evaluated]) -> Value {
     let mut out = Map::new();
     for a in evals {
         for b in evals {
@@ -179,7 +212,7 @@ pub(crate) fn differences(evals: &[Evaluated]) -> Value {
 }
 
 /// `objective.csv`: one row per interval and scheme.
-pub(crate) fn table(evals: &[Evaluated]) -> Records {
+pub(crate) fn table(evals: &[&Evaluated]) -> Records {
     let rows = || {
         evals
             .iter()
@@ -191,11 +224,20 @@ pub(crate) fn table(evals: &[Evaluated]) -> Records {
             .collect(),
         decimals: None,
     };
-    Records::new()
-        .with(
-            "scheme",
-            Values::Text(rows().map(|(e, _)| e.label.clone()).collect()),
-        )
+    let mut records = Records::new().with(
+        "scheme",
+        Values::Text(rows().map(|(e, _)| e.label.clone()).collect()),
+    );
+    if evals.iter().any(|e| e.load.is_some()) {
+        records = records.with(
+            "load",
+            Values::Float {
+                values: rows().map(|(e, _)| e.load).collect(),
+                decimals: None,
+            },
+        );
+    }
+    records
         // Times to the picosecond the engines count in (k x interval in floating point
         // would print 4500.000000000001).
         .with(
@@ -258,7 +300,7 @@ fn pct(v: Option<f64>) -> String {
 }
 
 /// The console block: one line per scheme, with the evaluation's share of the wall time.
-pub(crate) fn console(plan: &ObjectivePlan, evals: &[Evaluated]) -> String {
+pub(crate) fn console(plan: &ObjectivePlan, evals: &[&Evaluated]) -> String {
     let mut out = format!(
         "Objective ({} utility, every {} us; fairness score = mean log2(rate in Gb/s) per flow):\n",
         plan.kind.name(),
@@ -271,7 +313,7 @@ pub(crate) fn console(plan: &ObjectivePlan, evals: &[Evaluated]) -> String {
             "  {}: efficiency {}, utility gap/flow {}, fairness score/flow {} (optimum {}), \
              >2x above {} / below {} optimal, starved {}; {} intervals scored, {} solver \
              iterations, {:.2} s ({:.0}% of the run's wall time)\n",
-            e.label,
+            run_name(e),
             fmt(t.efficiency()),
             fmt(t.utility_gap_per_flow()),
             fmt(t.fairness()),
@@ -284,12 +326,20 @@ pub(crate) fn console(plan: &ObjectivePlan, evals: &[Evaluated]) -> String {
             e.wall_s,
             share * 100.0,
         ));
+        if e.truncated {
+            out.push_str(&format!(
+                "  warning: {}: the run outlasted the {} intervals the report records; the \
+                 intervals after them are not scored\n",
+                run_name(e),
+                crate::limits::MAX_OBJECTIVE_SOLVES
+            ));
+        }
     }
     out
 }
 
 /// The report's section: the totals per scheme and three series over time.
-pub(crate) fn section(plan: &ObjectivePlan, evals: &[Evaluated]) -> Section {
+pub(crate) fn section(plan: &ObjectivePlan, evals: &[&Evaluated]) -> Section {
     let mut sec = Section::new("Objective: rates against the NUM optimum").with_paragraph(format!(
         "Every {} us, the flows that had data (each for the part of the interval it had data) are \
          compared with the {} NUM optimum for the same flows on the fabric's capacities \
@@ -323,7 +373,7 @@ pub(crate) fn section(plan: &ObjectivePlan, evals: &[Evaluated]) -> Section {
     for e in evals {
         let x = &e.eval.totals;
         t.push_row(vec![
-            Cell::Text(e.label.clone()),
+            Cell::Text(run_name(e)),
             cell(x.efficiency()),
             cell(x.utility_gap_per_flow()),
             cell(x.fairness()),
@@ -367,7 +417,7 @@ pub(crate) fn section(plan: &ObjectivePlan, evals: &[Evaluated]) -> Section {
                         .map(|v| (s.start_s * 1e3, v))
                 })
                 .collect();
-            ch.push_series(Series::new(e.label.clone(), pts));
+            ch.push_series(Series::new(run_name(e), pts));
         }
         sec.push_chart(ch);
     }

@@ -124,7 +124,7 @@ pub struct Scenario {
 impl Scenario {
     /// Reads and checks a scenario file. `seed` overrides the file's seed.
     pub(crate) fn load(path: &Path, seed: Option<u64>) -> Result<Scenario, ScenarioError> {
-        let text = dctc_core::workload::read_input_file(path).map_err(|e| ScenarioError {
+        let text = dctc_core::input::read_input_file(path).map_err(|e| ScenarioError {
             file: path.display().to_string(),
             key: String::new(),
             reason: format!("cannot read: {e}"),

@@ -252,3 +252,233 @@ fn bad_objective_keys_are_refused_with_the_key() {
         "the objective report covers open-loop flows",
     );
 }
+
+/// Four 10 MB flows into port 4 of a 5-port 10 Gb/s big switch, all at time 0 (one coflow
+/// each: mapper on port k, reducer on port 4), as a coflow trace.
+const FOUR_INTO_ONE: &str =
+    "5 4\n1 0 1 0 1 4:10.0\n2 0 1 1 1 4:10.0\n3 0 1 2 1 4:10.0\n4 0 1 3 1 4:10.0\n";
+
+/// A flow-engine scenario over [`FOUR_INTO_ONE`] (written beside it as `four.txt`) on
+/// `fabric`; `extra` goes after the workload table (schemes, `[flow]`, `[output]`).
+fn flow_scenario(dir: &Path, fabric: &str, extra: &str) -> String {
+    std::fs::write(dir.join("four.txt"), FOUR_INTO_ONE).unwrap();
+    format!(
+        r#"
+name = "objective-flow"
+engine = "flow"
+duration_ms = 10
+[fabric]
+{fabric}
+[[workload]]
+kind = "coflow-trace"
+path = "four.txt"
+placement = "ports"
+arrivals = "native"
+sizes = "reducer-mean"
+cv = 0
+{extra}
+"#
+    )
+}
+
+const BIG_SWITCH: &str = "kind = \"big-switch\"\nports = 5\nrate_gbps = 10";
+
+#[test]
+fn flow_engine_max_min_on_one_link_is_the_optimum_and_fifo_is_far_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let schemes = "[[schemes]]\nname = \"maxmin\"\n[[schemes]]\nname = \"coflow-fifo\"\n\
+                   [[schemes]]\nname = \"fastpass-f\"";
+    for utility in ["log", "max-min"] {
+        let toml = flow_scenario(
+            dir.path(),
+            BIG_SWITCH,
+            &format!("{schemes}\n[output]\nobjective_sample_us = 1000\nobjective_utility = \"{utility}\""),
+        );
+        let v = run(dir.path(), utility, &toml);
+        let o = |s: &str, k: &str| v["schemes"][s]["objective"][k].as_f64().unwrap();
+        // max-min: the four share the receiver's link at 2.5 Gb/s until they end together.
+        assert_eq!(v["schemes"]["maxmin"]["objective"]["failed_intervals"], 0);
+        assert!((o("maxmin", "efficiency") - 1.0).abs() < 1e-6, "{utility}");
+        assert_eq!(o("maxmin", "share_below_2x"), 0.0);
+        assert!((o("maxmin", "fairness_score_per_flow") - 2.5f64.log2()).abs() < 1e-9);
+        // The coflow FIFO and the strict-priority greedy serve one flow at a time: the link as
+        // full, three of four flows starved while they wait.
+        for s in ["coflow-fifo", "fastpass-f"] {
+            assert!((o(s, "efficiency") - 1.0).abs() < 1e-6, "{s} {utility}");
+            assert!(o(s, "share_starved") > 0.5, "{s}");
+        }
+        if utility == "max-min" {
+            assert!(v["schemes"]["maxmin"]["objective"]["utility_gap"].is_null());
+            continue;
+        }
+        assert!(o("maxmin", "utility_gap_per_flow").abs() < 1e-6);
+        // The first interval, closed form: one flow at 10 Gb/s and three at the floor (one
+        // 1500 B packet per ms) against four at 2.5 Gb/s.
+        let floor: f64 = 1500.0 * 8.0 / 1e-3;
+        let want = ((2.5e9f64 / 10e9).ln() + 3.0 * (2.5e9 / floor).ln()) / 4.0;
+        let csv = std::fs::read_to_string(dir.path().join(utility).join("objective.csv")).unwrap();
+        let first = csv
+            .lines()
+            .find(|l| l.starts_with("coflow-fifo,0,"))
+            .expect("the fifo's first interval");
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let col = header
+            .iter()
+            .position(|&h| h == "utility_gap_per_flow")
+            .unwrap();
+        let got: f64 = first.split(',').nth(col).unwrap().parse().unwrap();
+        assert!((got - want).abs() < 1e-6 * want, "{got} vs {want}");
+        let d = &v["objective_difference"]["maxmin_vs_coflow-fifo"]["fairness_score_per_flow"];
+        assert!(d.as_f64().unwrap() > 1.0, "{d}");
+    }
+}
+
+#[test]
+fn flow_engine_turning_the_report_on_changes_no_other_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "[[schemes]]\nname = \"maxmin\"\n[[schemes]]\nname = \"varys\"\n\
+                [flow]\nloads = [0.5, 1.0]\n[output]\nflows_csv = true";
+    let off = run(
+        dir.path(),
+        "off",
+        &flow_scenario(dir.path(), BIG_SWITCH, body),
+    );
+    let on = run(
+        dir.path(),
+        "on",
+        &flow_scenario(
+            dir.path(),
+            BIG_SWITCH,
+            &format!("{body}\nobjective_sample_us = 2000"),
+        ),
+    );
+    let (off_dir, on_dir) = (dir.path().join("off"), dir.path().join("on"));
+    let (off_files, on_files) = (files(&off_dir), files(&on_dir));
+    for f in &off_files {
+        assert!(on_files.contains(f), "{f} missing with the report on");
+        if !matches!(f.as_str(), "summary.json" | "report.html") {
+            let same =
+                std::fs::read(off_dir.join(f)).unwrap() == std::fs::read(on_dir.join(f)).unwrap();
+            assert!(same, "{f} differs with the report on");
+        }
+    }
+    let html = |d: &Path| std::fs::read_to_string(d.join("report.html")).unwrap();
+    assert_eq!(html(&off_dir), without_objective_section(&html(&on_dir)));
+    // A sweep: each load's run has its report, the differences are per load.
+    let strip = |mut v: Value| {
+        let m = v.as_object_mut().unwrap();
+        m.remove("objective_difference");
+        m.remove("dctc");
+        for (_, s) in m["schemes"].as_object_mut().unwrap().iter_mut() {
+            for (_, at) in s.as_object_mut().unwrap().iter_mut() {
+                at.as_object_mut().unwrap().remove("objective");
+            }
+        }
+        let out = m["scenario"]["output"].as_object_mut().unwrap();
+        out.retain(|k, _| !k.starts_with("objective_"));
+        v
+    };
+    assert_eq!(strip(off), strip(on.clone()));
+    for load in ["load_50", "load_100"] {
+        let o = &on["schemes"]["maxmin"][load]["objective"];
+        assert!(
+            (o["efficiency"].as_f64().unwrap() - 1.0).abs() < 1e-6,
+            "{o}"
+        );
+        assert!(on["objective_difference"][load]["maxmin_vs_varys"].is_object());
+    }
+    let csv = std::fs::read_to_string(on_dir.join("objective.csv")).unwrap();
+    assert!(csv.starts_with("scheme,load,start_us,"), "{csv}");
+}
+
+#[test]
+fn flow_engine_sprayed_flows_are_scored_over_their_paths() {
+    // Two leaves of two hosts under two spines, hosts at 10 Gb/s, leaf-spine links at 5:
+    // hosts 0 and 1 send to hosts 2 and 3 (the other leaf), each spread over both spines
+    // (DRILL). Their leaf's two 5 Gb/s up-links carry half of each: 5 Gb/s each, which is
+    // also the optimum over their two paths. On one path (the same first spine for both) the
+    // optimum would be 2.5 Gb/s each: an efficiency of 2.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("two.txt"),
+        "4 2\n1 0 1 0 1 2:10.0\n2 0 1 1 1 3:10.0\n",
+    )
+    .unwrap();
+    let toml = r#"
+name = "objective-drill"
+engine = "flow"
+duration_ms = 10
+[fabric]
+kind = "leaf-spine"
+racks = 2
+spines = 2
+hosts_per_rack = 2
+host_rate_gbps = 10
+fabric_rate_gbps = 5
+buffer_bytes = 100000
+fabric_link_delay_us = 1
+host_link_delay_us = 1
+[[workload]]
+kind = "coflow-trace"
+path = "two.txt"
+placement = "ports"
+arrivals = "native"
+sizes = "reducer-mean"
+cv = 0
+[flow]
+routing = "drill"
+[[schemes]]
+name = "maxmin"
+[output]
+objective_sample_us = 1000
+"#;
+    for utility in ["log", "max-min"] {
+        let v = run(
+            dir.path(),
+            utility,
+            &format!("{toml}objective_utility = \"{utility}\"\n"),
+        );
+        let o = &v["schemes"]["maxmin"]["objective"];
+        assert_eq!(o["failed_intervals"], 0, "{o}");
+        let eff = o["efficiency"].as_f64().unwrap();
+        assert!((eff - 1.0).abs() < 1e-6, "{utility}: {o}");
+        let score = o["fairness_score_per_flow"].as_f64().unwrap();
+        assert!((score - 5f64.log2()).abs() < 1e-9, "{utility}: {o}");
+    }
+}
+
+#[test]
+fn flow_engine_objective_keys_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = |extra: &str| {
+        flow_scenario(
+            d,
+            BIG_SWITCH,
+            &format!("[[schemes]]\nname = \"maxmin\"\n{extra}"),
+        )
+    };
+    // By the estimate (the largest flow alone on its sender's link: 10 MB at 10 Gb/s, 8.4
+    // ms), 50 ns intervals are 167,773 solves.
+    assert_key_error(
+        &validate_in(&s("[output]\nobjective_sample_us = 0.05"), d),
+        "output.objective_sample_us",
+        "a period of 50 ns over 8.388608 ms gives 167773 steps, more than the 100000 dctc runs; use a longer period or a shorter run (the coflows keep the fabric busy for about 8.388608 ms by the run's estimate",
+    );
+    assert_key_error(
+        &validate_in(&s("[output]\nobjective_utility = \"log\""), d),
+        "output.objective_utility",
+        "sets the objective report, which is off",
+    );
+    let conv = "[flow]\nmode = \"convergence\"\n[output]\nobjective_sample_us = 100";
+    let conv = flow_scenario(
+        d,
+        BIG_SWITCH,
+        &format!("[[schemes]]\nname = \"dba\"\n{conv}"),
+    );
+    assert_key_error(
+        &validate_in(&conv, d),
+        "output.objective_sample_us",
+        "the objective report scores a run's flows; mode = \"convergence\" runs DBA's iterations without a run",
+    );
+}

@@ -107,7 +107,7 @@ pub struct OutputSpec {
     /// Flow engine: points per CCT CDF (default 100).
     #[serde(default)]
     pub cdf_points: Option<usize>,
-    /// Packet engine: interval of the objective report, us (off when absent): every
+    /// Packet and flow engines: interval of the objective report, us (off when absent): every
     /// interval, the rates the flows got against the NUM optimum for the same flows
     /// (`dctc_num::objective`), written to `objective.csv` and summarized per scheme.
     #[serde(default)]

@@ -290,7 +290,7 @@ impl FabricSize {
                 format!(
                     "the fabric would have {} hosts, more than the {MAX_HOSTS} dctc accepts (its routing tables alone would take about {})",
                     self.hosts,
-                    human_bytes(self.routing_bytes())
+                    crate::units::human_bytes(self.routing_bytes())
                 ),
             ));
         }
@@ -304,22 +304,6 @@ impl FabricSize {
             ));
         }
         Ok(())
-    }
-}
-
-/// A byte count for messages: `512 B`, `3.2 GB`, `404.0 TB` (decimal units).
-pub fn human_bytes(b: u64) -> String {
-    let units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
-    let mut x = b as f64;
-    let mut u = 0;
-    while x >= 1000.0 && u + 1 < units.len() {
-        x /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else {
-        format!("{x:.1} {}", units[u])
     }
 }
 
@@ -716,7 +700,7 @@ struct FileLink {
 ///
 /// Every link is a cable (both directions, same buffer at both ends).
 pub fn load_fabric_file(path: &Path) -> Result<Topology, TopologyError> {
-    let text = crate::workload::read_input_file(path)
+    let text = crate::input::read_input_file(path)
         .map_err(|e| TopologyError::File(format!("{}: {e}", path.display())))?;
     let file: FabricFile = toml::from_str(&text)
         .map_err(|e| TopologyError::File(format!("{}: {e}", path.display())))?;

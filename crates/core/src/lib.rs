@@ -10,6 +10,7 @@
 //!   CSV flow lists.
 //! - [`spec`]: the flows an engine is asked to carry.
 //! - [`stats`]: percentiles, size buckets, ideal (empty-network) completion times.
+//! - [`input`]: reading the files a scenario names, with a bound on their size.
 //! - [`rng`]: one seeded RNG per run, split per component.
 //! - [`config`]: the `{path, reason}` error every engine's configuration reports.
 //! - [`event`]: the event queue the engines run on (a timing wheel; ties in scheduling order).
@@ -21,6 +22,7 @@ pub mod error;
 pub mod event;
 pub mod fabric;
 pub mod ids;
+pub mod input;
 pub mod rng;
 pub mod routing;
 pub mod spec;

@@ -372,6 +372,22 @@ impl fmt::Display for Rate {
     }
 }
 
+/// A byte count for messages: `512 B`, `3.2 GB`, `404.0 TB` (decimal units).
+pub fn human_bytes(b: u64) -> String {
+    let units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+    let mut x = b as f64;
+    let mut u = 0;
+    while x >= 1000.0 && u + 1 < units.len() {
+        x /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{x:.1} {}", units[u])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

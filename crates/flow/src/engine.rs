@@ -1,8 +1,9 @@
 //! The event loop of the fluid model.
 //!
 //! Events: coflow arrivals (all flows of a coflow arrive together, DBA §3.1), flow
-//! completions, policy ticks (once per `tick_period`, while the policy asks for more) and
-//! Hedera rescheduling rounds. All events at one instant are applied, then rates are
+//! completions, policy ticks (once per `tick_period`, while the policy asks for more),
+//! policy wake-ups (the instant a policy's decision changes with no event, as it computes it
+//! from the current rates: [`RatePolicy::next_wake`]) and Hedera rescheduling rounds. All events at one instant are applied, then rates are
 //! recomputed once for the connected component they touch. Between events every rate is
 //! constant, so a flow's completion time is exactly `now + remaining * 8 / rate` (rounded up
 //! to the picosecond).
@@ -12,11 +13,13 @@ use crate::heap::IndexedHeap;
 use crate::maxmin_inc::{Ctx, IncMaxMin};
 use crate::metrics::{CoflowRecord, FlowRecordOut, RunResult};
 use crate::net::{Hop, Net};
+use crate::objective::ObjectiveRec;
 use crate::policy::{Coupling, RatePolicy, View};
 use crate::routing::{self, Reroute, RoutingMode};
 pub use crate::state::{CoflowInput, Coflows, FlowInput, Flows};
 use dctc_core::event::EventQueue;
 use dctc_core::units::{Delta, SimTime};
+use dctc_num::objective::Trace;
 use std::collections::HashMap;
 
 /// Run options.
@@ -89,6 +92,10 @@ pub struct Simulator<'n> {
     defer: Option<Deferred>,
     /// While a tick applies its rates: the next tick's time, if one will follow.
     tick_horizon: Option<u64>,
+    /// The policy's next wake-up ([`RatePolicy::next_wake`]), asked anew after every instant;
+    /// kept here rather than in `events` so that a wake-up the next instant moves leaves no
+    /// stale event behind.
+    wake_at: Option<u64>,
     /// The routing mode's rerouting hook (Hedera's), run every period while flows are active.
     reroute: Option<Box<dyn Reroute>>,
     reroute_pending: bool,
@@ -112,6 +119,10 @@ pub struct Simulator<'n> {
     skipped_links: Vec<u32>,
     /// Rate changes a policy makes after a completion that did not re-solve.
     changes: Vec<(u32, f64)>,
+    /// The objective report's recording, when asked for ([`Simulator::record_objective`]).
+    objective: Option<ObjectiveRec>,
+    /// Its next interval boundary, ps (`u64::MAX` when off): one comparison per instant.
+    objective_at: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -177,6 +188,8 @@ impl<'n> Simulator<'n> {
             skip_completions: true,
             skipped_links: Vec::new(),
             changes: Vec::new(),
+            objective: None,
+            objective_at: u64::MAX,
             net,
             cfg,
             policy,
@@ -198,6 +211,7 @@ impl<'n> Simulator<'n> {
                 at: vec![0; n],
             }),
             tick_horizon: None,
+            wake_at: None,
             reroute: cfg_reroute,
             reroute_pending: false,
             arrivals_left: coflows.len(),
@@ -244,12 +258,48 @@ impl<'n> Simulator<'n> {
         self.skip_completions = false;
     }
 
+    /// Records the objective report (`dctc_num::objective`): every `interval`, the bytes each
+    /// flow delivered, for at most `max_intervals` intervals (recording stops there). Call
+    /// before running; recording changes nothing else of the run.
+    pub fn record_objective(&mut self, interval: Delta, max_intervals: u64) {
+        let rec = ObjectiveRec::new(interval, max_intervals, self.flows.len());
+        self.objective_at = rec.next;
+        self.objective = Some(rec);
+    }
+
+    /// The objective report's trace up to now (the end of the run), and whether recording
+    /// stopped at its interval limit before it; `None` when not recorded. Takes the recording.
+    pub fn take_objective(&mut self) -> Option<(Trace, bool)> {
+        let rec = self.objective.take()?;
+        self.objective_at = u64::MAX;
+        let moved = self.reroute.is_some();
+        Some(rec.finish(
+            self.now,
+            self.net,
+            moved,
+            &self.flows,
+            &self.coflows,
+            &self.active_list,
+        ))
+    }
+
+    /// Closes the objective report's intervals that end at or before `t` (out of line: only
+    /// when one does).
+    #[cold]
+    fn objective_sample(&mut self, t: u64) {
+        if let Some(rec) = self.objective.as_mut() {
+            rec.sample(t, &self.flows, &self.active_list);
+            self.objective_at = rec.next;
+        }
+    }
+
     /// Time of the next event of any kind (for tests stepping event by event).
     #[cfg(test)]
     pub(crate) fn next_event_ps(&mut self) -> Option<u64> {
         let te = self.events.peek_time().map_or(u64::MAX, |t| t.ps());
         let td = self.done.peek().map(|e| e.0).unwrap_or(u64::MAX);
-        Some(te.min(td)).filter(|&t| t != u64::MAX)
+        let tw = self.wake_at.unwrap_or(u64::MAX);
+        Some(te.min(td).min(tw)).filter(|&t| t != u64::MAX)
     }
 
     /// The policy (for inspection after a run).
@@ -275,9 +325,18 @@ impl<'n> Simulator<'n> {
         loop {
             let te = self.events.peek_time().map_or(u64::MAX, |t| t.ps());
             let td = self.done.peek().map(|e| e.0).unwrap_or(u64::MAX);
-            let t = te.min(td);
+            let tw = self.wake_at.unwrap_or(u64::MAX);
+            let t = te.min(td).min(tw);
             if t == u64::MAX || t >= until.ps() {
                 break;
+            }
+            if t >= self.objective_at {
+                self.objective_sample(t);
+            }
+            let wake = tw == t;
+            if wake {
+                self.wake_at = None;
+                self.stats.events += 1;
             }
             self.now = SimTime(t);
             if let Some(inc) = self.inc.as_mut() {
@@ -334,6 +393,12 @@ impl<'n> Simulator<'n> {
                     inc.arrival_cut(&cx, &new_flows);
                 }
             }
+            if wake {
+                // The policy's decision moved with no event: re-solve from every active flow,
+                // as an arrival would.
+                self.compact_active();
+                seeds.extend_from_slice(&self.active_list);
+            }
             if !seeds.is_empty() || !seed_links.is_empty() {
                 seed_links.append(&mut self.skipped_links);
                 self.reallocate(&seeds, &seed_links);
@@ -352,8 +417,21 @@ impl<'n> Simulator<'n> {
 
     fn schedule_timers(&mut self) {
         if self.active_list.is_empty() {
+            self.wake_at = None;
             return;
         }
+        // Asked after every instant: whatever happened in it (an allocation, a tick) may have
+        // moved the policy's next decision. At least 1 ps ahead, so time always advances.
+        let v = View {
+            now: self.now,
+            net: self.net,
+            flows: &self.flows,
+            coflows: &self.coflows,
+        };
+        self.wake_at = self
+            .policy
+            .next_wake(&v, &self.active_list)
+            .map(|t| t.ps().max(self.now.ps() + 1));
         if !self.tick_pending {
             if let Some(next) = self.next_tick_time() {
                 self.events.push(SimTime(next), FlowEvent::Tick);
@@ -499,6 +577,9 @@ impl<'n> Simulator<'n> {
             d.on[f] = false;
         }
         self.flows.finish[f] = self.now;
+        if let Some(rec) = self.objective.as_mut() {
+            rec.finished.push(f as u32);
+        }
         let c = self.flows.coflow[f] as usize;
         self.coflows.left[c] -= 1;
         if self.coflows.left[c] == 0 {

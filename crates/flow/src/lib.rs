@@ -18,6 +18,8 @@
 //!   incremental max-min solver it runs for policies that opt in.
 //! - [`policy`]: `maxmin`, `varys`, `varys-no-backfill`, `coflow-fifo`, `baraat`, `fastpass-f`, `fastpass-c`, `dba-ideal`, `dba`, `num` (any dctc-num utility).
 //! - [`metrics`]: CCT statistics, CDFs, throughput.
+//! - `objective`: the objective report's per-interval bytes
+//!   ([`Simulator::record_objective`]; the math is `dctc_num::objective`).
 //! - [`convergence`]: DBA's per-iteration rates against the optimum (Fig. 7).
 //! - [`bench`](mod@bench): the speed benchmarks `dctc bench flow` runs.
 
@@ -33,6 +35,7 @@ pub mod heap;
 mod maxmin_inc;
 pub mod metrics;
 pub mod net;
+mod objective;
 pub mod policy;
 pub mod routing;
 pub mod settings;

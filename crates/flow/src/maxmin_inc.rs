@@ -25,6 +25,23 @@
 //!   it and classes merge when a coflow turns heavy, so Baraat keeps per-class records of its
 //!   links instead. Serving Baraat from here needs capacity-change events (a fall cuts as an
 //!   arrival does, a rise on a full link as a completion does) and per-class flow lists.
+//!
+//!   Not done, because it cannot keep Baraat's results (its finish digest) as they are: the
+//!   two re-solves agree on rates only to rounding, and a rate that differs in its last bits
+//!   moves a finish time, rounded up to the picosecond, by 1 ps now and then. They differ in
+//!   what they water-fill and on what capacity: (1) this solver takes the capacity the kept
+//!   flows leave from exact fixed-point link loads ([`fixed`], 2^-16 b/s), Baraat from float
+//!   sums of the classes' loads; (2) it re-solves the flows reached from the event through
+//!   full links (after trying [`IncMaxMin::bottleneck_resolve`]), Baraat every flow of the
+//!   class above its cut; (3) on a link whose capacity falls it cuts at the exact level at
+//!   which the link fills ([`IncMaxMin::arrival_cut`]), Baraat at a lower bound (what is left
+//!   over the shares crossing it), which re-solves more flows; (4) it water-fills one entry
+//!   per route. A different re-solved set alone moves finish times: Baraat's incremental
+//!   re-solve against its own from-scratch one (same capacities, fewer flows re-solved)
+//!   finishes 16 of 8,504 flows of `scenarios/dba/fig4.contended.toml` 1 ps apart
+//!   (crates/flow/README.md). Configuring this solver to do all four Baraat's way would be
+//!   Baraat's copy moved here, not one re-solve. Unifying them is a change of results to be
+//!   made on purpose (regrading DBA, whose Baraat rows would move by rounding only).
 //! - The strict-priority greedy's re-run (`policy/priority.rs`, `PriorityGreedy::remove`:
 //!   `fastpass-f`, `fastpass-c`): a different algorithm. No common level is raised; a flow
 //!   gets what the flows ranked before it leave, so a completion moves only later flows, and a

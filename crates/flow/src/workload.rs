@@ -217,7 +217,7 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
                     ln,
                     format!(
                         "shuffle size `{raw}` MB is more than the {} a flow may carry",
-                        dctc_core::fabric::human_bytes(MAX_FLOW_BYTES)
+                        dctc_core::units::human_bytes(MAX_FLOW_BYTES)
                     ),
                 ));
             }
@@ -247,9 +247,9 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Trace, WorkloadError> {
     Ok(Trace { ports, coflows })
 }
 
-/// Reads (at most [`dctc_core::workload::MAX_INPUT_BYTES`]) and parses a trace file.
+/// Reads (at most [`dctc_core::input::MAX_INPUT_BYTES`]) and parses a trace file.
 pub fn load_trace(path: &Path) -> Result<Trace, WorkloadError> {
-    let text = dctc_core::workload::read_input_file(path).map_err(|e| WorkloadError::File {
+    let text = dctc_core::input::read_input_file(path).map_err(|e| WorkloadError::File {
         file: path.display().to_string(),
         reason: e.to_string(),
     })?;

@@ -142,12 +142,17 @@ fn baraat_rates_are_fifo_classes_with_limited_multiplexing() {
     };
     let r = rates_at(&net, &baraat(100.0), w(), SimTime(1));
     assert_rates("baraat", &r, &[1.0, 1.0, 0.0, 1.0]);
-    // Heavy after 1 unit: heaviness is looked at on events; the first is C's completion at
-    // 1 s, when A has sent 2 units. A then shares its class with B (the next coflow): port 2
-    // max-min between A's first flow and B, 0.5 each; A's second flow keeps port 3 whole.
-    let at = SimTime::from_delta(Delta::from_ms(1500));
+    // Heavy after 1 unit, counted in bytes sent: A sends 2 units a second, so at 0.25 s it
+    // is light (B still waits) and at 0.5 s it turns heavy, with no event then. A then shares
+    // its class with B (the next coflow): port 2 max-min between A's first flow and B, 0.5
+    // each; A's second flow keeps port 3 whole; C (behind them) gets what B leaves of port 4,
+    // 0.5, so at 1.2 s it is still running (0.85 units sent).
+    let at = SimTime::from_delta(Delta::from_ms(250));
     let r = rates_at(&net, &baraat(1.0), w(), at);
-    assert_rates("baraat, heavy A", &r, &[0.5, 1.0, 0.5, 0.0]);
+    assert_rates("baraat, light A", &r, &[1.0, 1.0, 0.0, 1.0]);
+    let at = SimTime::from_delta(Delta::from_ms(1200));
+    let r = rates_at(&net, &baraat(1.0), w(), at);
+    assert_rates("baraat, heavy A", &r, &[0.5, 1.0, 0.5, 0.5]);
 }
 
 /// Fastpass's case: A = {0 -> 2: 1 unit, 1 -> 3: 4 units}, B = {0 -> 3: 2 units}.

@@ -1,6 +1,6 @@
 //! The path choices of DBA's Fig. 9 routings at flow level, on cases whose answer is known.
 
-use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
+mod common;
 use dctc_core::units::{Delta, SimTime};
 use dctc_flow::{
     make_policy, CoflowInput, FlowInput, Net, PolicyConfig, RoutingMode, SimConfig, Simulator,
@@ -13,21 +13,7 @@ fn two_racks() -> Net {
 
 /// Two racks of `hosts_per_rack` hosts at `host_rate_gbps` under 3 spines at 40 Gb/s.
 fn racks_of(hosts_per_rack: usize, host_rate_gbps: f64) -> Net {
-    let t = leaf_spine(&LeafSpineSpec {
-        racks: 2,
-        hosts_per_rack,
-        spines: 3,
-        host_rate_gbps,
-        fabric_rate_gbps: 40.0,
-        oversubscription: None,
-        host_link_delay_us: 1.0,
-        fabric_link_delay_us: 1.0,
-        host_delay_us: 0.0,
-        buffer_bytes: 100_000,
-        spine_buffer_bytes: None,
-    })
-    .unwrap();
-    Net::new(t).unwrap()
+    common::leaf_spine_net(2, hosts_per_rack, 3, host_rate_gbps, 40.0)
 }
 
 #[test]

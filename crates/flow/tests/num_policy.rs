@@ -1,7 +1,8 @@
 //! The `num` policy: NUM optima with closed forms on a line network, the alpha -> infinity
 //! limit (max-min), the fabric invariants, and its configuration errors.
 
-use dctc_core::fabric::{leaf_spine, preset, LeafSpineSpec};
+mod common;
+use dctc_core::fabric::preset;
 use dctc_core::units::SimTime;
 use dctc_flow::engine::simulate;
 use dctc_flow::policy::num::{NumConfig, UtilityConfig};
@@ -14,21 +15,7 @@ use std::path::Path;
 
 /// Two racks of two hosts, one spine, every link 1 Gb/s.
 fn line() -> Net {
-    let t = leaf_spine(&LeafSpineSpec {
-        racks: 2,
-        hosts_per_rack: 2,
-        spines: 1,
-        host_rate_gbps: 1.0,
-        fabric_rate_gbps: 1.0,
-        oversubscription: None,
-        host_link_delay_us: 1.0,
-        fabric_link_delay_us: 1.0,
-        host_delay_us: 0.0,
-        buffer_bytes: 100_000,
-        spine_buffer_bytes: None,
-    })
-    .unwrap();
-    Net::new(t).unwrap()
+    common::leaf_spine_net(2, 2, 1, 1.0, 1.0)
 }
 
 /// One "data unit" = what a 1 Gb/s link carries in one second.

@@ -3,8 +3,7 @@
 //! capacity and byte conservation checked by an independent replay, and determinism.
 
 mod common;
-use common::{parking_lot, star};
-use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
+use common::{leaf_spine_net as ls, parking_lot, star};
 use dctc_core::units::{Delta, SimTime};
 use dctc_flow::engine::simulate;
 use dctc_flow::{
@@ -14,24 +13,6 @@ use dctc_flow::{
 
 /// Picoseconds per second.
 const PS: f64 = 1e12;
-
-fn ls(racks: usize, hosts: usize, spines: usize, host: f64, fabric: f64) -> Net {
-    let t = leaf_spine(&LeafSpineSpec {
-        racks,
-        hosts_per_rack: hosts,
-        spines,
-        host_rate_gbps: host,
-        fabric_rate_gbps: fabric,
-        oversubscription: None,
-        host_link_delay_us: 1.0,
-        fabric_link_delay_us: 1.0,
-        host_delay_us: 0.0,
-        buffer_bytes: 100_000,
-        spine_buffer_bytes: None,
-    })
-    .unwrap();
-    Net::new(t).unwrap()
-}
 
 fn single(id: u32, at_ps: u64, src: u32, dst: u32, bytes: f64) -> CoflowInput {
     CoflowInput {

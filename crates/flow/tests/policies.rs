@@ -1,6 +1,6 @@
 //! Policy behaviour on hand-built fabrics with answers known by hand.
 
-use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
+mod common;
 use dctc_core::units::{Delta, SimTime};
 use dctc_flow::engine::simulate;
 use dctc_flow::policy::baraat::BaraatConfig;
@@ -9,21 +9,7 @@ use dctc_flow::{make_policy, CoflowInput, FlowInput, Net, PolicyConfig, PolicyKe
 
 /// `racks` racks of `hosts` hosts, `spines` spines, every link `gbps`.
 fn fabric(racks: usize, hosts: usize, spines: usize, gbps: f64) -> Net {
-    let t = leaf_spine(&LeafSpineSpec {
-        racks,
-        hosts_per_rack: hosts,
-        spines,
-        host_rate_gbps: gbps,
-        fabric_rate_gbps: gbps,
-        oversubscription: None,
-        host_link_delay_us: 1.0,
-        fabric_link_delay_us: 1.0,
-        host_delay_us: 0.0,
-        buffer_bytes: 100_000,
-        spine_buffer_bytes: None,
-    })
-    .unwrap();
-    Net::new(t).unwrap()
+    common::leaf_spine_net(racks, hosts, spines, gbps, gbps)
 }
 
 /// One "data unit" = what a 1 Gb/s link carries in one second.

@@ -3,11 +3,11 @@
 //! rates equal `dctc_num::maxmin::weighted_max_min` bit for bit and the slow direct
 //! water-filling (`oracle_weighted_max_min`) to 1e-12.
 
-use dctc_core::fabric::{leaf_spine, LeafSpineSpec};
+mod common;
 use dctc_core::units::SimTime;
 use dctc_flow::policy::maxmin::MaxMin;
 use dctc_flow::policy::{RatePolicy, View};
-use dctc_flow::{make_policy, CoflowInput, FlowInput, Net, PolicyConfig, SimConfig, Simulator};
+use dctc_flow::{make_policy, CoflowInput, FlowInput, PolicyConfig, SimConfig, Simulator};
 use dctc_num::maxmin::{oracle_weighted_max_min, weighted_max_min};
 use dctc_num::Csr;
 use rand::{Rng, SeedableRng};
@@ -15,21 +15,7 @@ use rand::{Rng, SeedableRng};
 #[test]
 fn maxmin_rates_are_dctc_nums_on_random_instances() {
     // Core links at half the hosts' rate: flows share host and core bottlenecks.
-    let topo = leaf_spine(&LeafSpineSpec {
-        racks: 4,
-        hosts_per_rack: 4,
-        spines: 2,
-        host_rate_gbps: 10.0,
-        fabric_rate_gbps: 5.0,
-        oversubscription: None,
-        host_link_delay_us: 1.0,
-        fabric_link_delay_us: 1.0,
-        host_delay_us: 0.0,
-        buffer_bytes: 100_000,
-        spine_buffer_bytes: None,
-    })
-    .unwrap();
-    let net = Net::new(topo).unwrap();
+    let net = common::leaf_spine_net(4, 4, 2, 10.0, 5.0);
     let hosts = 16u32;
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5ba2ed);
     let mut flows_checked = 0;

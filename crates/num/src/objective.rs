@@ -48,7 +48,17 @@
 //! there, the interior-point reference ([`crate::reference`]) for intervals of up to a
 //! thousand subflows (a larger one is counted as failed and left out of the totals: the dense
 //! reference would take minutes). Max-min: exact water-filling
-//! ([`crate::maxmin::weighted_max_min`]); a multipath flow uses its first path there.
+//! ([`crate::maxmin::weighted_max_min`]); with a flow split over several paths, progressive
+//! filling by linear programs ([`crate::maxmin::multipath_max_min`], the split left to the
+//! optimum as for the utilities), for intervals of up to 200 subflows (a larger one is counted
+//! as failed: its dense programs would take minutes).
+//!
+//! # Flows over several paths
+//! A flow with several paths (an MPTCP connection's subflows, a flow a per-packet balancer
+//! sprays, a fluid flow spread over its equal-cost paths) takes its rate as the sum over its
+//! paths, split as the optimum chooses: the best its balancer could reach. Where the balancer
+//! splits evenly (DRILL's fluid model) on paths of equal capacities, the two agree: any split's
+//! load on the paths' links sums to the even split's (see `crates/flow/README.md`).
 
 use crate::csr::Csr;
 use crate::problem::{NumFlow, Problem};
@@ -138,6 +148,8 @@ pub enum SolvedBy {
     Reference,
     /// Exact water-filling (max-min).
     WaterFill,
+    /// Progressive filling by linear programs (max-min with flows split over several paths).
+    LinearPrograms,
     /// Neither solver passed its check: the interval is left out of the totals.
     Failed,
 }
@@ -150,6 +162,7 @@ impl SolvedBy {
             SolvedBy::Ned => "ned",
             SolvedBy::Reference => "reference",
             SolvedBy::WaterFill => "water-fill",
+            SolvedBy::LinearPrograms => "lp",
             SolvedBy::Failed => "failed",
         }
     }
@@ -483,6 +496,9 @@ impl IntervalSolver {
                 .sum()
         };
         let Some(utility) = self.kind.utility() else {
+            if members.iter().any(|m| m.paths.len() > 1) {
+                return self.multipath_max_min(members, &links, &cap, &line_rate);
+            }
             // Max-min: water-fill y with weights phi, each capped at phi x line rate.
             let routes = Csr::from_rows(members.iter().map(|m| {
                 m.paths[0]
@@ -574,6 +590,53 @@ impl IntervalSolver {
         (Some(r), by, work)
     }
 }
+
+impl IntervalSolver {
+    /// Max-min over flows that may split over their paths ([`crate::maxmin::multipath_max_min`]:
+    /// the split left to the optimum, as for log and alpha-fair), for intervals of up to
+    /// [`MAX_LP_SUBFLOWS`] subflows (its dense linear programs); a larger one is counted as
+    /// failed.
+    fn multipath_max_min(
+        &self,
+        members: &[Member<'_>],
+        links: &BTreeMap<usize, usize>,
+        cap: &[f64],
+        line_rate: &dyn Fn(&[Vec<usize>]) -> f64,
+    ) -> (Option<Vec<f64>>, SolvedBy, u64) {
+        let subflows: usize = members.iter().map(|m| m.paths.len()).sum();
+        if subflows > MAX_LP_SUBFLOWS {
+            return (None, SolvedBy::Failed, 0);
+        }
+        let flows: Vec<crate::maxmin::MultipathFlow> = members
+            .iter()
+            .map(|m| crate::maxmin::MultipathFlow {
+                paths: (m.paths.iter())
+                    .map(|p| p.iter().map(|l| links[l]).collect())
+                    .collect(),
+                weight: m.presence,
+                min: 0.0,
+                max: m.presence * line_rate(m.paths),
+            })
+            .collect();
+        let Ok(sub) = crate::maxmin::multipath_max_min(cap, &flows) else {
+            return (None, SolvedBy::Failed, 0);
+        };
+        let mut at = 0;
+        let r = members
+            .iter()
+            .map(|m| {
+                let y: f64 = sub[at..at + m.paths.len()].iter().sum();
+                at += m.paths.len();
+                y / m.presence
+            })
+            .collect();
+        (Some(r), SolvedBy::LinearPrograms, 0)
+    }
+}
+
+/// Most subflows a multipath max-min interval is solved for (dense LPs, up to `2F` rounds of
+/// `F + 1` each: tens of flows, not thousands).
+const MAX_LP_SUBFLOWS: usize = 200;
 
 /// NED iterations before an interval falls back to the reference solver.
 const MAX_NED_ITERATIONS: u64 = 20_000;

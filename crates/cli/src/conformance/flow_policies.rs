@@ -392,14 +392,6 @@ const DBA_WHY: &str = "DBA (TPDS) §4, Theorem 1: the per-RTT price iteration (e
     trips) the rates are within 1% of c of it: c/5 for the long flow, 4c/5 for each one-link \
     flow (eps = 0.5, equal T_k; see dba-ideal)";
 
-/// A finding of this suite, left to the flow policies' owner: Baraat re-evaluates heaviness
-/// only at events.
-const BARAAT_AT_EVENTS: &str = "Baraat: a coflow that crosses the heavy threshold between \
-    events stays light until the next arrival or completion (heaviness is re-evaluated at \
-    events only, src/policy/baraat.rs), so the coflow behind it waits: B (1 unit, arriving at \
-    1 ms while A is light) completes behind all of A at 11 ms (CCT 10) instead of at 4 ms (CCT \
-    3) once A crosses 2 units at 2 ms";
-
 fn specs() -> Vec<Spec> {
     let rates_121 = "rates / c (long, link 1, link 2 x2, link 3)";
     let rates_lot2 = "rates / c (long, link 1, link 2)";
@@ -519,7 +511,7 @@ fn specs() -> Vec<Spec> {
             names: "CCTs, ms (A, B)",
             tol: EXACT_MS,
             why: BARAAT_CROSS_WHY,
-            known: Some(BARAAT_AT_EVENTS),
+            known: None,
         },
         Spec {
             check: "flow MRTF aware of every link",

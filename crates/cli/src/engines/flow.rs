@@ -56,8 +56,15 @@ pub(crate) const SCHEMES: &[(&str, &str)] = dctc_flow::POLICIES;
 pub(crate) const ROUTINGS: &[(&str, &str)] = dctc_flow::ROUTINGS;
 
 /// The `[output]` keys this engine reads: `flows_csv` (write `flows.csv`, default true; the
-/// full trace has 706,397 flows per run) and `cdf_points` (points per CCT CDF, default 100).
-pub(crate) const OUTPUT_KEYS: &[&str] = &["flows_csv", "cdf_points"];
+/// full trace has 706,397 flows per run), `cdf_points` (points per CCT CDF, default 100) and
+/// the objective report's three (`crate::objective`).
+pub(crate) const OUTPUT_KEYS: &[&str] = &[
+    "flows_csv",
+    "cdf_points",
+    "objective_sample_us",
+    "objective_utility",
+    "objective_alpha",
+];
 
 /// The keys of a `[[schemes]]` table that `plan` takes out before the policy reads the rest
 /// (its own keys: `crate::keys` adds each policy's). `plan` reads these three by name; the
@@ -106,6 +113,8 @@ pub(crate) struct Plan {
     loads: Vec<Option<f64>>,
     settings: FlowSettings,
     output: OutputSpec,
+    /// `output.objective_*`: the objective report, when on.
+    objective: Option<crate::objective::ObjectivePlan>,
     /// A convergence run's results, one per scheme (computed while checking: whether every
     /// flow lasts the window is known only by running the iterations).
     convergence: Option<Vec<Convergence>>,
@@ -129,6 +138,15 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
     let topo = s.build_fabric()?;
     let net = Net::new(topo).map_err(|e| s.error("fabric", e.to_string()))?;
     let convergence = settings.convergence();
+    // A run's length is known only by estimate: each load's is checked with the coflows.
+    let objective = crate::objective::plan(s, &output, None)?;
+    if objective.is_some() && convergence {
+        return Err(s.error(
+            "output.objective_sample_us",
+            "the objective report scores a run's flows; mode = \"convergence\" runs DBA's \
+             iterations without a run (its convergence.csv is the comparison with the optimum)",
+        ));
+    }
     if s.schemes.is_empty() {
         return Err(s.error(
             "schemes",
@@ -215,6 +233,7 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
         loads,
         settings,
         output,
+        objective,
         convergence: None,
     };
     // Everything the run draws is drawn here too, and dropped: a workload, a load or a scheme
@@ -234,8 +253,10 @@ fn plan(s: &Scenario) -> Result<Plan, ScenarioError> {
 /// The policy of every scheme on `coflows` (as the run builds it), and the run's periodic
 /// work bounded before it starts, over an estimate of how long the coflows keep the fabric
 /// busy: Hedera's rescheduling rounds (one per period while flows are active, at most
-/// [`limits::MAX_STEPS`]) and a policy's ticks (DBA's per-RTT iterations, which go on while
-/// its rates have not converged: at most [`limits::MAX_TICKS`]).
+/// [`limits::MAX_STEPS`]), a policy's ticks (DBA's per-RTT iterations, which go on while
+/// its rates have not converged: at most [`limits::MAX_TICKS`]) and the objective report's
+/// solves (at most [`limits::MAX_OBJECTIVE_SOLVES`]; a run that outlasts the estimate stops
+/// recording there, and says so).
 fn check_run(
     s: &Scenario,
     p: &Plan,
@@ -248,6 +269,10 @@ fn check_run(
         Some(l) => format!(" at load {l:?}"),
         None => String::new(),
     };
+    if let Some(o) = &p.objective {
+        crate::objective::check_span(s, o.interval, span)
+            .map_err(|e| estimated(e, span, &at_load))?;
+    }
     for (i, sc) in p.schemes.iter().enumerate() {
         let key = format!("schemes[{i}]");
         let policy = make_policy(&sc.cfg, &p.net, &sizes).map_err(|e| flow_error(s, &key, e))?;
@@ -419,7 +444,7 @@ fn build_coflows(
                 format!(
                     "draws a flow of {:e} bytes, more than the {} a flow may carry",
                     f.bytes,
-                    dctc_core::fabric::human_bytes(MAX_FLOW_BYTES)
+                    dctc_core::units::human_bytes(MAX_FLOW_BYTES)
                 ),
             ));
         }
@@ -465,6 +490,8 @@ pub(crate) struct Run {
     label: String,
     load: Option<f64>,
     result: RunResult,
+    /// The objective report of this run, when on.
+    objective: Option<crate::objective::Evaluated>,
     summary: CctSummary,
     /// Throughput over what the hosts can send together (`host_capacity_gbps`).
     utilization: f64,
@@ -548,13 +575,29 @@ impl Engine for Flow {
                 progress.begin(&name, last_arrival.ps().max(1));
                 let t0 = std::time::Instant::now();
                 let mut sim = Simulator::new(&p.net, coflows.clone(), policy, cfg);
+                if let Some(o) = &p.objective {
+                    sim.record_objective(o.interval, limits::MAX_OBJECTIVE_SOLVES);
+                }
                 let result = sim.run(|t| progress.set(t.ps()));
                 progress.finish();
+                let wall_s = t0.elapsed().as_secs_f64();
+                // Fluid capacities: a link carries its full rate.
+                let objective = p.objective.as_ref().zip(sim.take_objective()).map(
+                    |(o, (trace, truncated))| {
+                        let mut e = crate::objective::evaluate_run(
+                            o, &sc.label, &trace, &p.net.cap, wall_s,
+                        );
+                        e.load = load;
+                        e.truncated = truncated;
+                        e
+                    },
+                );
                 let summary = result.summary();
                 let capacity = host_capacity_gbps(&p.net);
                 runs.push(Run {
                     label: sc.label.clone(),
                     load,
+                    objective,
                     result,
                     utilization: if capacity > 0.0 {
                         summary.throughput_gbps / capacity
@@ -562,7 +605,7 @@ impl Engine for Flow {
                         0.0
                     },
                     summary,
-                    wall_s: t0.elapsed().as_secs_f64(),
+                    wall_s,
                 });
             }
         }
@@ -660,7 +703,7 @@ fn relative(runs: &[&Run]) -> Value {
 
 fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
     let table = cct_table(runs);
-    let console = table.to_text();
+    let mut console = table.to_text();
     let mut report = Report::new(
         format!("{} (flow engine)", s.name),
         format!(
@@ -673,9 +716,18 @@ fn render(s: &Scenario, p: &Plan, runs: &[Run]) -> RunOutput {
         ),
     );
     report.push_section(cct_section(p, runs, table));
+    let mut tables = tables(p, runs);
+    if let Some(o) = &p.objective {
+        let evals: Vec<&crate::objective::Evaluated> =
+            runs.iter().filter_map(|r| r.objective.as_ref()).collect();
+        console.push('\n');
+        console.push_str(&crate::objective::console(o, &evals));
+        report.push_section(crate::objective::section(o, &evals));
+        tables.push(("objective.csv".to_string(), crate::objective::table(&evals)));
+    }
     RunOutput {
         summary: summary(p, runs),
-        tables: tables(p, runs),
+        tables,
         report,
         console,
         files: Vec::new(),
@@ -693,33 +745,48 @@ fn summary(p: &Plan, runs: &[Run]) -> Value {
     let sweep = is_sweep(p);
     let mut schemes = Map::new();
     let mut rel = Map::new();
+    let mut diff = Map::new();
+    let run_json = |r: &Run| {
+        let mut v = summary_json(r);
+        if let (Some(o), Some(e)) = (&p.objective, &r.objective) {
+            v["objective"] = crate::objective::summary_json(o, e);
+        }
+        v
+    };
     for sc in &p.schemes {
         let mine: Vec<&Run> = runs.iter().filter(|r| r.label == sc.label).collect();
         if sweep {
             let mut by = Map::new();
             for r in &mine {
-                by.insert(load_key(r.load.unwrap_or(1.0)), summary_json(r));
+                by.insert(load_key(r.load.unwrap_or(1.0)), run_json(r));
             }
             schemes.insert(sc.label.clone(), Value::Object(by));
         } else if let Some(r) = mine.first() {
-            schemes.insert(sc.label.clone(), summary_json(r));
+            schemes.insert(sc.label.clone(), run_json(r));
         }
     }
     for &load in &p.loads {
         let at: Vec<&Run> = runs.iter().filter(|r| r.load == load).collect();
-        let v = relative(&at);
-        match load {
-            Some(l) => {
-                rel.insert(load_key(l), v);
-            }
-            None => {
-                if let Value::Object(o) = v {
-                    rel.extend(o);
+        let evals: Vec<&crate::objective::Evaluated> =
+            at.iter().filter_map(|r| r.objective.as_ref()).collect();
+        let pairs = [
+            (&mut rel, relative(&at)),
+            (&mut diff, crate::objective::differences(&evals)),
+        ];
+        for (into, v) in pairs {
+            match load {
+                Some(l) => {
+                    into.insert(load_key(l), v);
+                }
+                None => {
+                    if let Value::Object(o) = v {
+                        into.extend(o);
+                    }
                 }
             }
         }
     }
-    json!({
+    let mut out = json!({
         "engine": "flow",
         "fabric": p.net.topo.name,
         "hosts": p.net.hosts(),
@@ -727,7 +794,11 @@ fn summary(p: &Plan, runs: &[Run]) -> Value {
         "loads": p.loads.iter().map(|l| l.map_or(Value::Null, |x| json!(x))).collect::<Vec<_>>(),
         "schemes": Value::Object(schemes),
         "relative": Value::Object(rel),
-    })
+    });
+    if p.objective.is_some() {
+        out["objective_difference"] = Value::Object(diff);
+    }
+    out
 }
 
 /// `coflows.csv`, and `flows.csv` unless `[output] flows_csv = false`.
@@ -1144,6 +1215,7 @@ mod tests {
             label: "x".into(),
             load: None,
             result,
+            objective: None,
             summary,
             utilization: 0.25,
             wall_s: 0.0,

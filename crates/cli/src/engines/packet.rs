@@ -228,7 +228,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         let capture = super::pcap::plan(s, spec, &topo, schemes.len(), sweep.is_some())?;
         opts.capture = Some(capture);
     }
-    let objective = crate::objective::plan(s, &output, span_of(until))?;
+    let objective = crate::objective::plan(s, &output, Some(span_of(until)))?;
     if objective.is_some() && (!workload.incasts.is_empty() || sweep.is_some()) {
         return Err(s.error(
             "output.objective_sample_us",
@@ -801,11 +801,12 @@ fn flows_table<'a>(
 }
 
 fn render(s: &Scenario, p: &Plan, results: &[PacketRun]) -> RunOutput {
-    let evals = objective_evals(p, results);
+    let evaluated = objective_evals(p, results);
+    let evals: Vec<&crate::objective::Evaluated> = evaluated.iter().collect();
     let mut schemes = Map::new();
     for (k, (scheme, r)) in p.schemes.iter().zip(results).enumerate() {
         let mut summary = scheme_summary(p, scheme, r);
-        if let (Some(o), Some(e)) = (&p.objective, evals.get(k)) {
+        if let (Some(o), Some(e)) = (&p.objective, evals.get(k).copied()) {
             summary["objective"] = crate::objective::summary_json(o, e);
         }
         schemes.insert(scheme.label.clone(), summary);

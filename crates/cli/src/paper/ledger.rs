@@ -209,7 +209,7 @@ pub(crate) fn load_claims(
     bases: &BTreeSet<String>,
 ) -> Result<ClaimsFile, ScenarioError> {
     let file = path.display().to_string();
-    let text = dctc_core::workload::read_input_file(path).map_err(|e| ScenarioError {
+    let text = dctc_core::input::read_input_file(path).map_err(|e| ScenarioError {
         file: file.clone(),
         key: String::new(),
         reason: format!("cannot read: {e}"),

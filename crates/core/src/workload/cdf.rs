@@ -96,7 +96,7 @@ impl Cdf {
                 format!(
                     "the largest size, {:e} bytes, is more than the {} a flow may carry",
                     last.0,
-                    crate::fabric::human_bytes(super::MAX_FLOW_BYTES)
+                    crate::units::human_bytes(super::MAX_FLOW_BYTES)
                 ),
             ));
         }
@@ -182,7 +182,7 @@ impl Cdf {
             return Ok(c);
         }
         let path = base_dir.join(name_or_path);
-        let text = super::read_input_file(&path).map_err(|e| {
+        let text = crate::input::read_input_file(&path).map_err(|e| {
             let names: Vec<&str> = BUILTIN.iter().map(|b| b.0).collect();
             WorkloadError::File {
                 file: path.display().to_string(),

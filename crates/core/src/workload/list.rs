@@ -111,7 +111,7 @@ impl ExplicitFlow {
                     format!("{key}.size_bytes"),
                     format!(
                         "{b} bytes is more than the {} a flow may carry",
-                        crate::fabric::human_bytes(super::MAX_FLOW_BYTES)
+                        crate::units::human_bytes(super::MAX_FLOW_BYTES)
                     ),
                 ))
             }
@@ -167,7 +167,7 @@ pub fn read_csv(
     end: SimTime,
 ) -> Result<Vec<FlowSpec>, WorkloadError> {
     let file = path.display().to_string();
-    let text = super::read_input_file(path).map_err(|e| WorkloadError::File {
+    let text = crate::input::read_input_file(path).map_err(|e| WorkloadError::File {
         file: file.clone(),
         reason: e.to_string(),
     })?;

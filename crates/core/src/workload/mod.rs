@@ -14,17 +14,10 @@ pub mod poisson;
 
 use crate::error::KeyError;
 use serde::{Deserialize, Serialize};
-use std::io::Read;
-use std::path::Path;
 use thiserror::Error;
 
 pub use cdf::Cdf;
 pub use poisson::{PairMode, PoissonSpec};
-
-/// Largest input file dctc reads (scenario, fabric, CDF, flow list, NUM problem): 64 MiB.
-/// The largest real inputs (a day-long flow trace as CSV) are a few MiB; the cap keeps a wrong
-/// path such as `/dev/zero` or a multi-GB log from being read whole into memory.
-pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
 /// Most flows one workload may generate: 5,000,000. Each flow costs the engines a few hundred
 /// bytes of state and record (so about 2 GB at the cap) and the papers' runs use at most a
@@ -37,25 +30,6 @@ pub const MAX_FLOWS: u64 = 5_000_000;
 /// is a unit slip (a size in bytes written as megabytes), and sizes must stay far inside the
 /// `u64` byte counts and the `f64` arithmetic of the engines.
 pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000_000;
-
-/// Reads a text file of at most [`MAX_INPUT_BYTES`] without reading more than that from it.
-/// The error names neither the file nor a key: callers add both.
-pub fn read_input_file(path: &Path) -> std::io::Result<String> {
-    let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "larger than {} MiB; dctc reads input files up to that size (is this the right file?)",
-                MAX_INPUT_BYTES >> 20
-            ),
-        ));
-    }
-    String::from_utf8(bytes)
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
-}
 
 /// Why a workload cannot be built.
 #[derive(Debug, Error, PartialEq)]
@@ -138,7 +112,7 @@ impl IncastSpec {
                 format!(
                     "{} bytes is more than the {} a flow may carry",
                     self.block_bytes,
-                    crate::fabric::human_bytes(MAX_FLOW_BYTES)
+                    crate::units::human_bytes(MAX_FLOW_BYTES)
                 ),
             ));
         }

@@ -6,13 +6,17 @@
 //! a heavy coflow no longer blocks the queue: it shares its class with the next non-heavy
 //! coflow behind it (limited multiplexing). Threshold: `heavy_bytes`, or by default the 80th
 //! percentile of the workload's coflow sizes (Baraat sets it from the size distribution).
-//! Heaviness is re-evaluated at every event (arrival, completion).
+//! Heaviness is the bytes sent so far, so a coflow turns heavy the moment it crosses the
+//! threshold: besides arrivals and completions, the policy asks the engine to wake it at the
+//! earliest crossing its current rates give ([`RatePolicy::next_wake`]).
 
 use super::{BuildContext, Coupling, RatePolicy, View};
 use crate::alloc::WaterFill;
+use crate::completion::ceil_pos;
 use crate::error::FlowError;
 use crate::maxmin_inc::{above_cut, TIGHT};
 use dctc_core::stats::percentile_sorted;
+use dctc_core::units::SimTime;
 use serde::Deserialize;
 
 /// `dctc list`'s line.
@@ -553,6 +557,50 @@ impl RatePolicy for Baraat {
         }
     }
 
+    fn next_wake(&self, v: &View<'_>, active: &[u32]) -> Option<SimTime> {
+        // The first crossing of the heavy threshold by a light coflow with a coflow behind it
+        // (the last one's heaviness forms no class): its bytes sent, `bytes - left`, grow at
+        // the sum of its flows' rates. `active` is sorted by flow number, so by coflow.
+        let now = v.now.ps();
+        let mut first = u64::MAX;
+        // The crossing of the coflow before the current one, committed once another follows.
+        let mut pending = u64::MAX;
+        let mut i = 0;
+        while i < active.len() {
+            let c = v.flows.coflow[active[i] as usize];
+            let (mut left, mut rate) = (0.0, 0.0);
+            let mut any = false;
+            while i < active.len() && v.flows.coflow[active[i] as usize] == c {
+                let f = active[i] as usize;
+                i += 1;
+                if !v.flows.active[f] {
+                    continue;
+                }
+                any = true;
+                let r = v.flows.rate[f];
+                let dt = (now - v.flows.tlast[f]) as f64 * 1e-12;
+                left += (v.flows.rem[f] - r * dt / 8.0).max(0.0);
+                rate += r;
+            }
+            if !any {
+                continue;
+            }
+            first = first.min(pending);
+            let to_go = self.heavy - (v.coflows.bytes[c as usize] - left);
+            pending = if to_go >= 0.0 && rate > 0.0 {
+                let dt = ceil_pos(to_go * 8.0 / rate * 1e12);
+                if dt < (u64::MAX - now) as f64 {
+                    now + dt as u64
+                } else {
+                    u64::MAX
+                }
+            } else {
+                u64::MAX
+            };
+        }
+        (first != u64::MAX).then_some(SimTime(first))
+    }
+
     fn on_completion(&mut self, _v: &View<'_>, flow: u32) {
         if self.incremental {
             self.inc.done.push(flow);
@@ -568,10 +616,46 @@ impl RatePolicy for Baraat {
 mod tests {
     use super::*;
     use crate::engine::tests::{random_coflows, test_net};
-    use crate::engine::{SimConfig, Simulator};
+    use crate::engine::{CoflowInput, FlowInput, SimConfig, Simulator};
     use crate::routing::RoutingMode;
     use dctc_core::units::{Delta, SimTime};
     use rand::SeedableRng;
+
+    /// A coflow turns heavy the moment its bytes sent cross the threshold, not at the next
+    /// event (Baraat's FIFO-LM): A (10 units, host 0 to 1) at 0, B (1 unit, host 2 to 1) at
+    /// 1 ms while A has sent 1 unit, threshold 2 units (a unit is 1 ms of a 10 Gb/s host link).
+    /// A crosses at 2 ms; from then A and B share host 1's link: B ends at 4 ms, A at 11 ms.
+    /// Re-evaluated only at events, B would wait for all of A (A ending at 10 ms, B at 11).
+    #[test]
+    fn a_coflow_turns_heavy_when_it_crosses_the_threshold_between_events() {
+        let net = test_net();
+        let unit = 10e9 / 8.0 * 1e-3;
+        let coflow = |id: u32, ms: u64, src: u32, units: f64| CoflowInput {
+            id,
+            arrival: SimTime::ZERO + Delta::from_ms(ms),
+            flows: vec![FlowInput {
+                src,
+                dst: 1,
+                bytes: units * unit,
+            }],
+        };
+        let cfg = BaraatConfig {
+            heavy_bytes: Some(2.0 * unit),
+            heavy_percentile: None,
+        };
+        let policy = Baraat::new(&cfg, net.links(), &[]).unwrap();
+        for policy in [policy.clone(), policy.from_scratch()] {
+            let coflows = vec![coflow(0, 0, 0, 10.0), coflow(1, 1, 2, 1.0)];
+            let sim_cfg = SimConfig {
+                audit: true,
+                ..SimConfig::default()
+            };
+            let res = Simulator::new(&net, coflows, Box::new(policy), sim_cfg).run(|_| {});
+            let ms = |c: usize| res.coflows[c].finish_s.unwrap() * 1e3;
+            assert!((ms(1) - 4.0).abs() < 1e-6, "B ends at {} ms", ms(1));
+            assert!((ms(0) - 11.0).abs() < 1e-6, "A ends at {} ms", ms(0));
+        }
+    }
 
     /// Incremental `baraat` against `baraat` from scratch on the same state, after every
     /// event of random runs (coflows arriving, flows finishing, coflows turning heavy and

@@ -102,6 +102,16 @@ pub trait RatePolicy {
     fn incremental_maxmin(&self) -> bool {
         false
     }
+    /// The next instant after `v.now` at which the policy's decision changes with no event,
+    /// as it follows from the current rates if none comes first (Baraat: a coflow crossing
+    /// the heavy threshold), or `None`. The engine asks after every instant and, at the
+    /// instant returned (at least 1 ps later), re-solves from every active flow as at an
+    /// arrival. `active` holds the active flows, sorted, and may still hold flows that have
+    /// finished (`v.flows.active` is false for them); the rates are current, the bytes left
+    /// as of each flow's `tlast` (default: none).
+    fn next_wake(&self, _v: &View<'_>, _active: &[u32]) -> Option<SimTime> {
+        None
+    }
     /// Period of the policy's timer (per-RTT iterations), if any.
     fn tick_period(&self) -> Option<Delta> {
         None

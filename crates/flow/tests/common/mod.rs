@@ -23,6 +23,32 @@ pub(crate) fn star(n: usize, g: f64) -> Net {
     Net::new(t).unwrap()
 }
 
+/// A leaf-spine fabric as a [`Net`]: `racks` racks of `hosts` hosts, `spines` spines, host
+/// links at `host` and fabric links at `fabric` Gb/s, every link 1 us, 100 kB buffers.
+pub(crate) fn leaf_spine_net(
+    racks: usize,
+    hosts: usize,
+    spines: usize,
+    host: f64,
+    fabric: f64,
+) -> Net {
+    let t = dctc_core::fabric::leaf_spine(&dctc_core::fabric::LeafSpineSpec {
+        racks,
+        hosts_per_rack: hosts,
+        spines,
+        host_rate_gbps: host,
+        fabric_rate_gbps: fabric,
+        oversubscription: None,
+        host_link_delay_us: 1.0,
+        fabric_link_delay_us: 1.0,
+        host_delay_us: 0.0,
+        buffer_bytes: 100_000,
+        spine_buffer_bytes: None,
+    })
+    .unwrap();
+    Net::new(t).unwrap()
+}
+
 /// Parking lot: switches S0 - S1 - S2, cable S0-S1 at `c1`, S1-S2 at `c2` Gb/s; two hosts on
 /// every switch with 100 Gb/s links (never a bottleneck). Hosts: 0, 1 on S0; 2, 3 on S1;
 /// 4, 5 on S2.

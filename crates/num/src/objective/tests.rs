@@ -119,6 +119,32 @@ fn max_min_on_two_links_is_the_textbook_answer() {
     assert!(close(s.efficiency().unwrap(), 1.0, 1e-9));
 }
 
+#[test]
+fn a_flow_over_two_paths_takes_the_split_the_optimum_chooses_for_every_utility() {
+    // A may use link 0 or link 1 (1 Gb/s each), B only link 0. On its first path alone A
+    // would share link 0 with B (0.5 Gb/s each); split freely, A takes link 1 and B link 0:
+    // 1 Gb/s each, under max-min and log alike.
+    let mut tr = trace(
+        vec![(vec![0], 0.0, None), (vec![0], 0.0, None)],
+        &[0.5e9 * T, 0.5e9 * T],
+    );
+    tr.flows[0].paths = vec![vec![0], vec![1]];
+    for kind in [ObjectiveKind::MaxMin, ObjectiveKind::Log] {
+        let mut solver = IntervalSolver::new(&[1e9, 1e9], kind);
+        let (s, rates) = solver.score_with_rates(&tr, 0.0, T, &tr.delivered[0]);
+        for r in &rates {
+            assert!(close(r.2, 1e9, 1e-6), "{kind:?}: {rates:?}");
+        }
+        assert!(close(s.efficiency().unwrap(), 0.5, 1e-6), "{kind:?}: {s:?}");
+        let by = if kind == ObjectiveKind::MaxMin {
+            SolvedBy::LinearPrograms
+        } else {
+            SolvedBy::Ned
+        };
+        assert_eq!(s.solved_by, by);
+    }
+}
+
 /// Random flows with random presences on a small two-tier tree: hosts 0-7 under two leaves,
 /// links host->leaf 0-7, leaf->host 8-15, leaf->spine 16-19 (two spines), spine->leaf 20-23.
 fn random_instance(seed: u64) -> (Trace, Vec<f64>) {
