@@ -223,7 +223,8 @@ fn the_ledger_grades_every_row_tallies_and_reruns_byte_identical() {
     let record: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("fidelity/tiny.json")).unwrap())
             .unwrap();
-    assert_eq!(record["tally"]["holds"], 6);
+    assert_eq!(record["ledger"]["rows"].as_array().unwrap().len(), 10);
+    assert_eq!(record["ledger"]["rows"][0]["verdict"], "holds");
     assert_eq!(record["mode"], "short");
     // --render rebuilds the same file from the record, running nothing.
     std::fs::write(
@@ -283,6 +284,8 @@ fn the_ledger_grades_every_row_tallies_and_reruns_byte_identical() {
             "scen",
             "--out",
             "out/f",
+            "--fidelity",
+            "FID.md",
             "--quiet",
         ],
         dir,
@@ -306,6 +309,68 @@ fn the_ledger_grades_every_row_tallies_and_reruns_byte_identical() {
     // The claims read a.full and b: one full file, one short.
     assert_eq!(rows[2]["run"], "short+full");
     assert_eq!(v["papers"][0]["not_run"].as_array().unwrap().len(), 7);
+    // The full record sits beside the short one; FID.md grades each row by its file's mode,
+    // once: a's 7 rows by the short run, a.full's by the full run, the claims by the full run.
+    assert!(dir.join("fidelity/tiny.json").is_file());
+    assert!(dir.join("fidelity/tiny.full.json").is_file());
+    let fid = std::fs::read_to_string(dir.join("FID.md")).unwrap();
+    assert!(
+        fid.contains("| tiny | short | `") && fid.contains("| tiny | full | `"),
+        "{fid}"
+    );
+    assert!(fid.contains("**11 paper claims graded"), "{fid}");
+    assert!(fid.contains("| holds | full: tiny/a.full.toml |"), "{fid}");
+    assert!(fid.contains("| short+full: tiny/claims.toml |"), "{fid}");
+    assert!(!fid.contains("Rows no run here graded"), "{fid}");
+
+    // --skip leaves a file out, its rows not run, and the record says why.
+    let o = dctc(
+        &[
+            "ledger",
+            "--full",
+            "--paper",
+            "tiny",
+            "--scenarios",
+            "scen",
+            "--out",
+            "out/s",
+            "--fidelity",
+            "FID.md",
+            "--skip",
+            "tiny/a.full=estimated 3 CPU hours",
+            "--quiet",
+        ],
+        dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let fid = std::fs::read_to_string(dir.join("FID.md")).unwrap();
+    assert!(
+        fid.contains("full run: `tiny/a.full.toml` left out of this run: estimated 3 CPU hours"),
+        "{fid}"
+    );
+    assert!(fid.contains("**10 paper claims graded"), "{fid}");
+    assert!(fid.contains("| tiny/a.full#1 |"), "{fid}");
+    // A --skip naming no file the run takes is refused before anything runs.
+    for bad in ["tiny/nope=slow", "tiny/a.full", "a.full=slow"] {
+        let o = dctc(
+            &[
+                "ledger",
+                "--full",
+                "--paper",
+                "tiny",
+                "--scenarios",
+                "scen",
+                "--out",
+                "out/x",
+                "--skip",
+                bad,
+            ],
+            dir,
+        );
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("--skip"), "{}", stderr(&o));
+        assert!(!dir.join("out/x").exists());
+    }
 }
 
 #[test]

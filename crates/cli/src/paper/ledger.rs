@@ -443,40 +443,55 @@ impl PaperLedger {
         }
     }
 
-    /// The paper's section of `ledger.md` and `FIDELITY.md`: its tally, its rows, its untested
-    /// headlines and the rows of files this mode did not take.
+    /// The paper's rows as its table shows them: what `ledger.md` prints and a
+    /// `FIDELITY.md` record keeps.
+    pub(crate) fn body(&self) -> Body {
+        Body {
+            rows: self
+                .entries
+                .iter()
+                .map(|e| GradedRow {
+                    id: e.id.clone(),
+                    figure: e.row.figure.clone(),
+                    claim: e.row.label.clone(),
+                    kind: e.row.kind().into(),
+                    paper: e.row.paper_text(),
+                    ours: e.ours.clone(),
+                    verdict: e.verdict.label().into(),
+                    run: format!("{}: {}", e.run, e.file),
+                    reason: reason(e),
+                    self_check: e.row.self_check,
+                })
+                .collect(),
+            not_run: self
+                .not_run
+                .iter()
+                .map(|e| NotRunRow {
+                    id: e.id.clone(),
+                    figure: e.row.figure.clone(),
+                    claim: e.row.label.clone(),
+                    kind: e.row.kind().into(),
+                    paper: e.row.paper_text(),
+                    file: e.file.clone(),
+                })
+                .collect(),
+            untested: self
+                .untested
+                .iter()
+                .map(|(id, u)| UntestedRow {
+                    id: id.clone(),
+                    figure: u.figure.clone(),
+                    headline: u.headline.clone(),
+                    reason: u.reason.clone(),
+                })
+                .collect(),
+            ungraded: self.ungraded.clone(),
+        }
+    }
+
+    /// The paper's section of `ledger.md`.
     pub(crate) fn section_markdown(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "\n## {}\n\n{}\n",
-            self.paper,
-            Tally::of(std::slice::from_ref(self)).line()
-        );
-        s.push_str(&md_table(&self.table()));
-        if let Some(t) = self.untested_table() {
-            let _ = writeln!(s, "\nHeadlines dctc does not grade:\n");
-            s.push_str(&md_table(&t));
-        }
-        if !self.ungraded.is_empty() {
-            let _ = writeln!(
-                s,
-                "\nScenario files without a `[[paper]]` row: {}.",
-                self.ungraded
-                    .iter()
-                    .map(|f| format!("`{f}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-        if let Some(t) = self.not_run_table() {
-            let _ = writeln!(
-                s,
-                "\nRows of files this mode does not take (graded by the other mode):\n"
-            );
-            s.push_str(&md_table(&t));
-        }
-        s
+        self.body().section_markdown(&self.paper, &[])
     }
 
     /// The paper's part of `ledger.json`.
@@ -495,30 +510,7 @@ impl PaperLedger {
 
     /// The ledger table (graded rows).
     pub(crate) fn table(&self) -> Table {
-        let mut t = Table::new(
-            format!("{}: the paper's claims beside ours", self.paper),
-            [
-                "id", "figure", "claim", "kind", "paper", "ours", "verdict", "run", "reason",
-            ],
-        );
-        for e in &self.entries {
-            t.push_row(
-                [
-                    e.id.clone(),
-                    e.row.figure.clone(),
-                    e.row.label.clone(),
-                    e.row.kind().into(),
-                    e.row.paper_text(),
-                    e.ours.clone(),
-                    e.verdict.label().into(),
-                    format!("{}: {}", e.run, e.file),
-                    reason(e),
-                ]
-                .map(Cell::Text)
-                .to_vec(),
-            );
-        }
-        t
+        self.body().table(&self.paper)
     }
 
     /// The ledger table as the HTML report shows it, narrow enough for a page: the id without
@@ -566,55 +558,12 @@ impl PaperLedger {
 
     /// The untested headlines (None when there are none).
     pub(crate) fn untested_table(&self) -> Option<Table> {
-        if self.untested.is_empty() {
-            return None;
-        }
-        let mut t = Table::new(
-            format!("{}: headlines dctc does not grade", self.paper),
-            ["id", "figure", "headline", "reason"],
-        );
-        for (id, u) in &self.untested {
-            t.push_row(
-                [
-                    id.clone(),
-                    u.figure.clone(),
-                    u.headline.clone(),
-                    u.reason.clone(),
-                ]
-                .map(Cell::Text)
-                .to_vec(),
-            );
-        }
-        Some(t)
+        self.body().untested_table(&self.paper)
     }
 
     /// Rows of files this run did not take (None when there are none).
     pub(crate) fn not_run_table(&self) -> Option<Table> {
-        if self.not_run.is_empty() {
-            return None;
-        }
-        let mut t = Table::new(
-            format!(
-                "{}: rows of files this run did not take (the other of short and full)",
-                self.paper
-            ),
-            ["id", "figure", "claim", "kind", "paper", "file"],
-        );
-        for e in &self.not_run {
-            t.push_row(
-                [
-                    e.id.clone(),
-                    e.row.figure.clone(),
-                    e.row.label.clone(),
-                    e.row.kind().into(),
-                    e.row.paper_text(),
-                    e.file.clone(),
-                ]
-                .map(Cell::Text)
-                .to_vec(),
-            );
-        }
-        Some(t)
+        self.body().not_run_table(&self.paper)
     }
 
     /// [`PaperLedger::not_run_table`] as the HTML report shows it, narrow enough for a page:
@@ -687,9 +636,211 @@ fn reason(e: &Entry) -> String {
         (Verdict::Holds, _) => String::new(),
         (_, _) if e.row.self_check => "self check".into(),
         (_, Some(r)) => r.clone(),
-        (_, None) => "unexplained".into(),
+        (_, None) => UNEXPLAINED.into(),
     }
 }
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A graded row as a ledger table shows it, cell by cell (a `FIDELITY.md` record keeps these).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GradedRow {
+    /// `<paper>/<stem>#<n>` or `<paper>/claims#<n>`.
+    pub(crate) id: String,
+    /// The paper's figure or section.
+    pub(crate) figure: String,
+    /// The row's label.
+    pub(crate) claim: String,
+    /// value, range, bound, ratio, order or trend.
+    pub(crate) kind: String,
+    /// The paper's figure, as the table prints it.
+    pub(crate) paper: String,
+    /// Ours, as the table prints it.
+    pub(crate) ours: String,
+    /// The verdict's label.
+    pub(crate) verdict: String,
+    /// `<mode>: <file>`: the run that graded it.
+    pub(crate) run: String,
+    /// Empty for a hold, else the miss reason, "self check" or "unexplained".
+    pub(crate) reason: String,
+    /// A self check (dctc against itself), tallied apart from the paper's claims.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub(crate) self_check: bool,
+}
+
+/// A row of a file the run did not take.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NotRunRow {
+    /// `<paper>/<stem>#<n>`.
+    pub(crate) id: String,
+    /// The paper's figure or section.
+    pub(crate) figure: String,
+    /// The row's label.
+    pub(crate) claim: String,
+    /// Its kind.
+    pub(crate) kind: String,
+    /// The paper's figure, as the table prints it.
+    pub(crate) paper: String,
+    /// The file, relative to the scenarios folder.
+    pub(crate) file: String,
+}
+
+/// An untested headline, with its id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct UntestedRow {
+    /// `<paper>/untested#<n>`.
+    pub(crate) id: String,
+    /// The paper's figure or section.
+    pub(crate) figure: String,
+    /// The headline.
+    pub(crate) headline: String,
+    /// Why dctc does not grade it.
+    pub(crate) reason: String,
+}
+
+/// A paper's part of a ledger as its tables show it: what `ledger.md` prints, what a
+/// `FIDELITY.md` record keeps, and what [`super::fidelity`] merges a paper's short and full
+/// records into.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Body {
+    /// Graded rows, in ledger order.
+    pub(crate) rows: Vec<GradedRow>,
+    /// Rows of files not run.
+    pub(crate) not_run: Vec<NotRunRow>,
+    /// Untested headlines.
+    pub(crate) untested: Vec<UntestedRow>,
+    /// Scenario files without a `[[paper]]` row.
+    pub(crate) ungraded: Vec<String>,
+}
+
+impl Body {
+    /// Its verdicts, each row once.
+    pub(crate) fn tally(&self) -> Tally {
+        let mut t = Tally::default();
+        for r in &self.rows {
+            let holds = r.verdict == Verdict::Holds.label();
+            match (r.self_check, r.verdict.as_str()) {
+                (true, _) if holds => t.checks_hold += 1,
+                (true, _) => t.checks_fail += 1,
+                (false, _) if holds => t.holds += 1,
+                (false, v) if v == Verdict::SameWinner.label() => t.same_winner += 1,
+                (false, v) if v == Verdict::Misses.label() => {
+                    if r.reason == UNEXPLAINED {
+                        t.misses_unexplained += 1;
+                    } else {
+                        t.misses_explained += 1;
+                    }
+                }
+                (false, _) => t.missing += 1,
+            }
+        }
+        t.untested = self.untested.len();
+        t.not_run = self.not_run.len();
+        t
+    }
+
+    /// The graded rows' table.
+    pub(crate) fn table(&self, paper: &str) -> Table {
+        let mut t = Table::new(
+            format!("{paper}: the paper's claims beside ours"),
+            [
+                "id", "figure", "claim", "kind", "paper", "ours", "verdict", "run", "reason",
+            ],
+        );
+        for r in &self.rows {
+            t.push_row(
+                [
+                    &r.id, &r.figure, &r.claim, &r.kind, &r.paper, &r.ours, &r.verdict, &r.run,
+                    &r.reason,
+                ]
+                .map(|c| Cell::Text(c.clone()))
+                .to_vec(),
+            );
+        }
+        t
+    }
+
+    /// The untested headlines (None when there are none).
+    pub(crate) fn untested_table(&self, paper: &str) -> Option<Table> {
+        if self.untested.is_empty() {
+            return None;
+        }
+        let mut t = Table::new(
+            format!("{paper}: headlines dctc does not grade"),
+            ["id", "figure", "headline", "reason"],
+        );
+        for u in &self.untested {
+            t.push_row(
+                [&u.id, &u.figure, &u.headline, &u.reason]
+                    .map(|c| Cell::Text(c.clone()))
+                    .to_vec(),
+            );
+        }
+        Some(t)
+    }
+
+    /// Rows of files not run (None when there are none).
+    pub(crate) fn not_run_table(&self, paper: &str) -> Option<Table> {
+        if self.not_run.is_empty() {
+            return None;
+        }
+        let mut t = Table::new(
+            format!("{paper}: rows of files this run did not take (the other of short and full)"),
+            ["id", "figure", "claim", "kind", "paper", "file"],
+        );
+        for r in &self.not_run {
+            t.push_row(
+                [&r.id, &r.figure, &r.claim, &r.kind, &r.paper, &r.file]
+                    .map(|c| Cell::Text(c.clone()))
+                    .to_vec(),
+            );
+        }
+        Some(t)
+    }
+
+    /// The paper's markdown section: its tally, `notes` (a paragraph each), its rows, its
+    /// untested headlines and the rows no run graded.
+    pub(crate) fn section_markdown(&self, paper: &str, notes: &[String]) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "\n## {paper}\n\n{}\n", self.tally().line());
+        for n in notes {
+            let _ = writeln!(s, "{n}\n");
+        }
+        s.push_str(&md_table(&self.table(paper)));
+        if let Some(t) = self.untested_table(paper) {
+            let _ = writeln!(s, "\nHeadlines dctc does not grade:\n");
+            s.push_str(&md_table(&t));
+        }
+        if !self.ungraded.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nScenario files without a `[[paper]]` row: {}.",
+                self.ungraded
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if let Some(t) = self.not_run_table(paper) {
+            let _ = writeln!(
+                s,
+                "\nRows no run here graded (files of the other of short and full, or left out of the run):\n"
+            );
+            s.push_str(&md_table(&t));
+        }
+        s
+    }
+}
+
+/// The reason column of a miss without a `miss_reason`.
+pub(crate) const UNEXPLAINED: &str = "unexplained";
 
 /// Counts of verdicts over one paper or all.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -718,29 +869,10 @@ pub(crate) struct Tally {
 impl Tally {
     /// Counts over `papers`.
     pub(crate) fn of(papers: &[PaperLedger]) -> Tally {
-        let mut t = Tally::default();
-        for p in papers {
-            for e in &p.entries {
-                if e.row.self_check {
-                    if e.verdict == Verdict::Holds {
-                        t.checks_hold += 1;
-                    } else {
-                        t.checks_fail += 1;
-                    }
-                    continue;
-                }
-                match (e.verdict, &e.row.miss_reason) {
-                    (Verdict::Holds, _) => t.holds += 1,
-                    (Verdict::SameWinner, _) => t.same_winner += 1,
-                    (Verdict::Misses, Some(_)) => t.misses_explained += 1,
-                    (Verdict::Misses, None) => t.misses_unexplained += 1,
-                    (Verdict::Missing, _) => t.missing += 1,
-                }
-            }
-            t.untested += p.untested.len();
-            t.not_run += p.not_run.len();
-        }
-        t
+        papers.iter().fold(Tally::default(), |mut t, p| {
+            t.add(&p.body().tally());
+            t
+        })
     }
 
     /// Adds `other`'s counts to these.
@@ -786,7 +918,7 @@ impl Tally {
             );
         }
         if self.not_run > 0 {
-            let _ = write!(s, "; rows of files not run in this mode: {}", self.not_run);
+            let _ = write!(s, "; rows of files not run: {}", self.not_run);
         }
         s
     }
@@ -880,7 +1012,7 @@ pub(crate) fn summary_markdown(mode: &str, papers: &[(String, Tally)]) -> String
     if tally.not_run > 0 {
         let _ = writeln!(
             s,
-            "\n{} rows belong to files this mode does not take; they are listed under each paper, ungraded.",
+            "\n{} rows belong to files no run here took; they are listed under each paper, ungraded.",
             tally.not_run
         );
     }
@@ -1287,23 +1419,7 @@ mod shipped {
         ids
     }
 
-    /// The cells of a markdown table line, `\|` unescaped.
-    fn cells(line: &str) -> Vec<String> {
-        let mut out = vec![String::new()];
-        let mut chars = line.trim().trim_start_matches('|').chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' if chars.peek() == Some(&'|') => {
-                    out.last_mut().unwrap().push('|');
-                    chars.next();
-                }
-                '|' => out.push(String::new()),
-                _ => out.last_mut().unwrap().push(c),
-            }
-        }
-        out.pop();
-        out.into_iter().map(|c| c.trim().to_string()).collect()
-    }
+    use super::super::fidelity::md_cells as cells;
 
     #[test]
     fn fidelity_lists_every_row_as_the_code_reads_it() {

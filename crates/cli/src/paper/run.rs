@@ -104,8 +104,13 @@ pub(crate) struct LedgerArgs {
     #[arg(long, value_name = "PATH")]
     fidelity: Option<PathBuf>,
     /// Run nothing: rebuild the `--fidelity` file from its records (e.g. after a merge).
-    #[arg(long, requires = "fidelity", conflicts_with_all = ["full", "papers", "out", "scenarios"])]
+    #[arg(long, requires = "fidelity", conflicts_with_all = ["full", "papers", "out", "scenarios", "skips"])]
     render: bool,
+    /// Leave one scenario file out of the run, saying why (e.g. its estimated cost):
+    /// `PAPER/STEM=WHY` (`dba/fig4.full=...`). Its rows are listed as not run, and the
+    /// `--fidelity` record keeps WHY.
+    #[arg(long = "skip", value_name = "PAPER/STEM=WHY")]
+    skips: Vec<String>,
     /// Where the scenario folders are (default: ./scenarios, else the source tree's).
     #[arg(long)]
     scenarios: Option<PathBuf>,
@@ -122,6 +127,23 @@ struct Plan {
     dir: PaperDir,
     all: Vec<(ScenarioFile, Vec<Row>)>,
     to_run: Vec<(ScenarioFile, Scenario)>,
+    /// What the record says of files `--skip` left out.
+    notes: Vec<String>,
+}
+
+/// `--skip PAPER/STEM=WHY`, by `PAPER/STEM`.
+fn parse_skips(skips: &[String]) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut out = std::collections::BTreeMap::new();
+    for s in skips {
+        let Some((file, why)) = s.split_once('=') else {
+            bail!("--skip `{s}`: expected PAPER/STEM=WHY (e.g. dba/fig4.full='estimated 40 CPU hours')");
+        };
+        if !file.contains('/') || why.trim().is_empty() {
+            bail!("--skip `{s}`: expected PAPER/STEM=WHY with a reason (e.g. dba/fig4.full='estimated 40 CPU hours')");
+        }
+        out.insert(file.to_string(), why.trim().to_string());
+    }
+    Ok(out)
 }
 
 /// `dctc ledger`: runs the graded scenarios of every paper (short files, or with `--full` the
@@ -153,6 +175,7 @@ pub(crate) fn ledger(args: &LedgerArgs) -> Result<()> {
         }
         seen
     };
+    let mut skips = parse_skips(&args.skips)?;
     let mut plans = Vec::new();
     for name in &names {
         let dir = PaperDir::scan(&root, name)?;
@@ -170,9 +193,17 @@ pub(crate) fn ledger(args: &LedgerArgs) -> Result<()> {
         let claimed = dir.claimed_bases();
         let selected: Vec<String> = dir.select(sel).iter().map(|f| f.stem.clone()).collect();
         let mut to_run = Vec::new();
+        let mut notes = Vec::new();
         for (f, s) in &all {
             if selected.contains(&f.stem) && (!s.paper.is_empty() || claimed.contains(&f.base)) {
                 validate(s)?;
+                if let Some(why) = skips.remove(&format!("{name}/{}", f.stem)) {
+                    notes.push(format!(
+                        "`{name}/{}.toml` left out of this run: {why}",
+                        f.stem
+                    ));
+                    continue;
+                }
                 to_run.push((f.clone(), s.clone()));
             }
         }
@@ -180,7 +211,14 @@ pub(crate) fn ledger(args: &LedgerArgs) -> Result<()> {
             all: all.into_iter().map(|(f, s)| (f, s.paper)).collect(),
             dir,
             to_run,
+            notes,
         });
+    }
+    if let Some(file) = skips.keys().next() {
+        bail!(
+            "--skip {file}: not a scenario file this run would take (PAPER/STEM, e.g. dba/fig4.full; the papers run: {})",
+            names.join(", ")
+        );
     }
     if plans.is_empty() {
         bail!("no paper under {} has a graded row", root.display());
@@ -261,7 +299,8 @@ pub(crate) fn ledger(args: &LedgerArgs) -> Result<()> {
             .papers
             .iter()
             .zip(&walls)
-            .map(|(p, &w)| PaperRecord::of(p, ledger.mode, w))
+            .zip(&plans)
+            .map(|((p, &w), plan)| PaperRecord::of(p, ledger.mode, w, plan.notes.clone()))
             .collect();
         for f in fidelity::write(path, &records)? {
             text.push_str(&format!("wrote {}\n", f.display()));
