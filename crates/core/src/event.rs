@@ -107,7 +107,7 @@ impl<E: Copy> EventQueue<E> {
     ///
     /// Inlined into the engines' hot paths: nearly every push lands in a future slot of the
     /// wheel (an append), and a call with its register saves cost more than that append. The
-    /// current slot and the far heap take the out-of-line [`EventQueue::push_rare`].
+    /// current slot and the far heap take the out-of-line `push_rare`.
     #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: E) {
         let abs = time.0 >> SLOT_BITS;
