@@ -320,15 +320,33 @@ fn nic_queue_switch_puts_the_switch_discipline_and_buffer_on_host_nics() {
     assert!(e.reason.contains("did you mean `switch`"), "{e}");
 }
 
+/// A long-lived flow `id` from host `src` to the dumbbell's receiver (its last host), starting
+/// at `start_us`: the schemes' tests on one bottleneck build their flows with it.
+pub(super) fn long_flow(
+    t: &dctc_core::topology::Topology,
+    id: u32,
+    src: usize,
+    start_us: u64,
+) -> dctc_core::spec::FlowSpec {
+    let receiver = *t.hosts().last().expect("a dumbbell has hosts");
+    dctc_core::spec::FlowSpec {
+        id: dctc_core::ids::FlowId(id),
+        src: t.hosts()[src],
+        dst: receiver,
+        size_bytes: None,
+        start: dctc_core::units::SimTime::from_delta(Delta::from_us(start_us)),
+        stop: None,
+        coflow: None,
+    }
+}
+
 /// The median over 100 us intervals of the least bottleneck backlog, as a sojourn time in
 /// us, of two long flows of the scheme table `src` (CoDel target 5 us, interval 100 us) over
 /// 40 ms on a 10 Gb/s dumbbell with a 10 us RTT, the conformance suite's `queueing` case.
 fn least_sojourn_per_interval(src: &str) -> f64 {
     use crate::sim::{RunOptions, Simulation, Workload};
     use dctc_core::fabric::{dumbbell, DumbbellSpec};
-    use dctc_core::ids::FlowId;
     use dctc_core::routing::Routing;
-    use dctc_core::spec::FlowSpec;
     use dctc_core::units::SimTime;
     let t = dumbbell(&DumbbellSpec {
         senders: 2,
@@ -356,15 +374,7 @@ fn least_sojourn_per_interval(src: &str) -> f64 {
     s.tcp.initial_rto = Delta::from_us(45);
     let end_us = 40_000;
     let flows = (0..2)
-        .map(|i| FlowSpec {
-            id: FlowId(i),
-            src: t.hosts()[i as usize],
-            dst: t.hosts()[2],
-            size_bytes: None,
-            start: SimTime::from_delta(Delta::from_us(u64::from(i) * 2_000)),
-            stop: None,
-            coflow: None,
-        })
+        .map(|i| long_flow(&t, i, i as usize, u64::from(i) * 2_000))
         .collect();
     let wl = Workload {
         flows,

@@ -5,9 +5,9 @@ use crate::queue::QueueSpec;
 use crate::sim::PacketScheme;
 use crate::schemes::resolve_scheme;
 use crate::sim::{RunOptions, Simulation, Workload};
+use crate::schemes::tests::long_flow;
 use crate::transport::TcpConfig;
 use dctc_core::fabric::{dumbbell, DumbbellSpec};
-use dctc_core::ids::FlowId;
 use dctc_core::routing::Routing;
 use dctc_core::spec::FlowSpec;
 use dctc_core::topology::Topology;
@@ -81,18 +81,6 @@ fn scheme() -> PacketScheme {
         ..s.tcp
     };
     s
-}
-
-fn long_flow(t: &Topology, id: u32, src: usize, start_us: u64) -> FlowSpec {
-    FlowSpec {
-        id: FlowId(id),
-        src: t.hosts()[src],
-        dst: t.hosts()[2],
-        size_bytes: None,
-        start: SimTime::from_delta(Delta::from_us(start_us)),
-        stop: None,
-        coflow: None,
-    }
 }
 
 /// Runs `flows` until `end_us`, sampling the bottleneck port every 10 us and throughput in
@@ -208,15 +196,7 @@ fn eight_flows_of_about_one_packet_share_by_turns_and_evenly_in_the_long_run() {
     })
     .unwrap();
     let flows = (0..8)
-        .map(|i| FlowSpec {
-            id: FlowId(i),
-            src: t.hosts()[i as usize],
-            dst: t.hosts()[8],
-            size_bytes: None,
-            start: SimTime::from_delta(Delta::from_us(u64::from(i) * 125)),
-            stop: None,
-            coflow: None,
-        })
+        .map(|i| long_flow(&t, i, i as usize, u64::from(i) * 125))
         .collect();
     let wl = Workload {
         flows,
