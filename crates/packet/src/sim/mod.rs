@@ -115,7 +115,9 @@ pub struct RunOptions {
     pub objective: Option<Delta>,
     /// Interval of samples of every switch port's discipline state
     /// ([`crate::queue::QueueDisc::state`]: TFC's last time slot); `None` records none. The
-    /// samples only read the ports, so a run with them is the run without, event for event.
+    /// samples only read the ports: a run's packets and flows are the same with them as
+    /// without (their own events add to the event count and, like queue samples, carry the
+    /// run to `until`).
     pub port_state_sample: Option<Delta>,
 }
 
