@@ -29,6 +29,9 @@ pub mod streams {
     pub const QUEUE: u64 = 4;
     /// Coflow trace scaling.
     pub const COFLOW: u64 = 5;
+    /// The flows of a Poisson workload's warm start (apart from its arrivals, which stay
+    /// those of a cold start).
+    pub const WARM_START: u64 = 6;
 }
 
 /// A 64-bit mixing function (SplitMix64's finalizer): spreads hash inputs evenly.

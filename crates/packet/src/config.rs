@@ -8,6 +8,7 @@
 //! nic_buffer_bytes = 1500000
 //! send_jitter_us = 0             # each host packet leaves up to this much later (seeded; 0: off)
 //! drain_ms = 0                   # run on after arrivals stop, so flows can finish
+//! warm_start_ms = 0              # start Poisson workloads in progress (0: from an empty fabric)
 //!
 //! [[schemes]]
 //! name = "dctcp"                 # a registered scheme (see schemes::SCHEMES)
@@ -314,6 +315,10 @@ pub struct PacketSettings {
     /// Extra simulated time after the workload's duration (`drain_ms`; arrivals stop at the
     /// duration).
     pub drain: Delta,
+    /// Warm start of the Poisson workloads (`warm_start_ms`; zero: off): the run begins with
+    /// the flows that this much of earlier arrivals would leave in progress at line rate
+    /// (`PoissonSpec::warm_start`). They load the fabric and are left out of the FCT figures.
+    pub warm_start: Delta,
     /// Queue discipline keys set for every scheme whose switch queue uses them (e.g.
     /// `ecn_k_bytes`, DCTCP's K for every DCTCP scheme); a scheme table's own replace them.
     pub queues: QueueKeys,
@@ -344,6 +349,13 @@ struct OwnKeys {
     /// flows can finish, ms, >= 0 (default 0).
     #[serde(default)]
     drain_ms: Option<f64>,
+    /// Start every Poisson workload warm: the flows that its arrivals over this many ms
+    /// before the run, each at its host's line rate, would leave unfinished start at 0 with
+    /// the bytes left, loading the fabric as a run long past its ramp would; they count in
+    /// the link and queue figures but not in the flow figures. Set it to the largest flow's
+    /// time at line rate for the steady state. ms, >= 0 (default 0: from an empty fabric).
+    #[serde(default)]
+    warm_start_ms: Option<f64>,
 }
 
 const OWN_KEYS: &[&str] = &[
@@ -352,6 +364,7 @@ const OWN_KEYS: &[&str] = &[
     "nic_buffer_bytes",
     "send_jitter_us",
     "drain_ms",
+    "warm_start_ms",
 ];
 
 impl PacketSettings {
@@ -408,6 +421,14 @@ impl PacketSettings {
                 SpanRule::zero_or_more(Delta::MAX_SCENARIO),
             )?,
         };
+        let warm_start = match own.warm_start_ms {
+            None => Delta::ZERO,
+            Some(ms) => checked::span_ms(
+                "packet.warm_start_ms",
+                ms,
+                SpanRule::zero_or_more(Delta::MAX_SCENARIO),
+            )?,
+        };
         if own.nic_buffer_bytes.is_some_and(|b| b < 1500) {
             return Err(at.error("nic_buffer_bytes", "must hold at least one 1500 B packet"));
         }
@@ -424,6 +445,7 @@ impl PacketSettings {
             nic_buffer_bytes: own.nic_buffer_bytes,
             send_jitter: send_jitter.unwrap_or(Delta::ZERO),
             drain,
+            warm_start,
             queues: QueueKeys::read(table)?,
             lb_params: LbParams::resolve(&LbKeys::read(table)?, topo)?,
         })
@@ -442,6 +464,9 @@ pub struct WorkloadPlan {
     pub sweep: Option<IncastSweep>,
     /// Poisson arrivals counted but not drawn (`generate = false`).
     pub expected_flows: u64,
+    /// Ids of the flows of a warm start (in progress at 0, `PacketSettings::warm_start`):
+    /// they load the fabric, and the flow figures leave them out.
+    pub warm_ids: std::collections::BTreeSet<u32>,
 }
 
 /// Poisson arrivals a check draws rather than only counts: with at most this many expected,
@@ -531,6 +556,45 @@ impl WorkloadPlan {
             ));
         }
         Ok(plan)
+    }
+}
+
+impl WorkloadPlan {
+    /// Adds the warm start of every Poisson workload in `specs` (`[packet] warm_start_ms`,
+    /// [`PoissonSpec::warm_start`](dctc_core::workload::PoissonSpec::warm_start)) over
+    /// `window`: workload `i`'s from `mix64(seed ^ i)` on its own stream, numbered after the
+    /// flows already drawn, their ids kept in `warm_ids`. Nothing when `window` is zero or
+    /// the arrivals were only counted (`generate = false`, none drawn).
+    pub fn add_warm_start(
+        &mut self,
+        specs: &[WorkloadSpec],
+        topo: &Topology,
+        base_dir: &Path,
+        seed: u64,
+        window: Delta,
+    ) -> Result<(), KeyError> {
+        if window == Delta::ZERO || self.workload.flows.is_empty() {
+            return Ok(());
+        }
+        for (i, spec) in specs.iter().enumerate() {
+            let WorkloadSpec::Poisson(p) = spec else {
+                continue;
+            };
+            let key = format!("workload[{i}]");
+            let cdf = Cdf::load(&p.cdf, base_dir)
+                .map_err(|e| err(format!("{key}.cdf"), e.to_string()))?;
+            let first = self.workload.flows.len() as u32;
+            let mut rng = component_rng(mix64(seed ^ i as u64), streams::WARM_START);
+            let warm = p
+                .warm_start(topo, &cdf, window, first, &mut rng)
+                .map_err(|e| match e {
+                    WorkloadError::Invalid(e) => e.at(&key),
+                    other => err(key.clone(), other.to_string()),
+                })?;
+            self.warm_ids.extend(warm.iter().map(|f| f.id.0));
+            self.workload.flows.extend(warm);
+        }
+        Ok(())
     }
 }
 

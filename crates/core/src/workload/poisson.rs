@@ -150,14 +150,99 @@ impl PoissonSpec {
                     ),
                 ));
             }
-            let s = senders[rng.random_range(0..senders.len())];
-            let d = pairs.kth(s, rng.random_range(0..pairs.count(s)));
+            let (s, d, size) = pairs.draw(&senders, cdf, rng);
             flows.push(FlowSpec {
                 id: FlowId(first_id + flows.len() as u32),
                 src: hosts[s],
                 dst: hosts[d],
-                size_bytes: Some(cdf.sample(rng)),
+                size_bytes: Some(size),
                 start,
+                stop: None,
+                coflow: None,
+            });
+        }
+        Ok(flows)
+    }
+
+    /// A warm start: the flows of this workload still in progress at time 0 had its arrivals
+    /// run for `window` before it. Arrivals are drawn at the rate of [`Self::generate`],
+    /// backward from 0 over `window`, with the same choice of pair and size. Each flow is
+    /// taken to have sent at `host_rate * (1 - load)` since it arrived, the mean rate of a
+    /// flow in an M/G/1 processor-sharing queue (its sender's NIC shared by the flows on it,
+    /// at load `load`), so one that arrived `age` before 0 starts at 0 with
+    /// `size - age * host_rate * (1 - load) / 8` bytes, and is dropped when that is nothing.
+    /// That is the processor-sharing queue's steady state in the mean: `load / (1 - load)`
+    /// flows per host in progress (Little's law), each with the equilibrium share of its size
+    /// left. A window as long as the largest flow's time at that rate gives it whole (a longer
+    /// one adds only finished flows), so a run starts near its offered load instead of
+    /// ramping up to it from an empty fabric, which a heavy-tailed size distribution makes
+    /// slow (data-mining's 1 GB flows take 0.8 s at 10 Gb/s). A transport that shares a NIC
+    /// less evenly, or a fabric that slows flows further, holds more flows in its own steady
+    /// state than this. The flows are numbered from `first_id` in order of age; draw them from
+    /// a generator of their own (`streams::WARM_START`), so that the arrivals stay those of a
+    /// cold start.
+    pub fn warm_start<R: Rng + ?Sized>(
+        &self,
+        topo: &Topology,
+        cdf: &Cdf,
+        window: Delta,
+        first_id: u32,
+        rng: &mut R,
+    ) -> Result<Vec<FlowSpec>, WorkloadError> {
+        self.validate()?;
+        if self.load >= 1.0 {
+            return Err(WorkloadError::invalid(
+                "load",
+                format!(
+                    "a warm start needs a load below 1 (a NIC offered {} never empties, and no steady state exists), got {}",
+                    self.load, self.load
+                ),
+            ));
+        }
+        let hosts = topo.hosts();
+        let pairs = Pairs::new(topo, self.pairs);
+        let senders: Vec<usize> = (0..hosts.len()).filter(|&s| pairs.count(s) > 0).collect();
+        let Some(host_rate) = hosts.first().and_then(|&h| topo.host_rate(h)) else {
+            return Ok(Vec::new());
+        };
+        if senders.is_empty() {
+            return Ok(Vec::new());
+        }
+        let bytes_per_sec = host_rate.bps_f64() / 8.0;
+        let total_rate = self.load * bytes_per_sec / cdf.mean_bytes() * senders.len() as f64;
+        // A flow's mean rate under processor sharing at the sender's NIC.
+        let sent_per_sec = bytes_per_sec * (1.0 - self.load);
+        let window = window.as_secs_f64();
+        if total_rate * window > super::MAX_FLOWS as f64 {
+            return Err(WorkloadError::invalid(
+                "load",
+                format!(
+                    "a warm start of {window} s at load {} draws about {:.3e} arrivals, more than the {} dctc generates; shorten the warm start",
+                    self.load,
+                    total_rate * window,
+                    super::MAX_FLOWS
+                ),
+            ));
+        }
+        let mut flows = Vec::new();
+        let mut age = 0.0f64;
+        loop {
+            let u: f64 = rng.random();
+            age += -(1.0 - u).ln() / total_rate;
+            if age > window {
+                break;
+            }
+            let (s, d, size) = pairs.draw(&senders, cdf, rng);
+            let left = size as f64 - age * sent_per_sec;
+            if left < 1.0 {
+                continue;
+            }
+            flows.push(FlowSpec {
+                id: FlowId(first_id + flows.len() as u32),
+                src: hosts[s],
+                dst: hosts[d],
+                size_bytes: Some(left.ceil() as u64),
+                start: SimTime::ZERO,
                 stop: None,
                 coflow: None,
             });
@@ -196,6 +281,18 @@ impl Pairs {
             groups,
             group_of,
         }
+    }
+
+    /// One arrival's sender (among `senders`), receiver and size, in that order of draws.
+    fn draw<R: Rng + ?Sized>(
+        &self,
+        senders: &[usize],
+        cdf: &Cdf,
+        rng: &mut R,
+    ) -> (usize, usize, u64) {
+        let s = senders[rng.random_range(0..senders.len())];
+        let d = self.kth(s, rng.random_range(0..self.count(s)));
+        (s, d, cdf.sample(rng))
     }
 
     /// How many receivers sender `s` may use.
@@ -241,6 +338,60 @@ mod tests {
     use crate::fabric::preset;
     use crate::rng::component_rng;
     use std::path::Path;
+
+    /// The warm start holds a processor-sharing NIC's steady state: on average
+    /// `load / (1 - load)` flows per host in progress (Little's law, each flow at
+    /// `(1 - load)` of line rate), all starting at 0, and a window past the largest flow's
+    /// time at that rate adds nothing.
+    #[test]
+    fn warm_start_holds_load_flows_per_host_at_time_zero() {
+        let t = preset("holnet-6x6").unwrap().build(Path::new(".")).unwrap();
+        let cdf = Cdf::builtin("datamining").unwrap();
+        let spec = PoissonSpec {
+            cdf: "datamining".into(),
+            load: 0.4,
+            pairs: PairMode::InterRack,
+            max_flows: None,
+        };
+        // The largest data-mining flow (973 MB) takes 1.3 s at 0.6 x 10 Gb/s.
+        let window = Delta::from_ms(1400);
+        let (mut count, runs) = (0usize, 20u64);
+        for seed in 0..runs {
+            let mut rng = component_rng(seed, 1);
+            let warm = spec.warm_start(&t, &cdf, window, 7, &mut rng).unwrap();
+            let mut longer = component_rng(seed, 1);
+            let same = spec
+                .warm_start(&t, &cdf, Delta::from_ms(3000), 7, &mut longer)
+                .unwrap();
+            assert_eq!(warm, same, "a longer window only adds finished flows");
+            assert!(warm.iter().all(|f| f.start == SimTime::ZERO));
+            assert!(warm
+                .iter()
+                .all(|f| t.edge_switch(f.src) != t.edge_switch(f.dst)));
+            assert!(warm.iter().enumerate().all(|(k, f)| f.id.0 == 7 + k as u32));
+            let max = cdf.points().last().unwrap().0;
+            assert!(warm
+                .iter()
+                .all(|f| (1..=max.ceil() as u64).contains(&f.size_bytes.unwrap())));
+            count += warm.len();
+        }
+        // 144 hosts at load 0.4: 144 x 0.4 / 0.6 = 96 flows in progress, a Poisson count
+        // (M/G/inf); the mean of 20 has a standard deviation of 2.2. (Line rate would hold
+        // 57.6.)
+        let mean = count as f64 / runs as f64;
+        assert!((mean - 96.0).abs() < 9.0, "mean flows in progress {mean}");
+        let over = PoissonSpec {
+            load: 1.0,
+            ..spec.clone()
+        };
+        let e = over.warm_start(&t, &cdf, window, 0, &mut component_rng(1, 1));
+        assert!(e.unwrap_err().to_string().contains("load"));
+        // Without a window nothing is in progress.
+        let none = spec
+            .warm_start(&t, &cdf, Delta::ZERO, 0, &mut component_rng(1, 1))
+            .unwrap();
+        assert!(none.is_empty());
+    }
 
     #[test]
     fn offered_load_matches_target() {

@@ -489,6 +489,111 @@ mod tests {
         assert!((gbps(&r, 0, 1200, 2000) - half).abs() < 0.05 * half);
     }
 
+    /// Long-lived flows `(src, dst)` (host indices), all starting at 0.
+    fn long_flows(t: &Topology, pairs: &[(usize, usize)]) -> Workload {
+        let flows = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &(src, dst))| FlowSpec {
+                id: FlowId(i as u32),
+                src: t.hosts()[src],
+                dst: t.hosts()[dst],
+                size_bytes: None,
+                start: us(0),
+                stop: None,
+                coflow: None,
+            })
+            .collect();
+        Workload {
+            flows,
+            incasts: Vec::new(),
+        }
+    }
+
+    /// Pins what makes Flowtune's host downlinks queue at high load
+    /// (`scenarios/flowtune/README.md`, "Flowtune's queueing at 0.8 load: traffic outside the
+    /// allocation"): the allocator shares `1 - threshold` (99%) of each link among the data
+    /// flowlets it knows, and nothing else. The ACKs of the flows a host sends come back over
+    /// its downlink beside the data it receives, outside the allocation. h1 -> h5 alone keeps
+    /// h5's downlink queue within a packet; add h5 -> h0, whose ACKs leave h0 and reach h5
+    /// over that downlink, and it carries 99% data plus the ACKs (40 B per two 1500 B
+    /// packets with pFabric's 6 us delayed ACK, about 1.3%; per packet with every segment
+    /// acknowledged, ns-2's TCPSink, 2.7%): over 100%, so its queue grows for as long as both
+    /// flows run, faster the more ACKs there are. With threshold 0.05 (95% allocated) the
+    /// same pair leaves room for the ACKs and the queue stays within a packet.
+    #[test]
+    fn reverse_acks_outside_the_allocation_overload_a_downlink_allocated_at_99_percent() {
+        let t = fabric(40.0);
+        let with_acks = |spec, every_segment: bool| {
+            let mut s = scheme(spec);
+            if every_segment {
+                s.tcp.delayed_ack = None;
+            }
+            s
+        };
+        let coarse = AllocatorSpec {
+            threshold: 0.05,
+            ..AllocatorSpec::default()
+        };
+        let one_way = long_flows(&t, &[(1, 5)]);
+        let both = long_flows(&t, &[(1, 5), (5, 0)]);
+        let q_at = |r: &RunResult, at: u64| {
+            r.queue_samples
+                .iter()
+                .find(|x| x.time_ps == us(at).0)
+                .unwrap()
+                .bytes
+        };
+        let max_after_500us = |r: &RunResult| {
+            r.queue_samples
+                .iter()
+                .filter(|x| x.time_ps >= us(500).0)
+                .map(|x| x.bytes)
+                .max()
+                .unwrap()
+        };
+        // Bytes the downlink's queue gains per millisecond, from 1 ms to 3 ms.
+        let growth = |r: &RunResult| {
+            let (q1, q2, q3) = (q_at(r, 1000), q_at(r, 2000), q_at(r, 3000));
+            assert!(q1 < q2 && q2 < q3, "{q1} {q2} {q3}");
+            (q3 - q1) / 2
+        };
+        for every_segment in [false, true] {
+            let fine = with_acks(AllocatorSpec::default(), every_segment);
+            let alone = run(&t, &fine, &one_way, 3000, 0);
+            assert!(
+                max_after_500us(&alone) <= 1500,
+                "{}",
+                max_after_500us(&alone)
+            );
+            let wide = run(
+                &t,
+                &with_acks(coarse.clone(), every_segment),
+                &both,
+                3000,
+                0,
+            );
+            assert!(max_after_500us(&wide) <= 1500, "{}", max_after_500us(&wide));
+        }
+        // 0.3% and 1.7% of 10 Gb/s over 1 ms are 3.75 KB and 21 KB.
+        let delayed = growth(&run(
+            &t,
+            &with_acks(AllocatorSpec::default(), false),
+            &both,
+            3000,
+            0,
+        ));
+        let each = growth(&run(
+            &t,
+            &with_acks(AllocatorSpec::default(), true),
+            &both,
+            3000,
+            0,
+        ));
+        assert!(delayed > 2500, "{delayed} B/ms");
+        assert!(each > 3 * delayed, "{each} vs {delayed} B/ms");
+    }
+
     /// 60 sized flows (1 to 200 packets) between random hosts over 600 us.
     fn sized_flows(t: &Topology) -> Workload {
         use rand::Rng;
