@@ -72,7 +72,7 @@ impl WorkloadSpec {
 }
 
 /// The `[output]` table: what the engines record beside their results. Each engine reads only
-/// its own keys (the packet engine the first four, the flow engine the next two, both the
+/// its own keys (the packet engine the first seven, the flow engine the next two, both the
 /// objective report's three); `dctc`
 /// checks the table's keys against the running engine's list before reading it, so a key of
 /// another engine is refused with the nearest valid name ([`unknown_name`]).
@@ -100,6 +100,20 @@ pub struct OutputSpec {
     /// [`PcapSpec`]).
     #[serde(default)]
     pub pcap: Option<PcapSpec>,
+    /// Packet engine: when set, `summary.json`'s `convergence` (long-lived flows into one
+    /// receiver, joining and leaving) also gives `joins`: after each join, the time until every
+    /// active flow's rate over a window of this length is within 10% of 1/N of what the N
+    /// active flows got together in it (windows slide by the throughput bin, which must divide
+    /// it), us.
+    #[serde(default)]
+    pub convergence_window_us: Option<f64>,
+    /// Packet engine: interval of samples of every switch port's queue-discipline state, us
+    /// (off when absent or 0; only disciplines that report one: TFC's last time slot, E,
+    /// rtt_m, rtt_b, rho, T, W): written to `port_state.csv` and summarized per port in
+    /// `summary.json` (`port_state`: quantiles over the run and medians between the changes
+    /// of the long-lived flows).
+    #[serde(default)]
+    pub port_state_sample_us: Option<f64>,
     /// Flow engine: write `flows.csv` (default true; the full trace has 706,397 flows per
     /// run).
     #[serde(default)]
@@ -128,6 +142,8 @@ impl OutputSpec {
         "rate_average_from_ms",
         "size_classes_bytes",
         "pcap",
+        "convergence_window_us",
+        "port_state_sample_us",
         "flows_csv",
         "cdf_points",
         "objective_sample_us",

@@ -36,7 +36,7 @@ pub struct BenchReport {
     pub events_per_sec: f64,
     /// Packet-hops per wall second.
     pub packet_hops_per_sec: f64,
-    /// CPU seconds the simulating thread ran (from /proc/thread-self/schedstat), which on a
+    /// CPU seconds the simulating thread ran (its thread CPU clock), which on a
     /// shared machine is less than the wall time.
     pub cpu_seconds: Option<f64>,
     /// Peak resident memory of the process (VmHWM), bytes, where /proc offers it.
@@ -56,10 +56,25 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Nanoseconds the calling thread has spent on a CPU, where /proc offers it.
+/// Nanoseconds the calling thread has spent on a CPU: `clock_gettime` of the thread's CPU
+/// clock, which the kernel reads from the scheduler's running sum at the instant of the call
+/// (nanosecond resolution, unlike `/proc/thread-self/schedstat`'s tick-sampled figure).
+/// `None` where the platform has no such clock.
 pub fn thread_cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
+    #[cfg(unix)]
+    {
+        use nix::time::{clock_gettime, ClockId};
+        let t = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).ok()?;
+        let (s, ns) = (
+            u64::try_from(t.tv_sec()).ok()?,
+            u64::try_from(t.tv_nsec()).ok()?,
+        );
+        Some(s * 1_000_000_000 + ns)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// Schemes [`bench_scheme`] can run: DCTCP (the reference row) and one per further

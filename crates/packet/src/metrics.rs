@@ -240,6 +240,27 @@ pub struct QueueSample {
     pub sent_bytes: u64,
 }
 
+/// One sample of one switch port's discipline state (`RunOptions::port_state_sample`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortStateSample {
+    /// Sample time, ps.
+    pub time_ps: u64,
+    /// Port (link index).
+    pub link: u32,
+    /// The discipline's names of `values` (`queue::Discipline::STATE_FIELDS`).
+    pub fields: &'static [&'static str],
+    /// Its values, one per field.
+    pub values: Vec<f64>,
+}
+
+impl PortStateSample {
+    /// The value of field `name`, if the discipline reports one.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        let i = self.fields.iter().position(|f| *f == name)?;
+        self.values.get(i).copied()
+    }
+}
+
 /// One incast's outcome.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IncastResult {
@@ -268,6 +289,9 @@ pub struct PacketRun {
     pub ports: Vec<PortStats>,
     /// Switch-port backlog samples (when sampling was asked for).
     pub queue_samples: Vec<QueueSample>,
+    /// Switch ports' discipline state, sampled (`RunOptions::port_state_sample`): every
+    /// switch port whose discipline reports one, in time and then link order.
+    pub port_state: Vec<PortStateSample>,
     /// Throughput bin width (when asked for).
     pub throughput_bin: Option<Delta>,
     /// `(flow id, payload bytes arriving at the receiver per bin)` of long-lived flows: the

@@ -72,6 +72,8 @@ pub(crate) struct Plan {
     classes: ByteClasses,
     /// `output.objective_*`: the objective report, when on.
     objective: Option<crate::objective::ObjectivePlan>,
+    /// `output.convergence_window_us`: the window of the join reading, when on.
+    convergence_window: Option<Delta>,
     /// The flows of `[packet] warm_start_ms`: run, then left out of every flow figure.
     warm_ids: BTreeSet<u32>,
 }
@@ -83,6 +85,8 @@ pub(crate) const OUTPUT_KEYS: &[&str] = &[
     "rate_average_from_ms",
     "size_classes_bytes",
     "pcap",
+    "convergence_window_us",
+    "port_state_sample_us",
     "objective_sample_us",
     "objective_utility",
     "objective_alpha",
@@ -245,6 +249,34 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         ));
     }
     opts.objective = objective.map(|o| o.interval);
+    opts.port_state_sample = port_state_sample(s, &output, &schemes, sweep.is_some())?;
+    let convergence_window = match micros(
+        s,
+        "output.convergence_window_us",
+        output.convergence_window_us,
+        0.0,
+    )? {
+        None => None,
+        Some(w) => match opts.throughput_bin {
+            Some(bin) if w.0 % bin.0 == 0 => Some(w),
+            Some(bin) => {
+                return Err(s.error(
+                    "output.convergence_window_us",
+                    format!(
+                        "must be a whole number of throughput bins ({} us), got {} us",
+                        bin.as_us_f64(),
+                        w.as_us_f64()
+                    ),
+                ))
+            }
+            None => {
+                return Err(s.error(
+                    "output.convergence_window_us",
+                    "needs the throughput series (output.throughput_bin_us above 0)",
+                ))
+            }
+        },
+    };
     let classes = match output.size_classes_bytes {
         None => ByteClasses::default(),
         Some(bounds) => ByteClasses::new(bounds)
@@ -278,6 +310,13 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         span,
         switch_ports as u64,
     )?;
+    limits::check_samples(
+        s,
+        "output.port_state_sample_us",
+        opts.port_state_sample,
+        span,
+        switch_ports as u64,
+    )?;
     let long_lived = workload
         .flows
         .iter()
@@ -302,8 +341,47 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         rate_from,
         classes,
         objective,
+        convergence_window,
         warm_ids,
     })
+}
+
+/// `output.port_state_sample_us`: the interval of the switch ports' discipline-state samples,
+/// off when absent or 0; refused where no scheme's switch discipline reports a state, or for
+/// an incast sweep (whose runs record none).
+fn port_state_sample(
+    s: &Scenario,
+    output: &dctc_core::config::OutputSpec,
+    schemes: &[PacketScheme],
+    sweep: bool,
+) -> Result<Option<Delta>, ScenarioError> {
+    const KEY: &str = "output.port_state_sample_us";
+    let Some(period) = micros(s, KEY, output.port_state_sample_us, 0.0)? else {
+        return Ok(None);
+    };
+    if sweep {
+        return Err(s.error(
+            KEY,
+            "an incast-sweep records no per-port state; sample it in a scenario of one incast",
+        ));
+    }
+    if schemes
+        .iter()
+        .all(|x| x.switch_queue.state_fields().is_empty())
+    {
+        let names: Vec<String> = dctc_packet::queue::QueueSpec::reporting_state()
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect();
+        return Err(s.error(
+            KEY,
+            format!(
+                "no scheme's switch queue reports a state to sample (the disciplines that do: {})",
+                names.join(", ")
+            ),
+        ));
+    }
+    Ok(Some(period))
 }
 
 /// The packet engine.
@@ -516,11 +594,113 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
         summary["warm_start_flows"] = json!(p.warm_ids.len());
     }
     if let Some(bin) = r.throughput_bin {
-        if let Some(c) = convergence(&p.topo, &p.workload.flows, &r.throughput, bin) {
+        if let Some(mut c) = convergence(&p.topo, &p.workload.flows, &r.throughput, bin) {
+            if let Some(w) = p.convergence_window {
+                c["joins"] = join_convergence(&p.workload.flows, &r.throughput, bin, w);
+            }
             summary["convergence"] = c;
         }
     }
+    if !r.port_state.is_empty() {
+        summary["port_state"] = port_state_json(p, r);
+    }
     summary
+}
+
+/// `output.port_state_sample_us` in `summary.json`, per switch port that reported a state,
+/// keyed `<from>-><to>` (a metric path's segment: `port_state.leaf0->h5.rtt_b_us.p50`): the
+/// number of samples; each field's p10, p50, p90, min, max and mean over the run; and
+/// `phases`, one per span between changes of the long-lived flows (each start and stop, the
+/// run's start and end), with the long-lived flows active in it and each field's median over
+/// the samples taken in it (null without samples): a figure like TFC Fig. 7, which steps the
+/// flow count, reads one number per step. NaN values (a TFC slot with no rho) are left out.
+fn port_state_json(p: &Plan, r: &PacketRun) -> Value {
+    use dctc_core::stats::percentile_sorted;
+    let long: Vec<_> = (p.workload.flows.iter())
+        .filter(|f| f.size_bytes.is_none())
+        .collect();
+    let mut bounds: Vec<u64> = vec![0, r.simulated_ps];
+    for f in &long {
+        bounds.push(f.start.0);
+        bounds.extend(f.stop.map(|t| t.0));
+    }
+    bounds.retain(|&t| t <= r.simulated_ps);
+    bounds.sort_unstable();
+    bounds.dedup();
+    let sorted = |mut v: Vec<f64>| {
+        v.retain(|x| !x.is_nan());
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let mut links: Vec<u32> = r.port_state.iter().map(|x| x.link).collect();
+    links.sort_unstable();
+    links.dedup();
+    let mut out = Map::new();
+    for l in links {
+        let samples: Vec<_> = r.port_state.iter().filter(|x| x.link == l).collect();
+        let fields = samples[0].fields;
+        let column = |k: usize, from: u64, to: u64| {
+            sorted(
+                (samples.iter())
+                    .filter(|x| x.time_ps >= from && x.time_ps < to)
+                    .filter_map(|x| x.values.get(k).copied())
+                    .collect(),
+            )
+        };
+        let mut port = Map::new();
+        port.insert("samples".into(), json!(samples.len()));
+        for (k, name) in fields.iter().enumerate() {
+            let v = column(k, 0, u64::MAX);
+            let q = |x: f64| {
+                if v.is_empty() {
+                    Value::Null
+                } else {
+                    json!(percentile_sorted(&v, x))
+                }
+            };
+            let mean = (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+            port.insert(
+                (*name).into(),
+                json!({ "p10": q(0.1), "p50": q(0.5), "p90": q(0.9), "min": q(0.0),
+                        "max": q(1.0), "mean": mean }),
+            );
+        }
+        let phases: Vec<Value> = bounds
+            .windows(2)
+            .map(|w| {
+                let (from, to) = (w[0], w[1]);
+                let active = long
+                    .iter()
+                    .filter(|f| f.start.0 <= from && f.stop.is_none_or(|t| t.0 > from))
+                    .count();
+                let n = samples
+                    .iter()
+                    .filter(|x| x.time_ps >= from && x.time_ps < to)
+                    .count();
+                let mut ph = Map::new();
+                ph.insert("from_ms".into(), json!(from as f64 / 1e9));
+                ph.insert("to_ms".into(), json!(to as f64 / 1e9));
+                ph.insert("active_flows".into(), json!(active));
+                ph.insert("samples".into(), json!(n));
+                for (k, name) in fields.iter().enumerate() {
+                    let v = column(k, from, to);
+                    let (median, mean) = match v.is_empty() {
+                        true => (None, None),
+                        false => (
+                            Some(percentile_sorted(&v, 0.5)),
+                            Some(v.iter().sum::<f64>() / v.len() as f64),
+                        ),
+                    };
+                    ph.insert((*name).into(), json!({ "p50": median, "mean": mean }));
+                }
+                Value::Object(ph)
+            })
+            .collect();
+        port.insert("phases".into(), Value::Array(phases));
+        let stats = &r.ports[l as usize];
+        out.insert(format!("{}->{}", stats.from, stats.to), Value::Object(port));
+    }
+    Value::Object(out)
 }
 
 /// How busy the fabric was while flows arrived: wire bits the sampled switch ports finished
@@ -630,6 +810,82 @@ fn convergence(
         "worst_us": worst,
         "unsettled": unsettled,
     }))
+}
+
+/// `output.convergence_window_us` (TFC §6.1.2 Fig. 10, "they can get their fair share of
+/// bandwidth in one round"), on [`convergence`]'s scenarios: after each start of a long-lived
+/// flow that leaves two or more active, the time from the start to the first window of
+/// `window` (starting at a bin boundary at or after it, ending by the next change) in which
+/// every active flow's rate is within [`FAIR_SHARE_TOLERANCE`] of 1/N of what the N active
+/// flows got together in that window. The share is of what they got, not of the link: the
+/// claim is about how the link is shared, and the schemes hold the link at different levels
+/// (TFC at rho0 = 97% by design). Windows slide by one bin, so the time has the bin's
+/// resolution while each rate is averaged over the window (a 1 Gb/s link shared by five
+/// carries 17 packets per flow per ms, so one packet is 6% of a 1 ms rate). A join after
+/// which no window is fair counts as the whole interval to the next change, a lower bound on
+/// its time (`unsettled`). `mean_us` averages the joins' times, `worst_us` is their largest.
+fn join_convergence(
+    flows: &[dctc_core::spec::FlowSpec],
+    throughput: &[(u32, Vec<u64>)],
+    bin: Delta,
+    window: Delta,
+) -> Value {
+    let long: Vec<_> = flows.iter().filter(|f| f.size_bytes.is_none()).collect();
+    let w = bin.0.max(1);
+    let k = (window.0 / w).max(1) as usize;
+    let series = |id: u32| throughput.iter().find(|(i, _)| *i == id).map(|(_, b)| b);
+    let bytes = |id: u32, from: usize| -> u64 {
+        series(id).map_or(0, |b| b.iter().skip(from).take(k).sum())
+    };
+    let mut changes: Vec<u64> = long
+        .iter()
+        .flat_map(|f| [f.start.0, f.stop.map_or(0, |t| t.0)])
+        .collect();
+    changes.sort_unstable();
+    changes.dedup();
+    let (mut times, mut unsettled) = (Vec::new(), 0u32);
+    for f in &long {
+        let t = f.start.0;
+        let active: Vec<u32> = long
+            .iter()
+            .filter(|g| g.start.0 <= t && g.stop.is_some_and(|s| s.0 > t))
+            .map(|g| g.id.0)
+            .collect();
+        let Some(&next) = changes.iter().find(|&&c| c > t) else {
+            continue;
+        };
+        if active.len() < 2 {
+            continue;
+        }
+        let fair = |j: usize| {
+            let got: Vec<f64> = active.iter().map(|&id| bytes(id, j) as f64).collect();
+            let share = got.iter().sum::<f64>() / got.len() as f64;
+            share > 0.0
+                && got
+                    .iter()
+                    .all(|x| (x - share).abs() <= FAIR_SHARE_TOLERANCE * share)
+        };
+        let first = t.div_ceil(w) as usize;
+        let last = (next / w) as usize; // windows end by the next change
+        let time_ps = match (first..=last.saturating_sub(k)).find(|&j| fair(j)) {
+            Some(j) => j as u64 * w - t,
+            None => {
+                unsettled += 1;
+                next - t
+            }
+        };
+        times.push(time_ps as f64 / 1e6);
+    }
+    let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
+    let worst = times.iter().copied().fold(0.0, f64::max);
+    json!({
+        "window_us": window.as_us_f64(),
+        "share_tolerance": FAIR_SHARE_TOLERANCE,
+        "after_each_join_us": times,
+        "mean_us": mean,
+        "worst_us": worst,
+        "unsettled": unsettled,
+    })
 }
 
 /// Payload delivered in order, Gb/s, over the run up to the last delivery (a run of `secs`
@@ -960,8 +1216,45 @@ fn tables(results: &[PacketRun]) -> Vec<(String, Records)> {
             );
         tables.push(("throughput.csv".into(), t));
     }
-
+    if results.iter().any(|r| !r.port_state.is_empty()) {
+        tables.push(("port_state.csv".into(), port_state_table(results)));
+    }
     tables
+}
+
+/// `port_state.csv`: every discipline-state sample of every run, one column per field (the
+/// union of the runs' fields in the order first met; empty where a run's discipline has no
+/// such field, or its value is not a number).
+fn port_state_table(results: &[PacketRun]) -> Records {
+    let rows: Vec<_> = results
+        .iter()
+        .flat_map(|r| {
+            (r.port_state.iter()).map(move |x| (r.label.as_str(), x, &r.ports[x.link as usize]))
+        })
+        .collect();
+    let mut fields: Vec<&str> = Vec::new();
+    for (_, x, _) in &rows {
+        for f in x.fields {
+            if !fields.contains(f) {
+                fields.push(f);
+            }
+        }
+    }
+    let mut t = Records::new()
+        .text("scheme", rows.iter().map(|(l, _, _)| *l))
+        .float(
+            "time_us",
+            rows.iter().map(|(_, x, _)| x.time_ps as f64 / 1e6),
+        )
+        .text("from", rows.iter().map(|(_, _, p)| p.from.as_str()))
+        .text("to", rows.iter().map(|(_, _, p)| p.to.as_str()));
+    for f in fields {
+        let values = rows
+            .iter()
+            .map(|(_, x, _)| x.get(f).filter(|v| !v.is_nan()));
+        t = t.opt_float(f, values);
+    }
+    t
 }
 
 /// `ports.csv`: every port of every run.

@@ -64,16 +64,12 @@ fn parse_row(spec: &str) -> Result<(usize, u64)> {
     }
 }
 
-/// The least event-loop CPU a row's figures are printed from: the thread CPU clock
-/// (`/proc/thread-self/schedstat`) advances when the scheduler looks, every few milliseconds
-/// of a running thread, so a shorter run's reading is mostly that granularity.
-const MIN_TIMED_CPU_S: f64 = 0.01;
-
 /// CPU microseconds per delivered packet of a row that ran `cpu` seconds and delivered
-/// `delivered` packets; `None` when the row is too short to say (nothing delivered, or CPU
-/// under [`MIN_TIMED_CPU_S`]).
+/// `delivered` packets; `None` when the row cannot say (nothing delivered, or no CPU reading).
+/// The thread CPU clock (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`) resolves nanoseconds, so
+/// a short row is timed as it ran, if noisily.
 fn cpu_per_packet(cpu: f64, delivered: f64) -> Option<f64> {
-    (delivered >= 1.0 && cpu >= MIN_TIMED_CPU_S).then(|| cpu * 1e6 / delivered)
+    (delivered >= 1.0 && cpu > 0.0 && cpu.is_finite()).then(|| cpu * 1e6 / delivered)
 }
 
 /// One child's line, as key -> value.
@@ -259,10 +255,7 @@ pub(crate) fn table(ks: &[usize], us: Option<u64>, valgrind: Option<Option<u64>>
     }
     outln!("(vs first: CPU per delivered packet over that of the first row with the same span)");
     if short > 0 {
-        outln!(
-            "(too short to time: no packet delivered, or under {} ms of CPU, which the thread CPU clock does not resolve (it advances by scheduler ticks): a longer --us)",
-            MIN_TIMED_CPU_S * 1e3
-        );
+        outln!("(too short to time: no packet delivered, or no thread CPU reading: a longer --us)");
     }
     let Some(vus) = valgrind else {
         return Ok(());
@@ -331,7 +324,9 @@ mod tests {
         // Nothing delivered, a zero or unresolved CPU reading, a missing field.
         assert_eq!(cpu_per_packet(0.5, 0.0), None);
         assert_eq!(cpu_per_packet(0.0, 413.0), None);
-        assert_eq!(cpu_per_packet(0.002, 413.0), None);
+        // The clock resolves nanoseconds: 2 ms of CPU is a reading.
+        assert_eq!(cpu_per_packet(0.002, 400.0), Some(5.0));
+        assert_eq!(cpu_per_packet(f64::INFINITY, 413.0), None);
         assert_eq!(cpu_per_packet(f64::NAN, 413.0), None);
         assert_eq!(cpu_per_packet(0.5, f64::NAN), None);
     }

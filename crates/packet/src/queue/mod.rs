@@ -113,6 +113,13 @@ pub trait QueueDisc {
     fn take_marks(&mut self) -> u64 {
         0
     }
+    /// The discipline's own state now, for `[output] port_state_sample_us`: its values in the
+    /// order of its [`Discipline::STATE_FIELDS`] pushed onto `out`, and whether it has any yet
+    /// (a TFC port before its first time slot has none). Read only at sample times, never on a
+    /// packet's path. None by default.
+    fn state(&self, _out: &mut Vec<f64>) -> bool {
+        false
+    }
 }
 
 /// A boxed discipline is the discipline (the stored-queue disciplines sit in [`Queue`]
@@ -166,6 +173,9 @@ impl<Q: QueueDisc + ?Sized> QueueDisc for Box<Q> {
     fn take_marks(&mut self) -> u64 {
         (**self).take_marks()
     }
+    fn state(&self, out: &mut Vec<f64>) -> bool {
+        (**self).state(out)
+    }
 }
 
 /// A queue discipline as a registered unit, implemented by its parameters: what one
@@ -197,6 +207,9 @@ pub trait Discipline: Copy + std::fmt::Debug + PartialEq + Eq {
     fn host_nic(&self) -> Option<Self> {
         None
     }
+    /// The names of the values its ports report with [`QueueDisc::state`] (units in the
+    /// name: `rtt_b_us`); none by default.
+    const STATE_FIELDS: &'static [&'static str] = &[];
 }
 
 /// What a discipline's [`Discipline::resolve`] may read besides its keys.
@@ -258,6 +271,9 @@ macro_rules! dispatch_queue {
             #[inline]
             fn take_marks(&mut self) -> u64 {
                 match self { $(Queue::$v(q) => q.take_marks(),)* }
+            }
+            fn state(&self, out: &mut Vec<f64>) -> bool {
+                match self { $(Queue::$v(q) => q.state(out),)* }
             }
         }
     };
@@ -321,6 +337,11 @@ macro_rules! disciplines {
                 match self { $(QueueSpec::$v(p) => Queue::$v(p.build(buffer_bytes, seed, rate)),)* }
             }
 
+            /// The names of the state values its ports report ([`Discipline::STATE_FIELDS`]).
+            pub fn state_fields(&self) -> &'static [&'static str] {
+                match self { $(QueueSpec::$v(_) => <$m::$p as Discipline>::STATE_FIELDS,)* }
+            }
+
             /// What host NICs run unless the scheme puts the switch discipline there.
             pub fn host_nic(&self) -> QueueSpec {
                 let nic = match self { $(QueueSpec::$v(p) => p.host_nic().map(QueueSpec::$v),)* };
@@ -356,6 +377,16 @@ macro_rules! disciplines {
                 generator: &mut schemars::SchemaGenerator,
             ) -> Vec<(&'static str, schemars::Schema)> {
                 vec![$((<$m::$p as Discipline>::NAME, <<$m::$p as Discipline>::Keys as Keys>::schema(generator)),)*]
+            }
+
+            /// The names of the disciplines whose ports report a state
+            /// ([`Discipline::STATE_FIELDS`]).
+            pub fn reporting_state() -> Vec<&'static str> {
+                [$((<$m::$p as Discipline>::NAME, <$m::$p as Discipline>::STATE_FIELDS.len()),)*]
+                    .into_iter()
+                    .filter(|(_, n)| *n > 0)
+                    .map(|(name, _)| name)
+                    .collect()
             }
 
             /// Every discipline's name and keys.

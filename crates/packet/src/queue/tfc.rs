@@ -551,6 +551,24 @@ impl QueueDisc for Tfc {
         self.deadline.min(self.next_release())
     }
 
+    /// The last completed slot ([`Tfc::last_slot`]) in the order of
+    /// [`TfcParams::STATE_FIELDS`]; nothing before the first slot or at a host NIC.
+    fn state(&self, out: &mut Vec<f64>) -> bool {
+        let Some(s) = self.last_slot.filter(|_| self.params.allocate) else {
+            return false;
+        };
+        out.extend([
+            self.slots as f64,
+            s.effective_flows as f64,
+            s.rtt_m.as_us_f64(),
+            s.rtt_b.as_us_f64(),
+            s.rho,
+            s.token_bytes,
+            s.window as f64,
+        ]);
+        true
+    }
+
     fn on_timer(&mut self, pool: &mut PacketPool, now: SimTime) {
         if now >= self.deadline {
             self.on_deadline();
@@ -608,6 +626,17 @@ impl Discipline for TfcParams {
     fn host_nic(&self) -> Option<Self> {
         Some(TfcParams::host_nic(*self))
     }
+    /// The last completed slot's measurements ([`TfcSlot`]), `slots` the slots completed so
+    /// far; `rho` is NaN for a slot that began at an empty packet (left blank in CSV).
+    const STATE_FIELDS: &'static [&'static str] = &[
+        "slots",
+        "effective_flows",
+        "rtt_m_us",
+        "rtt_b_us",
+        "rho",
+        "token_bytes",
+        "window_bytes",
+    ];
 }
 
 #[cfg(test)]

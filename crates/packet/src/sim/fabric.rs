@@ -47,42 +47,131 @@ enum Pending {
     Deferred,
 }
 
+/// How a port's departures are decided.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Departs {
+    /// At arrival: the discipline is a FIFO that decides then, and the packet goes straight
+    /// onto the link.
+    AtArrival,
+    /// A stored queue's departures are `TxDone` events.
+    ByEvent,
+    /// A stored queue's departures have no events of their own (see [`Fabric::settle`]): its
+    /// discipline has no timers ([`Stored::TIMERLESS`]) and the link no send jitter.
+    Deferred,
+}
+
+/// A link's serialization pace in 8 bytes: the whole number of ps per byte where the rate
+/// has one that fits in 32 bits (nearly every rate: 800 at 10 Gb/s), flagged by the top bit,
+/// or else the rate itself (bits per second, below 2^63).
+#[derive(Copy, Clone, Debug)]
+struct Pace(u64);
+
+impl Pace {
+    const WHOLE: u64 = 1 << 63;
+
+    fn of(rate: Rate) -> Pace {
+        let ps = 8_000_000_000_000u64;
+        if rate.0 > 0 && ps.is_multiple_of(rate.0) {
+            if let Ok(per_byte) = u32::try_from(ps / rate.0) {
+                return Pace(Pace::WHOLE | per_byte as u64);
+            }
+        }
+        assert!(rate.0 < Pace::WHOLE, "a link rate of 2^63 b/s or more");
+        Pace(rate.0)
+    }
+    /// Serialization time per byte when it is a whole number of ps that fits (0 otherwise).
+    #[inline(always)]
+    fn ps_per_byte(self) -> u64 {
+        if self.0 & Pace::WHOLE != 0 {
+            self.0 as u32 as u64
+        } else {
+            0
+        }
+    }
+    #[inline(always)]
+    fn tx_time(self, bytes: u64) -> Delta {
+        if self.0 & Pace::WHOLE != 0 {
+            Delta(bytes * (self.0 as u32 as u64))
+        } else {
+            Rate(self.0).tx_time(bytes)
+        }
+    }
+    /// Bytes the link serializes in `left`.
+    #[inline(always)]
+    fn bytes_in(self, left: u64) -> u64 {
+        if self.0 & Pace::WHOLE != 0 {
+            left / (self.0 as u32 as u64)
+        } else {
+            Rate(self.0).bytes_in(Delta(left))
+        }
+    }
+}
+
+/// What a packet decided at arrival adds to its port's statistics: the waiting bytes'
+/// integral over time (byte-ps), the bytes handed to the link and the largest backlog. Kept
+/// in the port's hot line, so that such a hop writes no other; narrower than the
+/// [`Tally`]'s fields, which take what overflows (the port's figure is the sum, or for the
+/// backlog the larger, of the two).
+#[derive(Copy, Clone, Debug, Default)]
+struct HopTally {
+    area: u64,
+    tx_bytes: u32,
+    max_queue: u32,
+}
+
+impl HopTally {
+    /// A packet of `bytes` that waits `wait` ps behind a backlog, with itself, of `queued`.
+    #[inline(always)]
+    fn count(&mut self, bytes: u32, wait: u64, queued: u64, spill: &mut Tally) {
+        let area = self.area as u128 + bytes as u128 * wait as u128;
+        match u64::try_from(area) {
+            Ok(a) => self.area = a,
+            Err(_) => spill.spill_area(area, &mut self.area),
+        }
+        let (tx, carry) = self.tx_bytes.overflowing_add(bytes);
+        self.tx_bytes = tx;
+        if carry {
+            spill.tx_bytes += 1 << 32;
+        }
+        if queued > self.max_queue as u64 {
+            match u32::try_from(queued) {
+                Ok(q) => self.max_queue = q,
+                Err(_) => spill.max_queue = spill.max_queue.max(queued),
+            }
+        }
+    }
+}
+
 /// One output port: a queue discipline feeding one link.
 ///
 /// Two cache lines (`repr(C)`, 128 B aligned: a pair the hardware fetches together): line 0
-/// is the discipline (its tag and, for a stored queue, the box) and the line rate; line 1
+/// is the discipline (its tag and, for a stored queue, the box) and the link's delay; line 1
 /// what every packet through the port reads or writes, at the port (offered, serialized) and
-/// at the far end of its link (arrived): the link's in-flight FIFO, the clock, the link's
-/// constants and the flags. Statistics and rarely used state live apart, in the port's
-/// [`Tally`].
+/// at the far end of its link (arrived): the link's in-flight FIFO, the clock, the pace, the
+/// statistics a FIFO hop adds to and the flags. Other statistics and rarely used state live
+/// apart, in the port's [`Tally`].
 #[repr(C, align(128))]
 pub(crate) struct Port {
     // Line 0.
     pub(crate) queue: Queue,
-    /// The line rate (a hop reads `ps_per_byte` instead where the rate has a whole number).
-    rate: Rate,
+    delay: Delta,
     // Line 1.
     pipe: super::pipe::Pipe,
     pub(crate) busy_until: SimTime,
-    delay: Delta,
-    /// Serialization time per byte when it is a whole number of ps that fits (0 otherwise).
-    ps_per_byte: u32,
+    pace: Pace,
+    hop: HopTally,
     to: NodeId,
-    /// The discipline decides at arrival (FIFO): packets go straight onto the link.
-    fifo_fast: bool,
+    departs: Departs,
     pub(crate) switch: bool,
     /// Whether a stored queue's next departure, at `busy_until`, is still to be decided.
     pending: Pending,
-    /// The port's departures have no events of their own (see [`Fabric::settle`]): a stored
-    /// queue whose discipline has no timers ([`Stored::TIMERLESS`]), on a link without
-    /// send jitter.
-    defer: bool,
     /// A capture point watches the link ([`crate::capture`]): each arrival is recorded.
     capture: bool,
 }
 
 /// A port's statistics and the state only timed disciplines use: one cache line beside the
-/// [`Port`], in a vector of their own.
+/// [`Port`], in a vector of their own. Packets decided at arrival count in the port's
+/// [`HopTally`] instead, and only what overflows that comes here.
 #[repr(C, align(64))]
 #[derive(Default)]
 pub(crate) struct Tally {
@@ -101,19 +190,23 @@ pub(crate) struct Tally {
 }
 
 impl Port {
-    #[inline]
+    /// The discipline decides at arrival (FIFO): packets go straight onto the link.
+    #[inline(always)]
+    fn fifo_fast(&self) -> bool {
+        self.departs == Departs::AtArrival
+    }
+    #[inline(always)]
     fn tx_time(&self, bytes: u64) -> Delta {
-        if self.ps_per_byte != 0 {
-            Delta(bytes * self.ps_per_byte as u64)
-        } else {
-            self.rate.tx_time(bytes)
-        }
+        self.pace.tx_time(bytes)
     }
     /// Bytes the link serializes in `left`.
-    #[inline]
+    #[inline(always)]
     fn bytes_in(&self, left: u64) -> u64 {
-        left.checked_div(self.ps_per_byte as u64)
-            .unwrap_or_else(|| self.rate.bytes_in(Delta(left)))
+        self.pace.bytes_in(left)
+    }
+    /// Bytes handed to the link so far (see [`Tally::tx_bytes`]).
+    fn tx_bytes(&self, tally: &Tally) -> u64 {
+        tally.tx_bytes + self.hop.tx_bytes as u64
     }
     /// Bytes waiting or being serialized at `now`: the stored queue, or for a FIFO decided at
     /// arrival, the unfinished work `(busy_until - now) x rate`.
@@ -123,7 +216,7 @@ impl Port {
             self.pending != Pending::Deferred || self.busy_until > now,
             "a port's backlog read before its due departures were settled (Fabric::settle)"
         );
-        if !self.fifo_fast {
+        if !self.fifo_fast() {
             return self.queue.bytes();
         }
         self.bytes_in(self.busy_until.0.saturating_sub(now.0))
@@ -153,16 +246,16 @@ impl Port {
     ) -> bool {
         sig.congested(self.backlog(now), self.queue.capacity())
     }
-    /// Report: bytes counted in `tally.tx_bytes` whose serialization ends after `now`.
+    /// Report: bytes counted in [`Port::tx_bytes`] whose serialization ends after `now`.
     fn unsent(&self, tally: &Tally, now: SimTime) -> u64 {
         self.bytes_in(self.busy_until.0.saturating_sub(now.0))
-            .min(tally.tx_bytes)
+            .min(self.tx_bytes(tally))
     }
     /// Port `l`'s next departure, due at `at` (port `l` is this one), is to be decided:
     /// by a `TxDone` event, or when the port is next looked at if it defers.
     #[inline(always)]
     fn pend(&mut self, l: u32, at: SimTime, ev: &mut EventQueue) {
-        self.pending = if self.defer {
+        self.pending = if self.departs == Departs::Deferred {
             Pending::Deferred
         } else {
             ev.push(at, Event::TxDone(l));
@@ -172,6 +265,14 @@ impl Port {
 }
 
 impl Tally {
+    /// Takes a [`HopTally`]'s backlog integral with a packet's share, `area`, which
+    /// overflowed its 64 bits.
+    #[cold]
+    #[inline(never)]
+    fn spill_area(&mut self, area: u128, hop_area: &mut u64) {
+        self.area += area;
+        *hop_area = 0;
+    }
     /// Brings a stored queue's backlog integral up to `now`; `queued`: its bytes until now.
     #[inline(always)]
     fn account(&mut self, queued: u64, now: SimTime) {
@@ -360,20 +461,19 @@ impl Fabric {
                 } else {
                     scheme.switch_queue.build(buffer, port_seed, l.rate)
                 };
-                let fifo_fast = queue.fifo_at_arrival();
-                let defer = !fifo_fast
-                    && with_stored!(queue, Q => <Q as Stored>::TIMERLESS)
-                    && !(from_host && jitter_on);
-                let ps = 8_000_000_000_000u64;
-                let ps_per_byte = if l.rate.0 > 0 && ps.is_multiple_of(l.rate.0) {
-                    u32::try_from(ps / l.rate.0).unwrap_or(0)
+                let departs = if queue.fifo_at_arrival() {
+                    Departs::AtArrival
+                } else if with_stored!(queue, Q => <Q as Stored>::TIMERLESS)
+                    && !(from_host && jitter_on)
+                {
+                    Departs::Deferred
                 } else {
-                    0
+                    Departs::ByEvent
                 };
                 Port {
                     to: l.to,
-                    rate: l.rate,
-                    ps_per_byte,
+                    pace: Pace::of(l.rate),
+                    hop: HopTally::default(),
                     delay: if from_host {
                         l.delay + topo.host_delay
                     } else {
@@ -381,8 +481,7 @@ impl Fabric {
                     },
                     busy_until: SimTime::ZERO,
                     pending: Pending::None,
-                    defer,
-                    fifo_fast,
+                    departs,
                     queue,
                     pipe: Default::default(),
                     switch: !from_host,
@@ -400,7 +499,7 @@ impl Fabric {
         let lb = (scheme.lb)
             .build(&scheme.lb_params, &built)
             .map_err(super::SimError::BadBalancer)?;
-        let deferred = ports.iter().any(|p| p.defer);
+        let deferred = ports.iter().any(|p| p.departs == Departs::Deferred);
         let tally = (0..ports.len())
             .map(|_| Tally {
                 timer_at: SimTime::NEVER,
@@ -458,12 +557,12 @@ impl Fabric {
                 .ports
                 .iter()
                 .map(|p| {
-                    if !p.fifo_fast || p.ps_per_byte == 0 {
+                    if !p.fifo_fast() || p.pace.ps_per_byte() == 0 {
                         return u64::MAX;
                     }
                     // u64::MAX (judged by the backlog) should the product overflow.
                     sig.congested_bytes(p.queue.capacity())
-                        .saturating_mul(p.ps_per_byte as u64)
+                        .saturating_mul(p.pace.ps_per_byte())
                 })
                 .collect();
         }
@@ -589,7 +688,7 @@ impl Fabric {
     pub(crate) fn drains_at(&self, l: u32, now: SimTime) -> SimTime {
         let p = &self.ports[l as usize];
         let busy = p.busy_until.max(now);
-        if p.fifo_fast {
+        if p.fifo_fast() {
             busy
         } else {
             busy + p.tx_time(p.queue.bytes())
@@ -852,7 +951,7 @@ impl Fabric {
         c: &mut Counters,
     ) {
         let port = &mut self.ports[l as usize];
-        if port.fifo_fast {
+        if port.fifo_fast() {
             // FIFO decided at arrival: the packet starts when everything before it is sent.
             let backlog = port.backlog(now);
             let bytes = hop.offer.wire_bytes as u64;
@@ -879,10 +978,10 @@ impl Fabric {
             if port.switch {
                 self.queue_delay.record(wait);
             }
-            // Integral of waiting bytes over time, packet by packet.
-            tally.area += bytes as u128 * wait as u128;
-            tally.max_queue = tally.max_queue.max(backlog + bytes);
-            tally.tx_bytes += bytes;
+            // Integral of waiting bytes over time, packet by packet, bytes sent and the
+            // largest backlog, in the port's own line.
+            port.hop
+                .count(hop.offer.wire_bytes, wait, backlog + bytes, tally);
             let done = start + port.tx_time(bytes);
             port.busy_until = done;
             c.packet_hops += 1;
@@ -1083,14 +1182,16 @@ impl Fabric {
     /// Whether port `l` defers its departures.
     #[cfg(test)]
     pub(crate) fn defers(&self, l: u32) -> bool {
-        self.ports[l as usize].defer
+        self.ports[l as usize].departs == Departs::Deferred
     }
 
     /// Makes every port schedule its departures as events (tests compare the two ways).
     #[cfg(test)]
     pub(crate) fn schedule_departures(&mut self) {
         for p in &mut self.ports {
-            p.defer = false;
+            if p.departs == Departs::Deferred {
+                p.departs = Departs::ByEvent;
+            }
         }
         self.deferred = false;
         self.settle_on_pick = false;
@@ -1186,7 +1287,7 @@ impl Fabric {
                 link: l,
                 bytes: port.backlog(now),
                 // Report: bytes sent by now (what is scheduled past `now` is not sent yet).
-                sent_bytes: tally.tx_bytes - port.unsent(tally, now),
+                sent_bytes: port.tx_bytes(tally) - port.unsent(tally, now),
             });
         }
     }
@@ -1223,14 +1324,14 @@ impl Fabric {
                 from: topo.node(l.from).name.clone(),
                 to: topo.node(l.to).name.clone(),
                 switch: p.switch,
-                rate_bps: p.rate.bps_f64(),
+                rate_bps: l.rate.bps_f64(),
                 buffer_bytes: p.queue.capacity(),
-                max_queue_bytes: t.max_queue,
-                mean_queue_bytes: t.area as f64 / span as f64,
+                max_queue_bytes: t.max_queue.max(p.hop.max_queue as u64),
+                mean_queue_bytes: (t.area + p.hop.area as u128) as f64 / span as f64,
                 // Report: only bytes serialized by the end count (`tx_bytes` also holds the
                 // packet in service and, for a FIFO decided at arrival, the whole backlog).
-                utilization: (t.tx_bytes - p.unsent(t, end)) as f64 * 8.0
-                    / p.rate.bps_f64()
+                utilization: (p.tx_bytes(t) - p.unsent(t, end)) as f64 * 8.0
+                    / l.rate.bps_f64()
                     / (span as f64 * 1e-12),
                 drops: t.drops,
                 ecn_marks: t.marks,
@@ -1242,8 +1343,62 @@ impl Fabric {
 
 #[cfg(test)]
 mod tests {
-    use super::{Port, Tally};
+    use super::{HopTally, Pace, Port, Tally};
+    use dctc_core::units::{Delta, Rate};
     use std::mem::offset_of;
+
+    #[test]
+    fn a_hop_tally_hands_what_overflows_to_the_tally() {
+        // The port's figures are the tally's plus (for the backlog: or) the hop tally's, as
+        // one u128 / u64 / u64 count would have them.
+        let (mut hop, mut tally) = (HopTally::default(), Tally::default());
+        let (mut area, mut tx, mut max) = (0u128, 0u64, 0u64);
+        let packets = [
+            (1500u32, 0u64, 1500u64),
+            (1500, 7_000_000, 90_000),
+            (u32::MAX, 1 << 40, 5_000_000_000), // past 64 bits of area, 32 of backlog
+            (u32::MAX, 3, 20),                  // past 32 bits of bytes sent
+            (64, u64::MAX / 2, 64),             // the product alone overflows
+            (1500, 1_200_000, 3000),
+        ];
+        for (bytes, wait, queued) in packets {
+            hop.count(bytes, wait, queued, &mut tally);
+            area += bytes as u128 * wait as u128;
+            tx += bytes as u64;
+            max = max.max(queued);
+            assert_eq!(tally.area + hop.area as u128, area);
+            assert_eq!(tally.tx_bytes + hop.tx_bytes as u64, tx);
+            assert_eq!(tally.max_queue.max(hop.max_queue as u64), max);
+        }
+        assert!(
+            tally.area > 0 && tally.tx_bytes > 0,
+            "the overflows reached the tally"
+        );
+    }
+
+    #[test]
+    fn a_pace_serializes_as_its_rate() {
+        // Whole ps per byte (10 and 40 Gb/s) and not (3 Gb/s: 2666.67 ps per byte; 1 kb/s:
+        // more ps per byte than 32 bits hold): the same times and byte counts as the rate's.
+        for bps in [10_000_000_000u64, 40_000_000_000, 3_000_000_000, 1_000] {
+            let (rate, pace) = (Rate(bps), Pace::of(Rate(bps)));
+            assert_eq!(pace.ps_per_byte() != 0, bps >= 10_000_000_000, "{bps}");
+            for bytes in [0u64, 1, 64, 1500, 9000] {
+                assert_eq!(
+                    pace.tx_time(bytes),
+                    rate.tx_time(bytes),
+                    "{bps} b/s, {bytes} B"
+                );
+            }
+            for left in [0u64, 799, 800, 1_200_001, 9_999_999_999] {
+                assert_eq!(
+                    pace.bytes_in(left),
+                    rate.bytes_in(Delta(left)),
+                    "{bps}, {left} ps"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_port_keeps_its_cache_line_layout() {
@@ -1253,17 +1408,16 @@ mod tests {
         assert_eq!(std::mem::align_of::<Port>(), 128);
         let line = |off: usize| off / 64;
         assert_eq!(offset_of!(Port, queue), 0);
-        assert_eq!(line(offset_of!(Port, rate)), 0);
+        assert_eq!(line(offset_of!(Port, delay)), 0);
         for off in [
             offset_of!(Port, pipe),
             offset_of!(Port, busy_until),
-            offset_of!(Port, delay),
-            offset_of!(Port, ps_per_byte),
+            offset_of!(Port, pace),
+            offset_of!(Port, hop),
             offset_of!(Port, to),
-            offset_of!(Port, fifo_fast),
+            offset_of!(Port, departs),
             offset_of!(Port, switch),
             offset_of!(Port, pending),
-            offset_of!(Port, defer),
             offset_of!(Port, capture),
         ] {
             assert_eq!(line(off), 1, "offset {off}");

@@ -29,8 +29,9 @@ pub use scheme::{PacketScheme, DEFAULT_NIC_BUFFER};
 
 use crate::control::{Allocator, ControlPlane};
 use crate::engine::PacketId;
-use crate::metrics::{Counters, PacketRun, QueueSample};
+use crate::metrics::{Counters, PacketRun, PortStateSample, QueueSample};
 use crate::packet::PacketKind;
+use crate::queue::QueueDisc;
 use crate::transport::{CongestionControl, TcpSender};
 use app::{AppEvent, Apps, Incast, Incasts, Net, OpenLoop};
 use dctc_core::fabric::ALLOCATOR_NODE;
@@ -66,6 +67,8 @@ pub enum Event {
     App(AppEvent),
     /// Time to sample queue lengths.
     Sample,
+    /// Time to sample the switch ports' discipline state (`RunOptions::port_state_sample`).
+    PortState,
     /// The load balancer's periodic update (HOLNET's percentage balancer).
     LbUpdate,
     /// Flow `.0`'s sender may have stayed idle for the flowlet threshold (Flowtune).
@@ -110,6 +113,12 @@ pub struct RunOptions {
     /// Interval of the objective report's samples (each open-loop flow's bytes delivered in
     /// order per interval; `dctc_num::objective`); `None` records none.
     pub objective: Option<Delta>,
+    /// Interval of samples of every switch port's discipline state
+    /// ([`crate::queue::QueueDisc::state`]: TFC's last time slot); `None` records none. The
+    /// samples only read the ports: a run's packets and flows are the same with them as
+    /// without (their own events add to the event count and, like queue samples, carry the
+    /// run to `until`).
+    pub port_state_sample: Option<Delta>,
 }
 
 impl RunOptions {
@@ -123,6 +132,7 @@ impl RunOptions {
             sample_links: Vec::new(),
             capture: None,
             objective: None,
+            port_state_sample: None,
         }
     }
 }
@@ -183,6 +193,8 @@ pub struct Simulation<'a> {
     counters: Counters,
     samples: Vec<QueueSample>,
     sample_links: Vec<u32>,
+    /// `RunOptions::port_state_sample`'s samples.
+    port_state: Vec<PortStateSample>,
     outbox: Outbox,
     /// Set when a closed-loop-only workload has finished every round: the run ends there.
     all_done: bool,
@@ -457,6 +469,7 @@ impl<'a> Simulation<'a> {
             counters: Counters::default(),
             samples: Vec::new(),
             sample_links,
+            port_state: Vec::new(),
             outbox: Outbox::default(),
             all_done: false,
             opts,
@@ -489,6 +502,9 @@ impl<'a> Simulation<'a> {
         self.apps.start(&mut net);
         if self.opts.queue_sample.is_some() {
             self.events.push(SimTime::ZERO, Event::Sample);
+        }
+        if self.opts.port_state_sample.is_some() {
+            self.events.push(SimTime::ZERO, Event::PortState);
         }
         if let Some(dt) = self.fabric.lb_update_period() {
             self.events.push(SimTime::ZERO + dt, Event::LbUpdate);
@@ -572,6 +588,7 @@ impl<'a> Simulation<'a> {
                         self.events.push(t + dt, Event::Sample);
                     }
                 }
+                Event::PortState => self.sample_port_state(t),
                 // The balancer's periodic update; it stops once nothing else is pending.
                 Event::LbUpdate => {
                     self.fabric.lb_update(t, ev_q, c);
@@ -594,6 +611,29 @@ impl<'a> Simulation<'a> {
         if let Some(o) = self.objective.as_mut() {
             o.sample(t, &self.hosts);
             self.objective_at = o.next;
+        }
+    }
+
+    /// Records the discipline state of every switch port that reports one and schedules the
+    /// next sample. Reads the ports only: what a discipline reports changes with its packets,
+    /// never with a departure still to be settled. Out of line: only runs that ask get here.
+    #[inline(never)]
+    fn sample_port_state(&mut self, t: SimTime) {
+        let fields = self.scheme.switch_queue.state_fields();
+        let mut values = Vec::with_capacity(fields.len());
+        for (l, port) in self.fabric.ports.iter().enumerate() {
+            if port.switch && port.queue.state(&mut values) && values.len() == fields.len() {
+                self.port_state.push(PortStateSample {
+                    time_ps: t.0,
+                    link: l as u32,
+                    fields,
+                    values: std::mem::replace(&mut values, Vec::with_capacity(fields.len())),
+                });
+            }
+            values.clear();
+        }
+        if let Some(dt) = self.opts.port_state_sample {
+            self.events.push(t + dt, Event::PortState);
         }
     }
 
@@ -705,6 +745,7 @@ impl<'a> Simulation<'a> {
             queue_delay: self.fabric.queue_delay,
             ports,
             queue_samples: self.samples,
+            port_state: self.port_state,
             throughput_bin: self.opts.throughput_bin,
             throughput,
             subflow_throughput,
