@@ -1181,6 +1181,17 @@ fn short_names(metrics: &[MetricRef]) -> Vec<String> {
     while tail < shortest - head && same_at(&|len| len - 1 - tail) {
         tail += 1;
     }
+    // Bare indices (`phases.10`, `phases.11`) read as numbers compared ("10 > 11"): keep the
+    // shared segment that says what they index.
+    let numeric = segs.iter().all(|s| {
+        head + tail < s.len()
+            && s[head..s.len() - tail]
+                .iter()
+                .all(|x| x.parse::<f64>().is_ok())
+    });
+    if numeric && head > 0 {
+        head -= 1;
+    }
     segs.iter()
         .zip(metrics)
         .map(|(s, m)| {
@@ -1209,6 +1220,18 @@ mod tests {
     }
 
     const COMMON: &str = "label = \"x\"\nfigure = \"Fig. 1\"\nnote = \"why\"\n";
+
+    #[test]
+    fn short_names_keep_what_bare_indices_index() {
+        let m = |p: &str| MetricRef::parse(p, false).unwrap();
+        let names = short_names(&[
+            m("schemes.TFC.phases.10.mean"),
+            m("schemes.TFC.phases.11.mean"),
+        ]);
+        assert_eq!(names, ["phases.10", "phases.11"]);
+        let names = short_names(&[m("schemes.pFabric.p99"), m("schemes.DCTCP.p99")]);
+        assert_eq!(names, ["pFabric", "DCTCP"]);
+    }
 
     fn ok(kind_and_keys: &str) -> Row {
         row(&format!("{COMMON}{kind_and_keys}")).unwrap()
