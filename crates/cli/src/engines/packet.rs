@@ -2256,6 +2256,21 @@ name = "dctcp"
         assert_eq!(checked.workload.flows, run.workload.flows);
     }
 
+    /// Parses scenario `text` (as if read from `./s.toml`), runs it quietly and returns its
+    /// summary.
+    fn summary_of(text: &str) -> serde_json::Value {
+        let s = crate::scenario::Scenario::from_str(
+            text,
+            std::path::Path::new("s.toml"),
+            std::path::Path::new("."),
+            None,
+        )
+        .unwrap();
+        <super::Packet as crate::engines::Engine>::run(&s, &crate::progress::Progress::new(false))
+            .unwrap()
+            .summary
+    }
+
     /// Runs a one-flow scenario on two racks of one host under one spine (10 Gb/s hosts,
     /// 20 Gb/s fabric links): the flow crosses one uplink and one spine downlink of the four
     /// switch-to-switch ports, and one of the two ports toward hosts.
@@ -2285,19 +2300,7 @@ name = "newreno"
 queue_sample_us = {sample_us}
 "#
         );
-        let s = crate::scenario::Scenario::from_str(
-            &text,
-            std::path::Path::new("s.toml"),
-            std::path::Path::new("."),
-            None,
-        )
-        .unwrap();
-        let out = <super::Packet as crate::engines::Engine>::run(
-            &s,
-            &crate::progress::Progress::new(false),
-        )
-        .unwrap();
-        out.summary["schemes"]["newreno"]["arrival_utilization"].clone()
+        summary_of(&text)["schemes"]["newreno"]["arrival_utilization"].clone()
     }
 
     #[test]
@@ -2360,19 +2363,7 @@ name = "dctcp"
 queue_sample_us = 5000
 "#
         );
-        let s = crate::scenario::Scenario::from_str(
-            &text,
-            std::path::Path::new("s.toml"),
-            std::path::Path::new("."),
-            None,
-        )
-        .unwrap();
-        let out = <super::Packet as crate::engines::Engine>::run(
-            &s,
-            &crate::progress::Progress::new(false),
-        )
-        .unwrap();
-        out.summary["schemes"]["dctcp"].clone()
+        summary_of(&text)["schemes"]["dctcp"].clone()
     }
 
     #[test]
