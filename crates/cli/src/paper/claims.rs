@@ -1499,7 +1499,8 @@ mod tests {
             grade(&t("increasing", ""), &json!({"g": [1.0, 2.0]})).verdict,
             Verdict::Missing
         );
-        assert_eq!(t("decreasing", "").paper_text(), "0 > 1 > 2 > 3");
+        // Bare indices keep the name of what they index ("0 > 1" would read as false).
+        assert_eq!(t("decreasing", "").paper_text(), "g.0 > g.1 > g.2 > g.3");
         assert_eq!(
             t("decreasing", "").ours_text(&grade(&t("decreasing", ""), &shrinking)),
             "0.5, 0.3, 0.2, 0.1"
