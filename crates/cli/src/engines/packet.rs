@@ -632,12 +632,14 @@ fn port_state_json(p: &Plan, r: &PacketRun) -> Value {
         v.sort_by(f64::total_cmp);
         v
     };
-    let mut links: Vec<u32> = r.port_state.iter().map(|x| x.link).collect();
-    links.sort_unstable();
-    links.dedup();
+    // One pass groups the samples by port (each port's stay in time order): filtering the
+    // whole series once per port would cost ports x samples.
+    let mut by_link: std::collections::BTreeMap<u32, Vec<_>> = Default::default();
+    for x in &r.port_state {
+        by_link.entry(x.link).or_default().push(x);
+    }
     let mut out = Map::new();
-    for l in links {
-        let samples: Vec<_> = r.port_state.iter().filter(|x| x.link == l).collect();
+    for (l, samples) in by_link {
         let fields = samples[0].fields;
         let column = |k: usize, from: u64, to: u64| {
             sorted(
