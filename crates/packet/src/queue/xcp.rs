@@ -297,8 +297,8 @@ crate::unit_keys! {
         /// The first control interval, before any packet has carried an RTT, microseconds,
         /// positive (default 10; ns-2's XCP: 50,000).
         xcp_initial_interval_us: f64,
-        /// A floor under the control interval, microseconds, 0 or more (default 0: none,
-        /// the interval is the flows' mean RTT, XCP §3.5; ns-2's XCP: 1,000).
+        /// A floor under the control interval, none at 0 (XCP §3.5: the flows' mean RTT;
+        /// ns-2's XCP: 1,000), microseconds, non-negative (default 0).
         xcp_min_interval_us: f64,
     }
 }
