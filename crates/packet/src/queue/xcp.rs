@@ -19,6 +19,7 @@
 use super::fifo::{fifo_sizes, Fifo};
 use super::{Context, Discipline, Enqueued, QueueDisc};
 use crate::engine::{PacketId, PacketPool};
+use crate::keys::Range;
 use crate::packet::{HeaderExt, PacketKind};
 use dctc_core::error::KeyError;
 use dctc_core::units::{Delta, Rate, SimTime};
@@ -38,6 +39,10 @@ pub struct XcpParams {
     /// The control interval before any packet has carried an RTT (replaced by the flows'
     /// mean RTT after the first interval that saw one; 10 us, a datacenter RTT).
     pub initial_interval: Delta,
+    /// A floor under the control interval (zero: none, XCP §3.5's d is the flows' mean
+    /// RTT). ns-2's XCP router, which the Flowtune paper ran, floors it at 1 ms
+    /// (`XCP_MIN_INTERVAL`), 50 times this fabric's RTT; a reading, never the default.
+    pub min_interval: Delta,
 }
 
 // Validated parameters are finite (never NaN), so equality is an equivalence.
@@ -50,6 +55,7 @@ impl Default for XcpParams {
             beta: 0.226,
             gamma: 0.1,
             initial_interval: Delta::from_us(10),
+            min_interval: Delta::ZERO,
         }
     }
 }
@@ -77,7 +83,7 @@ impl XcpParams {
             return Err(("gamma", format!("must be in (0, 1], got {}", self.gamma)));
         }
         if self.initial_interval.0 == 0 {
-            return Err(("initial_interval", "must be positive".into()));
+            return Err(("initial_interval_us", "must be positive".into()));
         }
         Ok(())
     }
@@ -196,7 +202,7 @@ impl XcpRouter {
         if s.rtt_by_cwnd > 0.0 {
             let mean = s.rtt2_by_cwnd / s.rtt_by_cwnd;
             let ps = (mean * 1e12).round().max(1.0) as u64;
-            self.interval = Delta(ps);
+            self.interval = Delta(ps).max(self.params.min_interval);
         }
         self.sums = Sums {
             min_queue: u64::MAX,
@@ -288,6 +294,12 @@ crate::unit_keys! {
         xcp_alpha: f64,
         /// β of the efficiency controller, in (0, 1) (default 0.226).
         xcp_beta: f64,
+        /// The first control interval, before any packet has carried an RTT, microseconds,
+        /// positive (default 10; ns-2's XCP: 50,000).
+        xcp_initial_interval_us: f64,
+        /// A floor under the control interval, none at 0 (XCP §3.5: the flows' mean RTT;
+        /// ns-2's XCP: 1,000), microseconds, non-negative (default 0).
+        xcp_min_interval_us: f64,
     }
 }
 
@@ -298,9 +310,22 @@ impl Discipline for XcpParams {
     type Queue = Box<XcpRouter>;
     fn resolve(keys: &Keys, ctx: &Context) -> Result<Self, KeyError> {
         let d = XcpParams::default();
+        let at = ctx.at;
+        let initial = at.micros(
+            "xcp_initial_interval_us",
+            keys.xcp_initial_interval_us,
+            Range::open_closed(0.0, 1e6),
+        )?;
+        let floor = at.micros(
+            "xcp_min_interval_us",
+            keys.xcp_min_interval_us,
+            Range::closed(0.0, 1e6),
+        )?;
         let p = XcpParams {
             alpha: keys.xcp_alpha.unwrap_or(d.alpha),
             beta: keys.xcp_beta.unwrap_or(d.beta),
+            initial_interval: initial.unwrap_or(d.initial_interval),
+            min_interval: floor.unwrap_or(d.min_interval),
             ..d
         };
         p.validate()

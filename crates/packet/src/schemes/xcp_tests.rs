@@ -53,7 +53,20 @@ fn keys_resolve_and_bad_values_are_named() {
         unreachable!()
     };
     assert_eq!((p.alpha, p.beta), (0.3, 0.127));
+    // ns-2's interval constants, as a reading.
+    let s = resolve("name = \"xcp\"\nxcp_min_interval_us = 1000\nxcp_initial_interval_us = 50000")
+        .unwrap();
+    let QueueSpec::Xcp(p) = s.switch_queue else {
+        unreachable!()
+    };
+    assert_eq!(
+        (p.min_interval, p.initial_interval),
+        (Delta::from_us(1000), Delta::from_us(50_000))
+    );
     for (src, key) in [
+        ("xcp_min_interval_us = -1", "schemes[0].xcp_min_interval_us"),
+        ("xcp_initial_interval_us = 0", "schemes[0].xcp_initial_interval_us"),
+        ("xcp_initial_interval_us = 1e-9", "schemes[0].xcp_initial_interval_us"),
         ("xcp_alpha = 0.6", "schemes[0].xcp_alpha"),
         ("xcp_alpha = -0.1", "schemes[0].xcp_alpha"),
         ("xcp_beta = 0.0", "schemes[0].xcp_beta"),

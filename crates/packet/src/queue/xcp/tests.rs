@@ -205,6 +205,45 @@ fn an_idle_port_stops_its_timer_and_restarts_on_arrival() {
 }
 
 #[test]
+fn a_floor_under_the_interval_holds_it_above_the_mean_rtt_and_scales_the_pool_down() {
+    // The flows' mean RTT is 40 us; a 400 us floor (ns-2's XCP floors d at 1 ms) holds the
+    // interval there, and the router hands out per RTT a tenth (rtt / d) of what the
+    // unfloored one does: XCP closes its spare bandwidth d / rtt times more slowly.
+    let mut pool = PacketPool::default();
+    let mut q = XcpRouter::new(
+        1_000_000,
+        Rate::gbps(10),
+        XcpParams {
+            initial_interval: Delta::from_us(40),
+            min_interval: Delta::from_us(400),
+            ..XcpParams::default()
+        },
+    );
+    interval(&mut q, &mut pool, 0, 10);
+    q.on_timer(&mut pool, SimTime(40 * US));
+    assert_eq!(q.interval(), Delta::from_us(400), "floored, not the 40 us mean RTT");
+    assert_eq!(q.poll_at(), SimTime(440 * US));
+    // Without the floor the same interval ends at the mean RTT.
+    let mut free = router();
+    interval(&mut free, &mut pool, 0, 10);
+    free.on_timer(&mut pool, SimTime(40 * US));
+    assert_eq!(free.interval(), Delta::from_us(40));
+    // Ten 40 us rounds at the same throughput fill the 400 us interval: φ = α d S =
+    // 0.4 x 400 us x 500 B/us = 80,000 B.
+    for k in 0..10 {
+        interval(&mut q, &mut pool, (40 + 40 * k) * US, 10);
+    }
+    q.on_timer(&mut pool, SimTime(440 * US));
+    assert!((q.aggregate_feedback() - 80_000.0).abs() < 1e-3, "{}", q.aggregate_feedback());
+    let fb = interval(&mut q, &mut pool, 440 * US, 10);
+    // But p_i = ξ_p rtt_i² s_i / cwnd_i with ξ_p = φ / (d Σ rtt_i s_i / cwnd_i) sums over an
+    // interval to φ rtt / d (each flow's Σ s rtt / cwnd is d, its Σ s rtt² / cwnd is d rtt):
+    // one 40 us round gets 800 B, a tenth of the 8,000 B the unfloored router gives it
+    // (`spare_bandwidth_is_handed_out_as_equal_throughput_increases`).
+    assert!((fb[0] + fb[1] - 800.0).abs() < 1e-3, "{fb:?}");
+}
+
+#[test]
 fn stability_bounds_are_checked() {
     assert!(XcpParams::default().validate().is_ok());
     let bad = |p: XcpParams| p.validate().unwrap_err().0;
