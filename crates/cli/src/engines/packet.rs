@@ -191,13 +191,14 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     )
     .map_err(|e| s.key_error(e))?;
     planned
-        .add_warm_start(&specs, &topo, &s.base_dir, s.seed, settings.warm_start)
+        .add_warm_start(&topo, s.seed, settings.warm_start)
         .map_err(|e| s.key_error(e))?;
     let WorkloadPlan {
         workload,
         sweep,
         expected_flows,
         warm_ids,
+        ..
     } = planned;
     for (i, scheme) in schemes.iter().enumerate() {
         // A subflow path must join its flow's endpoints (known once the workload is).
