@@ -189,6 +189,7 @@ fn the_ledger_grades_every_row_tallies_and_reruns_byte_identical() {
     let t = &v["tally"];
     assert_eq!(t["holds"], 6);
     assert_eq!(t["same_winner"], 1);
+    assert_eq!(t["same_winner_unexplained"], 1);
     assert_eq!(t["misses"], 2);
     assert_eq!(t["misses_explained"], 1);
     assert_eq!(t["misses_unexplained"], 1);
@@ -202,7 +203,7 @@ fn the_ledger_grades_every_row_tallies_and_reruns_byte_identical() {
     let out = stdout(&o);
     assert!(!out.contains("tiny/c "), "{out}");
     assert!(
-        out.contains("10 paper claims graded: 6 hold, 1 same winner, 2 miss (1 explained, 1 unexplained), 1 missing; 1 untested headlines"),
+        out.contains("10 paper claims graded: 6 hold, 1 same winner (0 explained, 1 unexplained), 2 miss (1 explained, 1 unexplained), 1 missing; 1 untested headlines"),
         "{out}"
     );
 
@@ -397,7 +398,7 @@ fn reproduce_ends_with_the_papers_ledger() {
     }
     assert!(!dir.join("out/r/claims").exists());
     assert!(
-        ledger.contains("10 paper claims graded: 6 hold, 1 same winner, 2 miss (1 explained, 1 unexplained), 1 missing; 1 untested headlines"),
+        ledger.contains("10 paper claims graded: 6 hold, 1 same winner (0 explained, 1 unexplained), 2 miss (1 explained, 1 unexplained), 1 missing; 1 untested headlines"),
         "{ledger}"
     );
     assert!(

@@ -806,6 +806,30 @@ mod tests {
     }
 
     #[test]
+    fn a_same_winner_ratio_counts_as_explained_only_with_a_reason() {
+        let mut unexplained = graded("p/s#2", "same winner", "short: p/s.toml");
+        unexplained.reason = super::super::ledger::UNEXPLAINED.into();
+        let body = Body {
+            rows: vec![
+                graded("p/s#1", "same winner", "short: p/s.toml"),
+                unexplained,
+                graded("p/s#3", "misses", "short: p/s.toml"),
+            ],
+            ..Body::default()
+        };
+        let t = body.tally();
+        assert_eq!((t.same_winner, t.same_winner_unexplained), (2, 1));
+        assert_eq!((t.misses_explained, t.misses_unexplained), (1, 0));
+        assert!(
+            t.line().contains(
+                "2 same winner (1 explained, 1 unexplained), 1 miss (1 explained, 0 unexplained)"
+            ),
+            "{}",
+            t.line()
+        );
+    }
+
+    #[test]
     fn a_claim_the_full_run_could_not_read_is_graded_by_the_short_run() {
         let (short, mut full) = short_and_full();
         // The full run left f.full out (--skip): the claim's metric is absent there.

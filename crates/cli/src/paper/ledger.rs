@@ -729,7 +729,12 @@ impl Body {
                 (true, _) if holds => t.checks_hold += 1,
                 (true, _) => t.checks_fail += 1,
                 (false, _) if holds => t.holds += 1,
-                (false, v) if v == Verdict::SameWinner.label() => t.same_winner += 1,
+                (false, v) if v == Verdict::SameWinner.label() => {
+                    t.same_winner += 1;
+                    if r.reason == UNEXPLAINED {
+                        t.same_winner_unexplained += 1;
+                    }
+                }
                 (false, v) if v == Verdict::Misses.label() => {
                     if r.reason == UNEXPLAINED {
                         t.misses_unexplained += 1;
@@ -839,7 +844,7 @@ impl Body {
     }
 }
 
-/// The reason column of a miss without a `miss_reason`.
+/// The reason column of a miss or a same-winner ratio without a `miss_reason`.
 pub(crate) const UNEXPLAINED: &str = "unexplained";
 
 /// Counts of verdicts over one paper or all.
@@ -850,6 +855,9 @@ pub(crate) struct Tally {
     pub(crate) holds: usize,
     /// Ratios with the paper's winner, by another size.
     pub(crate) same_winner: usize,
+    /// Of those, the ones without a `miss_reason` saying why the size differs.
+    #[serde(default)]
+    pub(crate) same_winner_unexplained: usize,
     /// Misses with a `miss_reason`.
     pub(crate) misses_explained: usize,
     /// Misses without one.
@@ -879,6 +887,7 @@ impl Tally {
     pub(crate) fn add(&mut self, other: &Tally) {
         self.holds += other.holds;
         self.same_winner += other.same_winner;
+        self.same_winner_unexplained += other.same_winner_unexplained;
         self.misses_explained += other.misses_explained;
         self.misses_unexplained += other.misses_unexplained;
         self.missing += other.missing;
@@ -897,19 +906,26 @@ impl Tally {
             + self.missing
     }
 
-    /// One line.
-    pub(crate) fn line(&self) -> String {
-        let mut s = format!(
-            "Tally: {} paper claims graded: {} hold, {} same winner, {} miss ({} explained, {} unexplained), {} missing; {} untested headlines",
+    /// "N paper claims graded: ... untested headlines", the counts every summary leads with.
+    fn counts(&self) -> String {
+        format!(
+            "{} paper claims graded: {} hold, {} same winner ({} explained, {} unexplained), {} miss ({} explained, {} unexplained), {} missing; {} untested headlines",
             self.graded(),
             self.holds,
             self.same_winner,
+            self.same_winner - self.same_winner_unexplained,
+            self.same_winner_unexplained,
             self.misses_explained + self.misses_unexplained,
             self.misses_explained,
             self.misses_unexplained,
             self.missing,
             self.untested,
-        );
+        )
+    }
+
+    /// One line.
+    pub(crate) fn line(&self) -> String {
+        let mut s = format!("Tally: {}", self.counts());
         if self.checks_hold + self.checks_fail > 0 {
             let _ = write!(
                 s,
@@ -928,6 +944,8 @@ impl Tally {
             "graded": self.graded(),
             "holds": self.holds,
             "same_winner": self.same_winner,
+            "same_winner_explained": self.same_winner - self.same_winner_unexplained,
+            "same_winner_unexplained": self.same_winner_unexplained,
             "misses": self.misses_explained + self.misses_unexplained,
             "misses_explained": self.misses_explained,
             "misses_unexplained": self.misses_unexplained,
@@ -990,18 +1008,7 @@ pub(crate) fn summary_markdown(mode: &str, papers: &[(String, Tally)]) -> String
         s,
         "{mode} A row's id names its file: `<paper>/<stem>#<n>` is the n-th `[[paper]]` row of `scenarios/<paper>/<stem>.toml`, `<paper>/claims#<n>` and `<paper>/untested#<n>` are entries of `scenarios/<paper>/claims.toml`; `run` says which runs graded it.\n"
     );
-    let _ = writeln!(
-        s,
-        "**{} paper claims graded: {} hold, {} same winner, {} miss ({} explained, {} unexplained), {} missing; {} untested headlines.**",
-        tally.graded(),
-        tally.holds,
-        tally.same_winner,
-        tally.misses_explained + tally.misses_unexplained,
-        tally.misses_explained,
-        tally.misses_unexplained,
-        tally.missing,
-        tally.untested
-    );
+    let _ = writeln!(s, "**{}.**", tally.counts());
     if tally.checks_hold + tally.checks_fail > 0 {
         let _ = writeln!(
             s,
@@ -1023,7 +1030,7 @@ pub(crate) fn summary_markdown(mode: &str, papers: &[(String, Tally)]) -> String
             "paper",
             "graded",
             "holds",
-            "same winner",
+            "same winner (explained)",
             "misses (explained)",
             "missing",
             "untested",
@@ -1035,7 +1042,11 @@ pub(crate) fn summary_markdown(mode: &str, papers: &[(String, Tally)]) -> String
                 paper.clone(),
                 t.graded().to_string(),
                 t.holds.to_string(),
-                t.same_winner.to_string(),
+                format!(
+                    "{} ({})",
+                    t.same_winner,
+                    t.same_winner - t.same_winner_unexplained
+                ),
                 format!(
                     "{} ({})",
                     t.misses_explained + t.misses_unexplained,
@@ -1115,8 +1126,9 @@ impl Ledger {
                 "graded",
                 "holds",
                 "same winner",
+                "same winner explained",
                 "misses",
-                "explained",
+                "misses explained",
                 "missing",
                 "untested",
             ],
@@ -1128,6 +1140,7 @@ impl Ledger {
                 Cell::Num(t.graded() as f64),
                 Cell::Num(t.holds as f64),
                 Cell::Num(t.same_winner as f64),
+                Cell::Num((t.same_winner - t.same_winner_unexplained) as f64),
                 Cell::Num((t.misses_explained + t.misses_unexplained) as f64),
                 Cell::Num(t.misses_explained as f64),
                 Cell::Num(t.missing as f64),
@@ -1328,6 +1341,7 @@ self_check = true
             Tally {
                 holds: 1,
                 same_winner: 1,
+                same_winner_unexplained: 1,
                 misses_explained: 1,
                 misses_unexplained: 0,
                 missing: 0,
@@ -1360,7 +1374,7 @@ self_check = true
         for id in ["p/s-1#1", "p/claims#1", "p/untested#1", "p/s-2.full#1"] {
             assert!(m.contains(id), "{id} in\n{m}");
         }
-        assert!(m.contains("**3 paper claims graded: 1 hold, 1 same winner, 1 miss (1 explained, 0 unexplained), 0 missing; 1 untested headlines.**"), "{m}");
+        assert!(m.contains("**3 paper claims graded: 1 hold, 1 same winner (0 explained, 1 unexplained), 1 miss (1 explained, 0 unexplained), 0 missing; 1 untested headlines.**"), "{m}");
         // A missing metric of a claims row (its scenario did not run) is a failure, not a hold.
         let l = PaperLedger::build(&paper, &runs[..1], &all);
         assert_eq!(l.entries[3].verdict, Verdict::Missing);
