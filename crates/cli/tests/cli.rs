@@ -66,6 +66,32 @@ fn impossible_fabric_is_rejected_by_validate() {
     );
 }
 
+/// `validate` counts large Poisson workloads instead of drawing them; the count now makes
+/// the pair check the draw makes, so it refuses what `run` would (it accepted inter-rack
+/// arrivals on a one-switch fabric when more than 10,000 were expected).
+#[test]
+fn validate_refuses_pairs_the_fabric_lacks_as_run_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = MINIMAL
+        .replace(
+            "kind = \"preset\"\nname = \"flowtune-144\"",
+            "kind = \"big-switch\"\nports = 16\nrate_gbps = 10",
+        )
+        .replace("duration_ms = 1.0", "duration_ms = 10000.0")
+        .replace("load = 0.3", "load = 0.3\npairs = \"inter-rack\"");
+    std::fs::write(dir.path().join("s.toml"), bad).unwrap();
+    for cmd in ["validate", "run"] {
+        let o = dctc(&[cmd, "s.toml"], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("`workload[0].pairs`: no host pair on this fabric"),
+            "{cmd}: {}",
+            stderr(&o)
+        );
+        assert!(!dir.path().join("out").exists(), "{cmd}: no output");
+    }
+}
+
 #[test]
 fn unknown_paper_lists_the_known_ones() {
     let dir = tempfile::tempdir().unwrap();

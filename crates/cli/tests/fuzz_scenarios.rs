@@ -198,9 +198,10 @@ fn shorten(text: &str) -> Option<String> {
         cap_f(p.get_mut("drain_ms"), HORIZON_MS);
     }
     // What the shorter run would not reach moves inside it (a flow starting after it ends
-    // would be refused; so would an averaging window starting after it).
+    // would be refused; so would an averaging or measurement window starting after it).
     if let Some(o) = doc.get_mut("output") {
         cap_f(o.get_mut("rate_average_from_ms"), HORIZON_MS / 2.0);
+        cap_f(o.get_mut("measure_from_ms"), HORIZON_MS / 2.0);
     }
     for table in ["flow", "allocator"] {
         if let Some(toml::Value::Array(loads)) = doc.get_mut(table).and_then(|t| t.get_mut("loads"))

@@ -1,6 +1,7 @@
 //! Bad HOLNET / multipath keys in a packet scheme table exit 2, name the key and write
 //! nothing: a subflow path that does not connect its flow's endpoints, theta above R_s,
-//! alpha <= 0, a segment size out of range, a rate-averaging window outside the run or without a throughput series.
+//! alpha <= 0, a segment size out of range, a rate-averaging window outside the run or without a throughput series,
+//! a warm start without a Poisson workload, a measurement window outside the arrivals.
 
 mod common;
 
@@ -67,6 +68,20 @@ fn bad_holnet_and_subflow_keys_exit_2_naming_the_key() {
             // The §IV scenarios set ns-3's 536-byte segments; below that is refused.
             "name = \"newreno\"\ntcp = { mss_bytes = 100 }".to_string(),
             "schemes[0].tcp.mss_bytes",
+        ),
+        (
+            // The scenario's flows are listed: a warm start would start nothing.
+            "name = \"newreno\"\n[packet]\nwarm_start_ms = 5.0".to_string(),
+            "packet.warm_start_ms",
+        ),
+        (
+            // The arrivals end at 1 ms: a window must start before.
+            "name = \"newreno\"\n[output]\nmeasure_from_ms = 1.0".to_string(),
+            "output.measure_from_ms",
+        ),
+        (
+            "name = \"newreno\"\n[output]\nmeasure_from_ms = -0.5".to_string(),
+            "output.measure_from_ms",
         ),
         (
             "name = \"newreno\"\n[output]\nrate_average_from_ms = 5.0".to_string(),

@@ -91,6 +91,12 @@ pub struct OutputSpec {
     /// `subflow_mean_rate_mbps`, `rate_ratio_<a>_<b>`), ms.
     #[serde(default)]
     pub rate_average_from_ms: Option<f64>,
+    /// Packet engine: the start of the measurement window, ms, in [0, duration_ms): the flow
+    /// figures (`flows.csv`, FCTs, slowdowns) count only the flows that arrive from it on,
+    /// and `arrival_utilization` covers it to the end of the arrivals, so a warm-up
+    /// transient is left out; `summary.json` gives it as `measure_from_ms` (default: from 0).
+    #[serde(default)]
+    pub measure_from_ms: Option<f64>,
     /// Packet engine: upper bounds of the flow-size classes in bytes that summaries, reports
     /// and sweeps report slowdown by, beside the packet buckets (default `[100000, 10000000]`:
     /// (0, 100 KB], (100 KB, 10 MB], > 10 MB).
@@ -140,6 +146,7 @@ impl OutputSpec {
         "queue_sample_us",
         "throughput_bin_us",
         "rate_average_from_ms",
+        "measure_from_ms",
         "size_classes_bytes",
         "pcap",
         "convergence_window_us",

@@ -56,7 +56,7 @@ use dctc_core::topology::Topology;
 use dctc_core::units::checked::{self, SpanRule};
 use dctc_core::units::{Delta, SimTime};
 use dctc_core::workload::list::{explicit_flows, read_csv};
-use dctc_core::workload::{Cdf, WorkloadError};
+use dctc_core::workload::{Cdf, PoissonSpec, WorkloadError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -316,8 +316,9 @@ pub struct PacketSettings {
     /// duration).
     pub drain: Delta,
     /// Warm start of the Poisson workloads (`warm_start_ms`; zero: off): the run begins with
-    /// the flows that this much of earlier arrivals would leave in progress at line rate
-    /// (`PoissonSpec::warm_start`). They load the fabric and are left out of the FCT figures.
+    /// the flows that this much of earlier arrivals would leave in progress, each at its
+    /// share of a processor-sharing sender NIC (`PoissonSpec::warm_start`). They load the
+    /// fabric and are left out of the flow figures.
     pub warm_start: Delta,
     /// Queue discipline keys set for every scheme whose switch queue uses them (e.g.
     /// `ecn_k_bytes`, DCTCP's K for every DCTCP scheme); a scheme table's own replace them.
@@ -350,10 +351,12 @@ struct OwnKeys {
     #[serde(default)]
     drain_ms: Option<f64>,
     /// Start every Poisson workload warm: the flows that its arrivals over this many ms
-    /// before the run, each at its host's line rate, would leave unfinished start at 0 with
-    /// the bytes left, loading the fabric as a run long past its ramp would; they count in
-    /// the link and queue figures but not in the flow figures. Set it to the largest flow's
-    /// time at line rate for the steady state. ms, >= 0 (default 0: from an empty fabric).
+    /// before the run would leave unfinished, each having sent at `(1 - load)` of its host's
+    /// line rate (a processor-sharing NIC's mean), start at 0 with the bytes left, loading
+    /// the fabric as a run long past its ramp would; they count in the link and queue
+    /// figures but not in the flow figures. Set it to the largest flow's time at that rate
+    /// for the steady state. Needs a Poisson workload. ms, >= 0 (default 0: from an empty
+    /// fabric).
     #[serde(default)]
     warm_start_ms: Option<f64>,
 }
@@ -467,6 +470,9 @@ pub struct WorkloadPlan {
     /// Ids of the flows of a warm start (in progress at 0, `PacketSettings::warm_start`):
     /// they load the fabric, and the flow figures leave them out.
     pub warm_ids: std::collections::BTreeSet<u32>,
+    /// The Poisson workloads, by index among the specs, with their CDFs (read once, for
+    /// [`Self::add_warm_start`]).
+    poisson: Vec<(usize, PoissonSpec, Cdf)>,
 }
 
 /// Poisson arrivals a check draws rather than only counts: with at most this many expected,
@@ -511,13 +517,15 @@ impl WorkloadPlan {
                         .map_err(|e| err(format!("{key}.cdf"), e.to_string()))?;
                     let count = p.check_size(topo, &cdf, until).map_err(at)?;
                     plan.expected_flows = plan.expected_flows.saturating_add(count);
-                    if generate || count <= DRAW_TO_CHECK {
+                    let flows = if generate || count <= DRAW_TO_CHECK {
                         let mut rng = component_rng(mix64(seed ^ i as u64), streams::WORKLOAD);
                         p.generate(topo, &cdf, until, next_id, &mut rng)
                             .map_err(at)?
                     } else {
                         Vec::new()
-                    }
+                    };
+                    plan.poisson.push((i, p.clone(), cdf));
+                    flows
                 }
                 WorkloadSpec::Incast(inc) => {
                     inc.validate(n_hosts).map_err(at)?;
@@ -560,37 +568,45 @@ impl WorkloadPlan {
 }
 
 impl WorkloadPlan {
-    /// Adds the warm start of every Poisson workload in `specs` (`[packet] warm_start_ms`,
+    /// Adds the warm start of every Poisson workload (`[packet] warm_start_ms`,
     /// [`PoissonSpec::warm_start`](dctc_core::workload::PoissonSpec::warm_start)) over
     /// `window`: workload `i`'s from `mix64(seed ^ i)` on its own stream, numbered after the
-    /// flows already drawn, their ids kept in `warm_ids`. Nothing when `window` is zero or
-    /// the arrivals were only counted (`generate = false`, none drawn).
+    /// flows already drawn, their ids kept in `warm_ids`. Nothing when `window` is zero;
+    /// checked but not drawn when the arrivals were only counted (`generate = false`, none
+    /// drawn). A window on a scenario without a Poisson workload is refused
+    /// (`packet.warm_start_ms`): it would start nothing.
     pub fn add_warm_start(
         &mut self,
-        specs: &[WorkloadSpec],
         topo: &Topology,
-        base_dir: &Path,
         seed: u64,
         window: Delta,
     ) -> Result<(), KeyError> {
-        if window == Delta::ZERO || self.workload.flows.is_empty() {
+        if window == Delta::ZERO {
             return Ok(());
         }
-        for (i, spec) in specs.iter().enumerate() {
-            let WorkloadSpec::Poisson(p) = spec else {
-                continue;
-            };
+        if self.poisson.is_empty() {
+            return Err(err(
+                "packet.warm_start_ms",
+                "a warm start begins Poisson workloads in progress, and this scenario has none \
+                 (its flows, incasts and CSV lists start as they say); remove the key",
+            ));
+        }
+        let draw = !self.workload.flows.is_empty();
+        for (i, p, cdf) in &self.poisson {
             let key = format!("workload[{i}]");
-            let cdf = Cdf::load(&p.cdf, base_dir)
-                .map_err(|e| err(format!("{key}.cdf"), e.to_string()))?;
+            let at = |e: WorkloadError| match e {
+                WorkloadError::Invalid(e) => e.at(&key),
+                other => err(key.clone(), other.to_string()),
+            };
+            if !draw {
+                p.check_warm_start(topo, cdf, window).map_err(at)?;
+                continue;
+            }
             let first = self.workload.flows.len() as u32;
-            let mut rng = component_rng(mix64(seed ^ i as u64), streams::WARM_START);
+            let mut rng = component_rng(mix64(seed ^ *i as u64), streams::WARM_START);
             let warm = p
-                .warm_start(topo, &cdf, window, first, &mut rng)
-                .map_err(|e| match e {
-                    WorkloadError::Invalid(e) => e.at(&key),
-                    other => err(key.clone(), other.to_string()),
-                })?;
+                .warm_start(topo, cdf, window, first, &mut rng)
+                .map_err(at)?;
             self.warm_ids.extend(warm.iter().map(|f| f.id.0));
             self.workload.flows.extend(warm);
         }
@@ -782,5 +798,48 @@ mod tests {
             .path,
             "workload"
         );
+    }
+
+    /// `[packet] warm_start_ms` starts Poisson workloads warm: without one it is refused, not
+    /// ignored, and when a check only counts the arrivals (none drawn) it still refuses what
+    /// the run's draw would (a load of 1 or more has no steady state to start from).
+    #[test]
+    fn a_warm_start_is_refused_without_a_poisson_workload_and_checked_when_only_counted() {
+        let topo = dctc_core::fabric::preset("flowtune-144")
+            .unwrap()
+            .build(std::path::Path::new("."))
+            .unwrap();
+        let plan = |src: &str, ms: u64, generate: bool| {
+            let until = SimTime::from_delta(Delta::from_ms(ms));
+            let mut p = WorkloadPlan::new(
+                &specs(src),
+                &topo,
+                Path::new("."),
+                until,
+                until,
+                1,
+                generate,
+            )?;
+            p.add_warm_start(&topo, 1, Delta::from_ms(1))?;
+            Ok::<_, KeyError>(p)
+        };
+        let flows =
+            "[[workload]]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size_bytes = 1000 }]\n";
+        let e = plan(flows, 2, true).unwrap_err();
+        assert_eq!(e.path, "packet.warm_start_ms");
+        assert!(e.reason.contains("has none"), "{e}");
+        let poisson = "[[workload]]\nkind = \"poisson\"\ncdf = \"websearch\"\nload = 0.3\n";
+        let warm = plan(&format!("{flows}{poisson}"), 2, true).unwrap();
+        assert!(!warm.warm_ids.is_empty());
+        assert!(warm
+            .warm_ids
+            .iter()
+            .all(|&id| id as usize >= warm.workload.flows.len() - warm.warm_ids.len()));
+        let heavy = poisson.replace("0.3", "1.2");
+        // About 1.3 million arrivals over 10 s: counted, not drawn, and still refused.
+        let e = plan(&heavy, 10_000, false).unwrap_err();
+        assert_eq!(e.path, "workload[0].load");
+        assert!(e.reason.contains("warm start"), "{e}");
+        assert_eq!(plan(&heavy, 2, true).unwrap_err().path, "workload[0].load");
     }
 }

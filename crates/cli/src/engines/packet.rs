@@ -25,7 +25,7 @@ use dctc_packet::schemes::resolve_scheme;
 use dctc_packet::{PacketScheme, RunOptions, Simulation, Workload};
 use dctc_report::{Cell, Chart, Report, Section, Series, Table};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Schemes this engine runs, for `dctc list`.
 pub(crate) const SCHEMES: &[(&str, &str)] = dctc_packet::SCHEMES;
@@ -76,6 +76,9 @@ pub(crate) struct Plan {
     convergence_window: Option<Delta>,
     /// The flows of `[packet] warm_start_ms`: run, then left out of every flow figure.
     warm_ids: BTreeSet<u32>,
+    /// `output.measure_from_ms`: the start of the measurement window, with the flows that
+    /// arrive before it (run, then left out of every flow figure, as the warm start's).
+    measure_from: Option<(SimTime, BTreeSet<u32>)>,
 }
 
 /// The `[output]` keys this engine reads.
@@ -83,6 +86,7 @@ pub(crate) const OUTPUT_KEYS: &[&str] = &[
     "queue_sample_us",
     "throughput_bin_us",
     "rate_average_from_ms",
+    "measure_from_ms",
     "size_classes_bytes",
     "pcap",
     "convergence_window_us",
@@ -191,13 +195,14 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
     )
     .map_err(|e| s.key_error(e))?;
     planned
-        .add_warm_start(&specs, &topo, &s.base_dir, s.seed, settings.warm_start)
+        .add_warm_start(&topo, s.seed, settings.warm_start)
         .map_err(|e| s.key_error(e))?;
     let WorkloadPlan {
         workload,
         sweep,
         expected_flows,
         warm_ids,
+        ..
     } = planned;
     for (i, scheme) in schemes.iter().enumerate() {
         // A subflow path must join its flow's endpoints (known once the workload is).
@@ -233,6 +238,32 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
             return Err(s.error(
                 "output.rate_average_from_ms",
                 format!("must be at least 0 and before the end of the run, got {ms}"),
+            ))
+        }
+    };
+    let measure_from = match output.measure_from_ms {
+        None => None,
+        Some(_) if sweep.is_some() => {
+            return Err(s.error(
+                "output.measure_from_ms",
+                "an incast-sweep's rounds are measured whole; a window applies to arrivals",
+            ))
+        }
+        Some(ms) if ms.is_finite() && ms >= 0.0 && ms * 1e-3 < arrivals_until.as_secs_f64() => {
+            let from = SimTime::from_delta(Delta::from_secs_f64(ms * 1e-3));
+            let before = (workload.flows.iter())
+                .filter(|f| f.start < from && !warm_ids.contains(&f.id.0))
+                .map(|f| f.id.0)
+                .collect();
+            Some((from, before))
+        }
+        Some(ms) => {
+            return Err(s.error(
+                "output.measure_from_ms",
+                format!(
+                    "must be at least 0 and before the arrivals end (duration_ms = {}), got {ms}",
+                    arrivals_until.as_secs_f64() * 1e3
+                ),
             ))
         }
     };
@@ -343,6 +374,7 @@ fn plan(s: &Scenario, generate: bool) -> Result<Plan, ScenarioError> {
         objective,
         convergence_window,
         warm_ids,
+        measure_from,
     })
 }
 
@@ -413,8 +445,12 @@ impl Engine for Packet {
             let sim = Simulation::new(&p.topo, &p.routing, scheme, &p.workload, p.opts.clone())
                 .map_err(|e| s.error("workload", e.to_string()))?;
             let mut run = sim.run(&mut |t| progress.set(t.0));
-            // A warm start's flows began before the run: their times say nothing.
+            // A warm start's flows began before the run: their times say nothing. Those that
+            // arrive before the measurement window are the warm-up's.
             run.records.retain(|x| !p.warm_ids.contains(&x.id));
+            if let Some((_, before)) = &p.measure_from {
+                run.records.retain(|x| !before.contains(&x.id));
+            }
             results.push(run);
             progress.finish();
         }
@@ -593,6 +629,10 @@ fn scheme_summary(p: &Plan, scheme: &PacketScheme, r: &PacketRun) -> Value {
     if !p.warm_ids.is_empty() {
         summary["warm_start_flows"] = json!(p.warm_ids.len());
     }
+    if let Some((from, before)) = &p.measure_from {
+        summary["measure_from_ms"] = json!(from.0 as f64 / 1e9);
+        summary["flows_before_window"] = json!(before.len());
+    }
     if let Some(bin) = r.throughput_bin {
         if let Some(mut c) = convergence(&p.topo, &p.workload.flows, &r.throughput, bin) {
             if let Some(w) = p.convergence_window {
@@ -706,19 +746,36 @@ fn port_state_json(p: &Plan, r: &PacketRun) -> Value {
 }
 
 /// How busy the fabric was while flows arrived: wire bits the sampled switch ports finished
-/// sending from the start to the last queue sample at or before the end of the arrivals, over
-/// what they could carry in that time, for the ports between switches (a leaf-spine's
-/// uplinks and downlinks) and the ports toward hosts apart. A scenario that grades a claim
-/// "at heavy load" reads it to show the load its run reached (the drain after the arrivals
-/// would dilute a whole-run figure); a `queue_sample_us` that divides `duration_ms` puts a
-/// sample at the end. `None` without samples in that window.
+/// sending from the start (of the run, or of the measurement window `output.measure_from_ms`:
+/// its first queue sample at or after it) to the last queue sample at or before the end of
+/// the arrivals, over what they could carry in that time, for the ports between switches (a
+/// leaf-spine's uplinks and downlinks) and the ports toward hosts apart. A scenario that
+/// grades a claim "at heavy load" reads it to show the load its run reached (the drain after
+/// the arrivals would dilute a whole-run figure); a `queue_sample_us` that divides
+/// `duration_ms` (and the window's start) puts a sample at each end. `None` without samples
+/// in that window.
 fn arrival_utilization(p: &Plan, r: &PacketRun) -> Option<Value> {
+    let from = p.measure_from.as_ref().map(|(t, _)| t.0);
+    let start = match from {
+        None => 0,
+        Some(f) => (r.queue_samples.iter())
+            .map(|x| x.time_ps)
+            .filter(|&t| t >= f && t < p.arrivals_until.0)
+            .min()?,
+    };
     let end = r
         .queue_samples
         .iter()
         .map(|x| x.time_ps)
-        .filter(|&t| t > 0 && t <= p.arrivals_until.0)
+        .filter(|&t| t > start && t <= p.arrivals_until.0)
         .max()?;
+    // Bits each sampled port had sent by the window's start (none at the run's).
+    let mut sent_before: BTreeMap<u32, u64> = BTreeMap::new();
+    if start > 0 {
+        for x in r.queue_samples.iter().filter(|x| x.time_ps == start) {
+            sent_before.insert(x.link, x.sent_bytes);
+        }
+    }
     // Per class: bits sent, and the links' capacity in bits per second.
     let mut sent = [0.0f64; 2];
     let mut capacity = [0.0f64; 2];
@@ -728,16 +785,21 @@ fn arrival_utilization(p: &Plan, r: &PacketRun) -> Option<Value> {
             continue; // a host's NIC, when a scenario samples one: not the fabric's
         }
         let class = usize::from(p.topo.is_host(link.to));
-        sent[class] += x.sent_bytes as f64 * 8.0;
+        let before = sent_before.get(&x.link).copied().unwrap_or(0);
+        sent[class] += x.sent_bytes.saturating_sub(before) as f64 * 8.0;
         capacity[class] += link.rate.bps_f64();
     }
-    let secs = end as f64 / 1e12;
+    let secs = (end - start) as f64 / 1e12;
     let util = |k: usize| (capacity[k] > 0.0).then(|| sent[k] / (capacity[k] * secs));
-    Some(json!({
+    let mut out = json!({
         "until_ms": end as f64 / 1e9,
         "switch_to_switch": util(0),
         "switch_to_host": util(1),
-    }))
+    });
+    if from.is_some() {
+        out["from_ms"] = json!(start as f64 / 1e9);
+    }
+    Some(out)
 }
 
 /// How far a share may stray from 1/N and still count as fair in [`convergence`]: the
@@ -1339,6 +1401,18 @@ fn comparison_section(
     if unbalanced_any {
         main.push_paragraph(UNBALANCED);
         console.push_str(UNBALANCED);
+        console.push('\n');
+    }
+    if let Some((from, before)) = &p.measure_from {
+        let text = format!(
+            "Measured from {} ms (output.measure_from_ms): the flow figures count the flows that \
+             arrived from then to the end of the arrivals; the {} that arrived before ran but are \
+             left out, and the fabric utilization over the arrivals covers the same window.",
+            from.0 as f64 / 1e9,
+            before.len()
+        );
+        main.push_paragraph(text.clone());
+        console.push_str(&text);
         console.push('\n');
     }
     main.push_paragraph(FEW_SAMPLES);
@@ -2394,6 +2468,70 @@ queue_sample_us = 5000
             "{} vs {}",
             util(&warm),
             util(&cold)
+        );
+    }
+
+    /// Two racks of one host under one spine, 4 ms of arrivals: a 30 KB flow at 0, another
+    /// at 2.5 ms and a long-lived one from 2 to 4 ms, with `extra` in `[output]`.
+    fn windowed(extra: &str) -> serde_json::Value {
+        let text = format!(
+            r#"
+engine = "packet"
+duration_ms = 4.0
+[fabric]
+kind = "leaf-spine"
+racks = 2
+hosts_per_rack = 1
+spines = 1
+host_rate_gbps = 10.0
+fabric_rate_gbps = 20.0
+host_link_delay_us = 1.0
+fabric_link_delay_us = 1.0
+buffer_bytes = 200000
+[packet]
+drain_ms = 1.0
+[[workload]]
+kind = "flows"
+flows = [{{ src = 0, dst = 1, size_bytes = 30000 }},
+         {{ src = 0, dst = 1, size_bytes = 30000, start_us = 2500 }},
+         {{ src = 1, dst = 0, start_us = 2000, stop_us = 4000 }}]
+[[schemes]]
+name = "newreno"
+[output]
+queue_sample_us = 1000
+{extra}
+"#
+        );
+        summary_of(&text)["schemes"]["newreno"].clone()
+    }
+
+    #[test]
+    fn a_measurement_window_leaves_out_earlier_arrivals_and_measures_utilization_over_it() {
+        let (whole, window) = (windowed(""), windowed("measure_from_ms = 2.0"));
+        // The flow that arrived at 0 ran in both, and counts only in the whole run.
+        assert_eq!(whole["flows_completed"], 2);
+        assert_eq!(window["flows_completed"], 1);
+        assert_eq!(window["fct_us"]["completed"], 1);
+        assert_eq!(window["flows_before_window"], 1);
+        assert_eq!(window["measure_from_ms"], 2.0);
+        assert!(whole.get("measure_from_ms").is_none());
+        // The long-lived flow fills its host link from 2 ms: the window (2-4 ms) reads about
+        // a quarter of the four fabric ports (at most 0.25, its ACKs 0.007 and the 30 KB flow
+        // 0.003 more), the whole arrivals (0-4 ms) about half that.
+        let u = |x: &serde_json::Value| {
+            x["arrival_utilization"]["switch_to_switch"]
+                .as_f64()
+                .unwrap()
+        };
+        assert_eq!(window["arrival_utilization"]["from_ms"], 2.0);
+        assert_eq!(window["arrival_utilization"]["until_ms"], 4.0);
+        assert!(whole["arrival_utilization"].get("from_ms").is_none());
+        assert!((0.2..=0.261).contains(&u(&window)), "{}", u(&window));
+        assert!(
+            (u(&whole) - u(&window) / 2.0).abs() < 0.02,
+            "{} vs {}",
+            u(&whole),
+            u(&window)
         );
     }
 }

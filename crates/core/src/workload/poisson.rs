@@ -61,15 +61,42 @@ impl PoissonSpec {
         Ok(())
     }
 
-    /// Mean number of arrivals in `[0, until)` if every host sends (an upper bound on the
-    /// mean when some hosts have no allowed receiver), before `max_flows` applies.
-    pub fn expected_flows(&self, topo: &Topology, cdf: &Cdf, until: SimTime) -> f64 {
+    /// Who sends and how often: the hosts with an allowed receiver, and the fabric's arrival
+    /// rate (the module's formula, the one place it is written). Fails when no host pair
+    /// is of this workload's [`PairMode`].
+    fn arrivals(&self, topo: &Topology, cdf: &Cdf) -> Result<Arrivals, WorkloadError> {
         let hosts = topo.hosts();
-        let Some(rate) = hosts.first().and_then(|&h| topo.host_rate(h)) else {
-            return 0.0;
+        let pairs = Pairs::new(topo, self.pairs);
+        let senders: Vec<usize> = (0..hosts.len()).filter(|&s| pairs.count(s) > 0).collect();
+        if senders.is_empty() {
+            return Err(WorkloadError::invalid(
+                "pairs",
+                format!("no host pair on this fabric is {:?}", self.pairs),
+            ));
+        }
+        let Some(rate) = topo.host_rate(hosts[0]) else {
+            return Err(WorkloadError::invalid(
+                "pairs",
+                "the fabric's first host has no link, so no load can be set against its rate",
+            ));
         };
-        let per_host = self.load * rate.bps_f64() / (8.0 * cdf.mean_bytes());
-        per_host * hosts.len() as f64 * until.as_secs_f64()
+        let host_rate = rate.bps_f64();
+        // Each sending host starts `load * host_rate / (8 * mean_size)` flows a second.
+        let per_host = self.load * host_rate / (8.0 * cdf.mean_bytes());
+        let per_sec = per_host * senders.len() as f64;
+        Ok(Arrivals {
+            pairs,
+            senders,
+            host_rate,
+            per_sec,
+        })
+    }
+
+    /// Mean number of arrivals in `[0, until)` from the hosts that may send under
+    /// [`Self::pairs`](PoissonSpec::pairs), before `max_flows` applies; 0 when none may.
+    pub fn expected_flows(&self, topo: &Topology, cdf: &Cdf, until: SimTime) -> f64 {
+        self.arrivals(topo, cdf)
+            .map_or(0.0, |a| a.per_sec * until.as_secs_f64())
     }
 
     /// Refuses a workload whose mean flow count (capped by `max_flows`) exceeds
@@ -82,7 +109,8 @@ impl PoissonSpec {
         cdf: &Cdf,
         until: SimTime,
     ) -> Result<u64, WorkloadError> {
-        let expected = self.expected_flows(topo, cdf, until);
+        // Checked here, not only when drawing, so that a check that counts refuses it too.
+        let expected = self.arrivals(topo, cdf)?.per_sec * until.as_secs_f64();
         let bound = match self.max_flows {
             Some(m) => expected.min(m as f64),
             None => expected,
@@ -116,27 +144,13 @@ impl PoissonSpec {
         self.validate()?;
         self.check_size(topo, cdf, until)?;
         let hosts = topo.hosts();
-        let n = hosts.len();
-        let pairs = Pairs::new(topo, self.pairs);
-        let senders: Vec<usize> = (0..n).filter(|&s| pairs.count(s) > 0).collect();
-        if senders.is_empty() {
-            return Err(WorkloadError::invalid(
-                "pairs",
-                format!("no host pair on this fabric is {:?}", self.pairs),
-            ));
-        }
-        let host_rate = topo
-            .host_rate(hosts[0])
-            .expect("hosts have a NIC")
-            .bps_f64();
-        let per_host = self.load * host_rate / (8.0 * cdf.mean_bytes());
-        let total_rate = per_host * senders.len() as f64; // arrivals per second
+        let a = self.arrivals(topo, cdf)?;
         let mut flows = Vec::new();
         let mut t = 0.0f64;
         let limit = self.max_flows.unwrap_or(usize::MAX);
         while flows.len() < limit {
             let u: f64 = rng.random();
-            t += -(1.0 - u).ln() / total_rate;
+            t += -(1.0 - u).ln() / a.per_sec;
             let start = SimTime::from_delta(Delta::from_secs_f64(t));
             if start >= until {
                 break;
@@ -150,7 +164,7 @@ impl PoissonSpec {
                     ),
                 ));
             }
-            let (s, d, size) = pairs.draw(&senders, cdf, rng);
+            let (s, d, size) = a.pairs.draw(&a.senders, cdf, rng);
             flows.push(FlowSpec {
                 id: FlowId(first_id + flows.len() as u32),
                 src: hosts[s],
@@ -162,6 +176,51 @@ impl PoissonSpec {
             });
         }
         Ok(flows)
+    }
+
+    /// Checks a [`Self::warm_start`] over `window` without drawing it: a load below 1 (a
+    /// NIC offered 1 or more never empties, and has no steady state), a host pair of this
+    /// workload's mode, and no more arrivals to draw than [`MAX_FLOWS`](super::MAX_FLOWS).
+    pub fn check_warm_start(
+        &self,
+        topo: &Topology,
+        cdf: &Cdf,
+        window: Delta,
+    ) -> Result<(), WorkloadError> {
+        self.warm_start_arrivals(topo, cdf, window).map(|_| ())
+    }
+
+    /// [`Self::check_warm_start`], returning the arrivals to draw from.
+    fn warm_start_arrivals(
+        &self,
+        topo: &Topology,
+        cdf: &Cdf,
+        window: Delta,
+    ) -> Result<Arrivals, WorkloadError> {
+        self.validate()?;
+        if self.load >= 1.0 {
+            return Err(WorkloadError::invalid(
+                "load",
+                format!(
+                    "a warm start needs a load below 1 (a NIC offered {} never empties, and no steady state exists), got {}",
+                    self.load, self.load
+                ),
+            ));
+        }
+        let a = self.arrivals(topo, cdf)?;
+        let draws = a.per_sec * window.as_secs_f64();
+        if draws > super::MAX_FLOWS as f64 {
+            return Err(WorkloadError::invalid(
+                "load",
+                format!(
+                    "a warm start of {} s at load {} draws about {draws:.3e} arrivals, more than the {} dctc generates; shorten the warm start",
+                    window.as_secs_f64(),
+                    self.load,
+                    super::MAX_FLOWS
+                ),
+            ));
+        }
+        Ok(a)
     }
 
     /// A warm start: the flows of this workload still in progress at time 0 had its arrivals
@@ -189,50 +248,20 @@ impl PoissonSpec {
         first_id: u32,
         rng: &mut R,
     ) -> Result<Vec<FlowSpec>, WorkloadError> {
-        self.validate()?;
-        if self.load >= 1.0 {
-            return Err(WorkloadError::invalid(
-                "load",
-                format!(
-                    "a warm start needs a load below 1 (a NIC offered {} never empties, and no steady state exists), got {}",
-                    self.load, self.load
-                ),
-            ));
-        }
+        let a = self.warm_start_arrivals(topo, cdf, window)?;
         let hosts = topo.hosts();
-        let pairs = Pairs::new(topo, self.pairs);
-        let senders: Vec<usize> = (0..hosts.len()).filter(|&s| pairs.count(s) > 0).collect();
-        let Some(host_rate) = hosts.first().and_then(|&h| topo.host_rate(h)) else {
-            return Ok(Vec::new());
-        };
-        if senders.is_empty() {
-            return Ok(Vec::new());
-        }
-        let bytes_per_sec = host_rate.bps_f64() / 8.0;
-        let total_rate = self.load * bytes_per_sec / cdf.mean_bytes() * senders.len() as f64;
-        // A flow's mean rate under processor sharing at the sender's NIC.
-        let sent_per_sec = bytes_per_sec * (1.0 - self.load);
+        // A flow's mean rate under processor sharing at the sender's NIC, bytes per second.
+        let sent_per_sec = a.host_rate / 8.0 * (1.0 - self.load);
         let window = window.as_secs_f64();
-        if total_rate * window > super::MAX_FLOWS as f64 {
-            return Err(WorkloadError::invalid(
-                "load",
-                format!(
-                    "a warm start of {window} s at load {} draws about {:.3e} arrivals, more than the {} dctc generates; shorten the warm start",
-                    self.load,
-                    total_rate * window,
-                    super::MAX_FLOWS
-                ),
-            ));
-        }
         let mut flows = Vec::new();
         let mut age = 0.0f64;
         loop {
             let u: f64 = rng.random();
-            age += -(1.0 - u).ln() / total_rate;
+            age += -(1.0 - u).ln() / a.per_sec;
             if age > window {
                 break;
             }
-            let (s, d, size) = pairs.draw(&senders, cdf, rng);
+            let (s, d, size) = a.pairs.draw(&a.senders, cdf, rng);
             let left = size as f64 - age * sent_per_sec;
             if left < 1.0 {
                 continue;
@@ -249,6 +278,17 @@ impl PoissonSpec {
         }
         Ok(flows)
     }
+}
+
+/// A workload's senders and arrival rate ([`PoissonSpec::arrivals`]).
+struct Arrivals {
+    pairs: Pairs,
+    /// Host indices (in `topo.hosts()`) with at least one allowed receiver.
+    senders: Vec<usize>,
+    /// The first host's link rate, b/s: what `load` is a fraction of.
+    host_rate: f64,
+    /// Arrivals per second over the fabric.
+    per_sec: f64,
 }
 
 /// The receivers each sender may use under a [`PairMode`], by host index, without an n x n
@@ -391,6 +431,67 @@ mod tests {
             .warm_start(&t, &cdf, Delta::ZERO, 0, &mut component_rng(1, 1))
             .unwrap();
         assert!(none.is_empty());
+    }
+
+    /// Hosts `0..n` under switches by `rack[i]`, 10 Gb/s links.
+    fn racks(rack: &[usize]) -> Topology {
+        let mut t = Topology::new("racks", Delta::ZERO);
+        let switches = rack.iter().max().map_or(0, |&m| m + 1);
+        let sw: Vec<_> = (0..switches)
+            .map(|i| {
+                t.add_node(
+                    crate::topology::NodeKind::Switch { tier: 1 },
+                    format!("s{i}"),
+                )
+            })
+            .collect();
+        for (i, &r) in rack.iter().enumerate() {
+            let h = t.add_node(crate::topology::NodeKind::Host, format!("h{i}"));
+            let rate = crate::units::Rate::gbps(10);
+            t.add_cable(h, sw[r], rate, Delta::ZERO, 2000, 2000);
+        }
+        t
+    }
+
+    /// A bug fixed: the count that checks a workload before it is drawn took every host for a
+    /// sender, so `dctc validate` (which counts, and draws only small workloads) accepted
+    /// inter-rack arrivals on a one-switch fabric that the run, drawing them, refused. The
+    /// count now refuses it, and counts only the hosts that may send.
+    #[test]
+    fn the_count_refuses_a_mode_no_pair_has_and_counts_only_hosts_that_may_send() {
+        let cdf = Cdf::builtin("fb-web").unwrap();
+        let spec = PoissonSpec {
+            cdf: "fb-web".into(),
+            load: 0.5,
+            pairs: PairMode::InterRack,
+            max_flows: None,
+        };
+        let one_switch = racks(&[0; 8]);
+        let until = SimTime::from_delta(Delta::from_ms(500));
+        let e = spec.check_size(&one_switch, &cdf, until).unwrap_err();
+        assert!(e.to_string().starts_with("pairs:"), "{e}");
+        assert_eq!(spec.expected_flows(&one_switch, &cdf, until), 0.0);
+        let e = spec.check_warm_start(&one_switch, &cdf, Delta::from_ms(1));
+        assert!(e.unwrap_err().to_string().starts_with("pairs:"));
+        // Intra-rack, host 4 alone in its rack: four of five hosts send.
+        let lone = racks(&[0, 0, 0, 0, 1]);
+        let intra = PoissonSpec {
+            pairs: PairMode::IntraRack,
+            ..spec
+        };
+        let expected = intra.expected_flows(&lone, &cdf, until);
+        let drawn = intra
+            .generate(&lone, &cdf, until, 0, &mut component_rng(5, 1))
+            .unwrap();
+        assert!(drawn.iter().all(|f| f.src != lone.hosts()[4]));
+        // About 1.5e4 arrivals, a Poisson count (standard deviation 1%); five senders
+        // would expect 25% more.
+        let ratio = drawn.len() as f64 / expected;
+        assert!((ratio - 1.0).abs() < 0.05, "drawn / expected {ratio}");
+        assert_eq!(
+            intra.check_size(&lone, &cdf, until).unwrap(),
+            expected.ceil() as u64
+        );
     }
 
     #[test]
