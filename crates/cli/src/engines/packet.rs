@@ -2347,14 +2347,9 @@ name = "dctcp"
             .summary
     }
 
-    /// Runs a one-flow scenario on two racks of one host under one spine (10 Gb/s hosts,
-    /// 20 Gb/s fabric links): the flow crosses one uplink and one spine downlink of the four
-    /// switch-to-switch ports, and one of the two ports toward hosts.
-    fn one_flow(sample_us: f64, duration_ms: f64, stop_us: f64) -> serde_json::Value {
-        let text = format!(
-            r#"
-engine = "packet"
-duration_ms = {duration_ms}
+    /// Two racks of one host under one spine (10 Gb/s hosts, 20 Gb/s fabric links, 1 us
+    /// each), 1 ms of drain: the fabric of the utilization tests below.
+    const TWO_RACKS: &str = r#"
 [fabric]
 kind = "leaf-spine"
 racks = 2
@@ -2367,7 +2362,16 @@ fabric_link_delay_us = 1.0
 buffer_bytes = 200000
 [packet]
 drain_ms = 1.0
-[[workload]]
+"#;
+
+    /// Runs a one-flow scenario on [`TWO_RACKS`]: the flow crosses one uplink and one spine
+    /// downlink of the four switch-to-switch ports, and one of the two ports toward hosts.
+    fn one_flow(sample_us: f64, duration_ms: f64, stop_us: f64) -> serde_json::Value {
+        let text = format!(
+            r#"
+engine = "packet"
+duration_ms = {duration_ms}
+{TWO_RACKS}[[workload]]
 kind = "flows"
 flows = [{{ src = 0, dst = 1, start_us = 0, stop_us = {stop_us} }}]
 [[schemes]]
@@ -2471,26 +2475,14 @@ queue_sample_us = 5000
         );
     }
 
-    /// Two racks of one host under one spine, 4 ms of arrivals: a 30 KB flow at 0, another
-    /// at 2.5 ms and a long-lived one from 2 to 4 ms, with `extra` in `[output]`.
+    /// [`TWO_RACKS`], 4 ms of arrivals: a 30 KB flow at 0, another at 2.5 ms and a
+    /// long-lived one from 2 to 4 ms, with `extra` in `[output]`.
     fn windowed(extra: &str) -> serde_json::Value {
         let text = format!(
             r#"
 engine = "packet"
 duration_ms = 4.0
-[fabric]
-kind = "leaf-spine"
-racks = 2
-hosts_per_rack = 1
-spines = 1
-host_rate_gbps = 10.0
-fabric_rate_gbps = 20.0
-host_link_delay_us = 1.0
-fabric_link_delay_us = 1.0
-buffer_bytes = 200000
-[packet]
-drain_ms = 1.0
-[[workload]]
+{TWO_RACKS}[[workload]]
 kind = "flows"
 flows = [{{ src = 0, dst = 1, size_bytes = 30000 }},
          {{ src = 0, dst = 1, size_bytes = 30000, start_us = 2500 }},
