@@ -899,11 +899,17 @@ impl Tally {
 
     /// Graded paper claims (self checks apart).
     pub(crate) fn graded(&self) -> usize {
-        self.holds
-            + self.same_winner
-            + self.misses_explained
-            + self.misses_unexplained
-            + self.missing
+        self.holds + self.same_winner + self.misses() + self.missing
+    }
+
+    /// Same-winner ratios with a `miss_reason`.
+    pub(crate) fn same_winner_explained(&self) -> usize {
+        self.same_winner - self.same_winner_unexplained
+    }
+
+    /// Misses, explained or not.
+    pub(crate) fn misses(&self) -> usize {
+        self.misses_explained + self.misses_unexplained
     }
 
     /// "N paper claims graded: ... untested headlines", the counts every summary leads with.
@@ -913,9 +919,9 @@ impl Tally {
             self.graded(),
             self.holds,
             self.same_winner,
-            self.same_winner - self.same_winner_unexplained,
+            self.same_winner_explained(),
             self.same_winner_unexplained,
-            self.misses_explained + self.misses_unexplained,
+            self.misses(),
             self.misses_explained,
             self.misses_unexplained,
             self.missing,
@@ -944,9 +950,9 @@ impl Tally {
             "graded": self.graded(),
             "holds": self.holds,
             "same_winner": self.same_winner,
-            "same_winner_explained": self.same_winner - self.same_winner_unexplained,
+            "same_winner_explained": self.same_winner_explained(),
             "same_winner_unexplained": self.same_winner_unexplained,
-            "misses": self.misses_explained + self.misses_unexplained,
+            "misses": self.misses(),
             "misses_explained": self.misses_explained,
             "misses_unexplained": self.misses_unexplained,
             "missing": self.missing,
@@ -1042,16 +1048,8 @@ pub(crate) fn summary_markdown(mode: &str, papers: &[(String, Tally)]) -> String
                 paper.clone(),
                 t.graded().to_string(),
                 t.holds.to_string(),
-                format!(
-                    "{} ({})",
-                    t.same_winner,
-                    t.same_winner - t.same_winner_unexplained
-                ),
-                format!(
-                    "{} ({})",
-                    t.misses_explained + t.misses_unexplained,
-                    t.misses_explained
-                ),
+                format!("{} ({})", t.same_winner, t.same_winner_explained()),
+                format!("{} ({})", t.misses(), t.misses_explained),
                 t.missing.to_string(),
                 t.untested.to_string(),
             ]
@@ -1140,8 +1138,8 @@ impl Ledger {
                 Cell::Num(t.graded() as f64),
                 Cell::Num(t.holds as f64),
                 Cell::Num(t.same_winner as f64),
-                Cell::Num((t.same_winner - t.same_winner_unexplained) as f64),
-                Cell::Num((t.misses_explained + t.misses_unexplained) as f64),
+                Cell::Num(t.same_winner_explained() as f64),
+                Cell::Num(t.misses() as f64),
                 Cell::Num(t.misses_explained as f64),
                 Cell::Num(t.missing as f64),
                 Cell::Num(t.untested as f64),
