@@ -447,10 +447,10 @@ impl Engine for Packet {
             let mut run = sim.run(&mut |t| progress.set(t.0));
             // A warm start's flows began before the run: their times say nothing. Those that
             // arrive before the measurement window are the warm-up's.
-            run.records.retain(|x| !p.warm_ids.contains(&x.id));
-            if let Some((_, before)) = &p.measure_from {
-                run.records.retain(|x| !before.contains(&x.id));
-            }
+            let before_window = p.measure_from.as_ref().map(|(_, before)| before);
+            run.records.retain(|x| {
+                !p.warm_ids.contains(&x.id) && !before_window.is_some_and(|b| b.contains(&x.id))
+            });
             results.push(run);
             progress.finish();
         }
